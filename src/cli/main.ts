@@ -1,0 +1,60 @@
+/**
+ * `streamdoctor <command>`: one entry point for the CLI and the Procfile processes.
+ * Each command lives in its own module under ./commands and is loaded only when asked for, so
+ * `streamdoctor diagnose` never pays for Slack, BullMQ or Redis.
+ */
+
+export interface CommandModule {
+  /** Runs the command; resolves to the process exit code. */
+  run(argv: string[]): Promise<number>;
+}
+
+interface CommandEntry {
+  summary: string;
+  load: () => Promise<CommandModule>;
+}
+
+export const COMMANDS: Record<string, CommandEntry> = {
+  diagnose: {
+    summary: 'diagnose progress JSON from a file or stdin',
+    load: () => import('./commands/diagnose.js'),
+  },
+  start: {
+    summary: 'run web, worker and clock in one process (the demo when no credentials are set)',
+    load: () => import('./commands/start.js'),
+  },
+  web: { summary: 'run the Slack app and HTTP endpoints', load: () => import('./commands/web.js') },
+  worker: { summary: 'run the BullMQ workers', load: () => import('./commands/worker.js') },
+  clock: { summary: 'run the schedules (polls, digests)', load: () => import('./commands/clock.js') },
+  'local-databricks': {
+    summary: 'run the local Databricks stand-in',
+    load: () => import('./commands/local-databricks.js'),
+  },
+  'local-slack': {
+    summary: 'run the local Slack stand-in and its chat view',
+    load: () => import('./commands/local-slack.js'),
+  },
+};
+
+export function usage(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
+  const lines = Object.entries(COMMANDS).map(
+    ([name, entry]) => `  ${name.padEnd(width)}  ${entry.summary}`,
+  );
+  return `usage: streamdoctor <command> [options]\n\ncommands:\n${lines.join('\n')}\n`;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === 'help' || name === '--help' || name === '-h') {
+    process.stdout.write(usage());
+    return name ? 0 : 2;
+  }
+  const entry = COMMANDS[name];
+  if (!entry) {
+    process.stderr.write(`streamdoctor: unknown command "${name}"\n\n${usage()}`);
+    return 2;
+  }
+  const command = await entry.load();
+  return command.run(rest);
+}

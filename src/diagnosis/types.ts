@@ -1,0 +1,113 @@
+/**
+ * The diagnosis contract: what the engine reports and what every later part (CLI, Redis store,
+ * Slack rendering, digests) consumes. The JSON shape of `DiagnoseOutput` is the exact contract of
+ * `streamdoctor diagnose --format json`; extra fields live only on the in-process types.
+ */
+
+export type IncidentKind =
+  | 'lag'
+  | 'state_growth'
+  | 'slow_repartition'
+  | 'stalled'
+  | 'data_loss_risk'
+  /** From job runs / pipeline state (issue 3), not from progress. */
+  | 'failed';
+
+export type Severity = 'warning' | 'critical';
+export type Health = 'ok' | 'warning' | 'critical';
+
+export type CauseCode =
+  | 'insufficient_capacity'
+  | 'rate_limit_too_low'
+  | 'oversized_batches'
+  | 'kafka_partition_bound'
+  | 'too_few_shuffle_partitions'
+  | 'unbounded_state'
+  | 'state_store_memory'
+  | 'slow_state_commit'
+  | 'slow_sink'
+  | 'large_state_repartition'
+  | (string & {});
+
+export interface Cause {
+  code: CauseCode;
+  /** 0..1, causes are ranked by it, highest first. */
+  confidence: number;
+  /** Numbers from the data that support the cause, in one sentence. */
+  evidence: string;
+}
+
+export interface Advice {
+  text: string;
+  /** The Spark / source option this advice sets, e.g. `maxOffsetsPerTrigger`. */
+  setting?: string;
+  /** The value to set, as it would be written in code, e.g. `"180000"`. */
+  value?: string;
+}
+
+/**
+ * Key numbers of an incident, for Slack messages, digests and the text report. Every field is
+ * optional because sources differ in what they report.
+ */
+export interface IncidentMetrics {
+  /** Seconds of data waiting at the source (backlog / arrival rate). */
+  timeBehindSec?: number;
+  /** Growth of time behind, seconds per minute of wall time (negative when draining). */
+  timeBehindTrendSecPerMin?: number;
+  /** Seconds until the backlog drains at the current rates; null = not draining. */
+  drainEtaSec?: number | null;
+  /** Backlog in source units (offsets, files or bytes) and which unit. */
+  backlog?: number;
+  backlogUnit?: 'offsets' | 'files' | 'bytes' | 'ms';
+  /** Rows/s arriving at the source and processed by the query. */
+  arrivalRate?: number;
+  processingRate?: number;
+  /** Latest batch duration and the trigger interval (known or inferred), ms. */
+  batchDurationMs?: number;
+  triggerIntervalMs?: number;
+  /** Total state rows and bytes over all stateful operators. */
+  stateRows?: number;
+  stateBytes?: number;
+  /** State-repartition duration (ms) and the state size it moved. */
+  repartitionMs?: number;
+  /** ISO time of the forecast retention breach (data_loss_risk). */
+  breachAt?: string | null;
+  /** Seconds since the last progress event (stalled). */
+  silentSec?: number;
+}
+
+export interface Incident {
+  kind: IncidentKind;
+  severity: Severity;
+  openedAtBatchId: number | null;
+  openedAt: string;
+  resolvedAtBatchId: number | null;
+  resolvedAt: string | null;
+  /** One line, plain text (renderers escape it). */
+  summary: string;
+  causes: Cause[];
+  advice: Advice[];
+  /** In-process only: not part of the CLI JSON contract, but kept in the store and used by Slack. */
+  metrics?: IncidentMetrics;
+}
+
+export interface QueryReport {
+  id: string;
+  name: string | null;
+  health: Health;
+  /** Open incidents first, then resolved ones, newest first within each group. */
+  incidents: Incident[];
+}
+
+/** Exactly what `streamdoctor diagnose --format json` prints. */
+export interface DiagnoseOutput {
+  queries: QueryReport[];
+}
+
+/** An incident's lifecycle step, emitted by the engine as progress is fed in. */
+export interface IncidentChange {
+  type: 'opened' | 'updated' | 'resolved';
+  queryId: string;
+  queryName: string | null;
+  incident: Incident;
+}

@@ -1,0 +1,62 @@
+/**
+ * Durations as people write them on the command line and in config: `500ms`, `90s`, `10m`, `2h`,
+ * `7d`, and combinations such as `1h30m`. A bare number is seconds.
+ */
+
+const UNIT_MS: Record<string, number> = {
+  ms: 1,
+  s: 1_000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+  w: 604_800_000,
+};
+
+const PART = /(\d+(?:\.\d+)?)(ms|s|m|h|d|w)/gy;
+
+export class DurationError extends Error {
+  readonly code = 'streamdoctor_invalid_duration';
+  constructor(readonly input: string) {
+    super(`"${input}" is not a duration; write it like 500ms, 90s, 10m, 2h or 7d`);
+    this.name = 'DurationError';
+  }
+}
+
+/** Parses a duration to milliseconds; throws `DurationError` with a message that says how to write one. */
+export function parseDuration(input: string): number {
+  const text = input.trim().toLowerCase();
+  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1_000);
+  if (text === '') throw new DurationError(input);
+  PART.lastIndex = 0;
+  let total = 0;
+  let consumed = 0;
+  for (let match = PART.exec(text); match; match = PART.exec(text)) {
+    total += Number(match[1]) * UNIT_MS[match[2]!]!;
+    consumed = PART.lastIndex;
+  }
+  if (consumed !== text.length) throw new DurationError(input);
+  return Math.round(total);
+}
+
+/** Formats milliseconds for people: `850ms`, `42s`, `7m 30s`, `3h 05m`, `2d 4h`. */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms)) return '∞';
+  const sign = ms < 0 ? '-' : '';
+  const abs = Math.abs(ms);
+  if (abs < 1_000) return `${sign}${Math.round(abs)}ms`;
+  const totalSec = Math.round(abs / 1_000);
+  if (totalSec < 60) return `${sign}${totalSec}s`;
+  const totalMin = Math.floor(totalSec / 60);
+  if (totalMin < 60) {
+    const sec = totalSec % 60;
+    return sec ? `${sign}${totalMin}m ${String(sec).padStart(2, '0')}s` : `${sign}${totalMin}m`;
+  }
+  const totalHours = Math.floor(totalMin / 60);
+  if (totalHours < 48) {
+    const min = totalMin % 60;
+    return min ? `${sign}${totalHours}h ${String(min).padStart(2, '0')}m` : `${sign}${totalHours}h`;
+  }
+  const days = Math.floor(totalHours / 24);
+  const hours = totalHours % 24;
+  return hours ? `${sign}${days}d ${hours}h` : `${sign}${days}d`;
+}

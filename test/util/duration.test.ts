@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { DurationError, formatDuration, parseDuration } from '../../src/util/duration.js';
+
+describe('parseDuration', () => {
+  it.each([
+    ['500ms', 500],
+    ['90s', 90_000],
+    ['10m', 600_000],
+    ['2h', 7_200_000],
+    ['7d', 604_800_000],
+    ['1h30m', 5_400_000],
+    ['1.5s', 1_500],
+    ['30', 30_000],
+  ])('%s is %d ms', (input, ms) => {
+    expect(parseDuration(input)).toBe(ms);
+  });
+
+  it.each(['', 'ten minutes', '10x', '-5s', '5 s', 'm10'])('rejects %j with a message saying how to write one', (input) => {
+    expect(() => parseDuration(input)).toThrow(DurationError);
+    expect(() => parseDuration(input)).toThrow(/500ms, 90s, 10m, 2h or 7d/);
+  });
+});
+
+describe('formatDuration', () => {
+  it.each([
+    [850, '850ms'],
+    [42_000, '42s'],
+    [450_000, '7m 30s'],
+    [600_000, '10m'],
+    [11_100_000, '3h 05m'],
+    [187_200_000, '2d 4h'],
+  ])('%d ms reads %s', (ms, text) => {
+    expect(formatDuration(ms)).toBe(text);
+  });
+});
