@@ -1,0 +1,114 @@
+/**
+ * Typed errors for Databricks calls. Each carries a stable `code` (`streamdoctor_*`) that callers and
+ * metrics switch on, and never the token: messages are built from the response body and the
+ * request path only.
+ */
+
+export interface DatabricksErrorInit {
+  /** Databricks `error_code`, e.g. `RESOURCE_DOES_NOT_EXIST`; `UNKNOWN` when the body had none. */
+  errorCode: string;
+  /** HTTP status; 0 when no response arrived. */
+  httpStatus: number;
+  /** `x-request-id` header or `RequestInfo.request_id` detail, for support tickets. */
+  requestId?: string;
+  /** How long the server asked us to wait (Retry-After header or RetryInfo detail), ms. */
+  retryAfterMs?: number;
+  /** Request method and path (no query string, no credentials). */
+  endpoint?: string;
+  details?: unknown[];
+}
+
+/** Any error returned by a Databricks REST endpoint. */
+export class DatabricksApiError extends Error {
+  code: string = 'streamdoctor_databricks_api_error';
+  readonly errorCode: string;
+  readonly httpStatus: number;
+  readonly requestId: string | undefined;
+  readonly retryAfterMs: number | undefined;
+  readonly endpoint: string | undefined;
+  readonly details: unknown[];
+
+  constructor(message: string, init: DatabricksErrorInit) {
+    super(message);
+    this.name = 'DatabricksApiError';
+    this.errorCode = init.errorCode;
+    this.httpStatus = init.httpStatus;
+    this.requestId = init.requestId;
+    this.retryAfterMs = init.retryAfterMs;
+    this.endpoint = init.endpoint;
+    this.details = init.details ?? [];
+  }
+}
+
+/** 429 REQUEST_LIMIT_EXCEEDED / RESOURCE_EXHAUSTED that outlived the retry budget. */
+export class RateLimitedError extends DatabricksApiError {
+  constructor(message: string, init: DatabricksErrorInit) {
+    super(message, init);
+    this.name = 'RateLimitedError';
+    this.code = 'streamdoctor_databricks_rate_limited';
+  }
+}
+
+/** 401 (bad or expired credentials) or 403 (the principal lacks a permission). */
+export class UnauthenticatedError extends DatabricksApiError {
+  constructor(message: string, init: DatabricksErrorInit) {
+    super(message, init);
+    this.name = 'UnauthenticatedError';
+    this.code = init.httpStatus === 403 ? 'streamdoctor_databricks_permission_denied' : 'streamdoctor_databricks_unauthenticated';
+  }
+}
+
+/** 404 RESOURCE_DOES_NOT_EXIST / NOT_FOUND: a job, pipeline, statement or warehouse id that is wrong. */
+export class NotFoundError extends DatabricksApiError {
+  constructor(message: string, init: DatabricksErrorInit) {
+    super(message, init);
+    this.name = 'NotFoundError';
+    this.code = 'streamdoctor_databricks_not_found';
+  }
+}
+
+/** 5xx, timeouts, resets and malformed bodies that outlived the retry budget. */
+export class DatabricksUnavailableError extends DatabricksApiError {
+  constructor(message: string, init: DatabricksErrorInit) {
+    super(message, init);
+    this.name = 'DatabricksUnavailableError';
+    this.code = 'streamdoctor_databricks_unavailable';
+  }
+}
+
+/**
+ * A SQL statement that ran and failed (HTTP 200 with `status.state = FAILED`), or was canceled/closed.
+ * `sqlState` is the ANSI SQLSTATE, e.g. `42P01` for a missing table.
+ */
+export class StatementFailedError extends DatabricksApiError {
+  readonly sqlState: string | undefined;
+  readonly statementId: string;
+  readonly state: string;
+
+  constructor(message: string, init: DatabricksErrorInit & { sqlState?: string; statementId: string; state: string }) {
+    super(message, init);
+    this.name = 'StatementFailedError';
+    this.code = 'streamdoctor_databricks_statement_failed';
+    this.sqlState = init.sqlState;
+    this.statementId = init.statementId;
+    this.state = init.state;
+  }
+}
+
+/** Kinds used by counters and log lines. */
+export type DatabricksErrorKind =
+  | 'rate_limited'
+  | 'unauthenticated'
+  | 'not_found'
+  | 'unavailable'
+  | 'statement_failed'
+  | 'api_error';
+
+export function errorKind(error: unknown): DatabricksErrorKind {
+  if (error instanceof RateLimitedError) return 'rate_limited';
+  if (error instanceof UnauthenticatedError) return 'unauthenticated';
+  if (error instanceof NotFoundError) return 'not_found';
+  if (error instanceof DatabricksUnavailableError) return 'unavailable';
+  if (error instanceof StatementFailedError) return 'statement_failed';
+  return 'api_error';
+}

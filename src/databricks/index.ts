@@ -1,0 +1,11 @@
+export * from './errors.js';
+export * from './wire-types.js';
+export { ClientStats, type ClientEvent, type ClientStatsSnapshot, type RetryReason } from './client-stats.js';
+export { DatabricksHttpClient, normalizeHost, type DatabricksHttpOptions, type RequestSpec } from './http-client.js';
+export { DEFAULT_RETRY, type RetryOptions } from './retry-policy.js';
+export { PatTokenProvider, type TokenProvider } from './token-provider.js';
+export { OAuthM2MTokenProvider, type OAuthM2MOptions } from './oauth-m2m.js';
+export { StatementsApi, type QueryOptions, type QueryResult } from './statements-api.js';
+export { PipelinesApi, type ListEventsRequest } from './pipelines-api.js';
+export { JobsApi, type ListRunsRequest } from './jobs-api.js';
+export { DatabricksClient, createDatabricksClient, type DatabricksClientOptions, type DatabricksCredentials } from './databricks-client.js';

@@ -1,0 +1,50 @@
+/** Jobs runs (reference §2b): list with paging, get one run. */
+import type { DatabricksHttpClient } from './http-client.js';
+import type { ListRunsResponse, Run } from './wire-types.js';
+
+export interface ListRunsRequest {
+  jobId: number;
+  /** Mutually exclusive with `completedOnly`. */
+  activeOnly?: boolean;
+  completedOnly?: boolean;
+  /** 1..25. @defaultValue 25 */
+  limit?: number;
+  startTimeFrom?: number;
+  pageToken?: string;
+}
+
+export class JobsApi {
+  constructor(private readonly http: DatabricksHttpClient) {}
+
+  listRuns(request: ListRunsRequest): Promise<ListRunsResponse> {
+    return this.http.request<ListRunsResponse>({
+      method: 'GET',
+      path: '/api/2.2/jobs/runs/list',
+      query: {
+        job_id: request.jobId,
+        active_only: request.activeOnly || undefined,
+        completed_only: request.completedOnly || undefined,
+        limit: request.limit ?? 25,
+        start_time_from: request.startTimeFrom,
+        page_token: request.pageToken,
+      },
+    });
+  }
+
+  /** Every run of a job matching the request, following `next_page_token`, at most `maxPages` pages. */
+  async listAllRuns(request: ListRunsRequest, maxPages = 20): Promise<Run[]> {
+    const runs: Run[] = [];
+    let pageToken: string | undefined;
+    for (let page = 0; page < maxPages; page += 1) {
+      const response = await this.listRuns({ ...request, pageToken });
+      runs.push(...(response.runs ?? []));
+      if (!response.has_more || !response.next_page_token) break;
+      pageToken = response.next_page_token;
+    }
+    return runs;
+  }
+
+  getRun(runId: number): Promise<Run> {
+    return this.http.request<Run>({ method: 'GET', path: '/api/2.2/jobs/runs/get', query: { run_id: runId } });
+  }
+}
