@@ -54,6 +54,11 @@ export interface Progress {
   timestampMs: number;
   /** Trigger start as printed (ISO-8601). */
   timestamp: string;
+  /**
+   * True when the report has no usable `timestamp` (trimmed published examples): `timestampMs` is
+   * then 0 and `timestamp` empty, and the engine places the batch after the previous one.
+   */
+  timestampMissing?: boolean;
   /** null when the report has none (Spark 2.1/2.2). */
   batchId: number | null;
   /** ms; from `batchDuration`, else `durationMs.triggerExecution`. */
