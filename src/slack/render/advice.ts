@@ -1,0 +1,77 @@
+/**
+ * The full tuning advice for an incident, as an ephemeral message (`/stream tune`, the Tuning advice
+ * button) or a modal. Every cause with its evidence and every advice item with the setting to change.
+ */
+import type { ModalView } from '@slack/types';
+import type { KnownBlock } from '@slack/types';
+import { kindLabel } from '../format.js';
+import { SLACK_LIMITS, capBlocks, contextBlock, fallbackText, fieldsBlock, headerBlock, moreLine, plainText, sectionBlock } from '../limits.js';
+import { escapeMrkdwn, inlineCode, isSafeUrl, mrkdwnLink } from '../mrkdwn.js';
+import { VIEW_IDS } from '../action-ids.js';
+import { causeLabel } from './cause-labels.js';
+import { displayName } from './incident-message.js';
+import { metricFields } from './incident-metrics.js';
+import type { IncidentRecordView, RenderedMessage } from './types.js';
+
+export interface AdviceOptions {
+  nowMs: number;
+  queryName?: string | null;
+  databricksUrl?: string | null;
+  /**
+   * Most advice items listed.
+   * @defaultValue 15
+   */
+  maxAdvice?: number;
+}
+
+function adviceBlocks(record: IncidentRecordView, options: AdviceOptions, maxBlocks: number): KnownBlock[] {
+  const { incident } = record;
+  const name = displayName(record, options.queryName);
+  const blocks: KnownBlock[] = [headerBlock(`🛠 Tuning advice · ${name}`)];
+  const link = isSafeUrl(options.databricksUrl) ? ` · ${mrkdwnLink(options.databricksUrl, 'Open in Databricks')}` : '';
+  blocks.push(
+    sectionBlock(`*${escapeMrkdwn(kindLabel(record.kind))}* (${incident.severity}${record.state === 'resolved' ? ', resolved' : ''}): ${escapeMrkdwn(incident.summary)}${link}`),
+  );
+  const fields = metricFields(incident.metrics, options.nowMs);
+  if (fields.length > 0) blocks.push(fieldsBlock(fields));
+  if (incident.causes.length > 0) {
+    const causes = [...incident.causes].sort((a, b) => b.confidence - a.confidence);
+    const lines = causes.map(
+      (cause) => `• *${escapeMrkdwn(causeLabel(cause.code))}* (${Math.round(cause.confidence * 100)}%)\n   ${escapeMrkdwn(cause.evidence)}`,
+    );
+    blocks.push(sectionBlock(`*Why*\n${lines.join('\n')}`));
+  }
+  const maxAdvice = options.maxAdvice ?? 15;
+  if (incident.advice.length === 0) {
+    blocks.push(sectionBlock('_No specific advice for this incident yet; the causes above say where to look._'));
+  }
+  incident.advice.slice(0, maxAdvice).forEach((advice, index) => {
+    const setting = advice.setting ? `\n${inlineCode(`${advice.setting}${advice.value != null ? ` = ${advice.value}` : ''}`)}` : '';
+    if (blocks.length < maxBlocks - 2) blocks.push(sectionBlock(`*${index + 1}.* ${escapeMrkdwn(advice.text)}${setting}`));
+  });
+  if (incident.advice.length > maxAdvice) blocks.push(contextBlock([moreLine(incident.advice.length - maxAdvice, 'more items')]));
+  blocks.push(contextBlock([`Incident ${inlineCode(record.id)} · query id ${inlineCode(record.queryId)}`]));
+  return capBlocks(blocks, maxBlocks);
+}
+
+/** Ephemeral message (≤ 50 blocks). */
+export function renderAdviceMessage(record: IncidentRecordView, options: AdviceOptions): RenderedMessage {
+  const name = displayName(record, options.queryName);
+  const first = record.incident.advice[0]?.text ?? record.incident.summary;
+  return {
+    text: fallbackText(`Tuning advice for ${escapeMrkdwn(name)}: ${escapeMrkdwn(first)}`),
+    blocks: adviceBlocks(record, options, SLACK_LIMITS.messageBlocks),
+  };
+}
+
+/** Modal (≤ 100 blocks), opened from the Tuning advice button. */
+export function renderAdviceModal(record: IncidentRecordView, options: AdviceOptions): ModalView {
+  return {
+    type: 'modal',
+    callback_id: VIEW_IDS.adviceModal,
+    title: plainText('Tuning advice', SLACK_LIMITS.modalTitle),
+    close: plainText('Close', SLACK_LIMITS.modalTitle),
+    blocks: adviceBlocks(record, options, SLACK_LIMITS.viewBlocks),
+    private_metadata: JSON.stringify({ incidentId: record.id }).slice(0, SLACK_LIMITS.privateMetadata),
+  };
+}

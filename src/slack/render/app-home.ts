@@ -1,0 +1,99 @@
+/**
+ * App Home for the person looking: their open incidents (in channels they watch, or all), silenced
+ * streams with an Unsilence button, and the streams they watch. ≤ 100 blocks.
+ */
+import type { HomeView, KnownBlock } from '@slack/types';
+import { ACTION_IDS } from '../action-ids.js';
+import { formatSpan, kindLabel, toMs } from '../format.js';
+import { SLACK_LIMITS, capBlocks, contextBlock, headerBlock, moreLine, sectionBlock, truncate } from '../limits.js';
+import { channelMention, escapeMrkdwn, inlineCode, slackDate, userMention } from '../mrkdwn.js';
+import { displayName } from './incident-message.js';
+import { streamLine } from './status-table.js';
+import type { IncidentRecordView, StreamView } from './types.js';
+
+export interface HomeSilence {
+  queryId: string;
+  name?: string | null;
+  untilMs: number;
+  byUser?: string | null;
+}
+
+export interface HomeWatch {
+  /** What is watched: a query, a job or a pipeline. */
+  target: string;
+  kind?: 'query' | 'job' | 'pipeline' | string;
+  channel: string;
+}
+
+export interface AppHomeInput {
+  userId: string;
+  nowMs: number;
+  openIncidents: (IncidentRecordView & { channel?: string | null })[];
+  silences: HomeSilence[];
+  watches: HomeWatch[];
+  /** Streams in the watched channels, for the health list. */
+  streams?: StreamView[];
+  /**
+   * Lines per list before "and N more".
+   * @defaultValue 15
+   */
+  maxPerList?: number;
+}
+
+export function renderAppHome(input: AppHomeInput): HomeView {
+  const max = input.maxPerList ?? 15;
+  const blocks: KnownBlock[] = [
+    headerBlock('StreamDoctor'),
+    sectionBlock(`Hi ${userMention(input.userId)}. Here is what needs attention now (${slackDate(input.nowMs)}).`),
+    { type: 'divider' },
+    headerBlock(`Open incidents (${input.openIncidents.length})`),
+  ];
+  if (input.openIncidents.length === 0) blocks.push(sectionBlock('None. All watched streams are keeping up. 🟢'));
+  for (const record of input.openIncidents.slice(0, max)) {
+    const ack = record.acknowledgedBy ? ` · 👀 ${userMention(record.acknowledgedBy)}` : '';
+    const where = record.channel ? ` · ${channelMention(record.channel)}` : '';
+    blocks.push(
+      sectionBlock(
+        `${record.incident.severity === 'critical' ? '🔴' : '🟠'} *${escapeMrkdwn(displayName(record))}* · ${escapeMrkdwn(kindLabel(record.kind))} · open for ${formatSpan(toMs(record.openedAt), input.nowMs)}${ack}${where}\n${escapeMrkdwn(truncate(record.incident.summary, 300))}`,
+      ),
+    );
+  }
+  if (input.openIncidents.length > max) blocks.push(contextBlock([moreLine(input.openIncidents.length - max, 'more open incidents')]));
+
+  blocks.push({ type: 'divider' }, headerBlock(`Silenced streams (${input.silences.length})`));
+  if (input.silences.length === 0) blocks.push(sectionBlock('Nothing is silenced.'));
+  for (const silence of input.silences.slice(0, max)) {
+    blocks.push(
+      sectionBlock(
+        `🔕 *${escapeMrkdwn(silence.name || silence.queryId)}* until ${slackDate(silence.untilMs)}${silence.byUser ? ` · by ${userMention(silence.byUser)}` : ''}`,
+        {
+          accessory: {
+            type: 'button',
+            action_id: ACTION_IDS.homeUnsilence,
+            text: { type: 'plain_text', text: 'Unsilence' },
+            value: truncate(silence.queryId, SLACK_LIMITS.buttonValue, ''),
+          },
+        },
+      ),
+    );
+  }
+  if (input.silences.length > max) blocks.push(contextBlock([moreLine(input.silences.length - max, 'more silences')]));
+
+  blocks.push({ type: 'divider' }, headerBlock(`Watched streams (${input.watches.length})`));
+  if (input.watches.length === 0) blocks.push(sectionBlock('No watches in your channels yet. `/stream watch <query|job|pipeline> [#channel]` adds one.'));
+  else {
+    const lines = input.watches.slice(0, max).map((watch) => `• ${watch.kind ? `${escapeMrkdwn(watch.kind)} ` : ''}${inlineCode(watch.target)} → ${channelMention(watch.channel)}`);
+    if (input.watches.length > max) lines.push(moreLine(input.watches.length - max, 'more watches'));
+    blocks.push(sectionBlock(lines.join('\n')));
+  }
+  if (input.streams && input.streams.length > 0) {
+    const lines = input.streams.slice(0, max).map((stream) => streamLine(stream, input.nowMs));
+    if (input.streams.length > max) lines.push(moreLine(input.streams.length - max, 'more streams'));
+    blocks.push(sectionBlock(lines.join('\n')));
+  }
+  blocks.push(
+    { type: 'actions', elements: [{ type: 'button', action_id: ACTION_IDS.homeRefresh, text: { type: 'plain_text', text: 'Refresh' } }] },
+    contextBlock(['`/stream help` lists the commands.']),
+  );
+  return { type: 'home', blocks: capBlocks(blocks, SLACK_LIMITS.viewBlocks) };
+}

@@ -1,0 +1,182 @@
+/**
+ * The alert: one top-level message per incident (or grouped storm), re-rendered and updated in
+ * place as the incident evolves. Pure: record and options in, `{ text, blocks }` out.
+ * State shows as the header emoji: 🔴 critical · 🟠 warning · 🟡 acknowledged · 🔕 silenced · 🟢 resolved.
+ */
+import type { ActionsBlock, Button, KnownBlock, StaticSelect } from '@slack/types';
+import { ACTION_IDS, SILENCE_CHOICES } from '../action-ids.js';
+import { formatSpan, kindLabel, toMs } from '../format.js';
+import {
+  SLACK_LIMITS,
+  capBlocks,
+  contextBlock,
+  fallbackText,
+  fieldsBlock,
+  headerBlock,
+  moreLine,
+  sectionBlock,
+  truncate,
+} from '../limits.js';
+import { escapeMrkdwn, inlineCode, isSafeUrl, slackDate, userMention } from '../mrkdwn.js';
+import { causeLabel } from './cause-labels.js';
+import { metricFields } from './incident-metrics.js';
+import type { IncidentRecordView, RenderedMessage } from './types.js';
+
+export interface IncidentMessageOptions {
+  /** Time the message is rendered at, for ETAs and durations. */
+  nowMs: number;
+  /** Display name from the stream registry; falls back to the record's name, then the query id. */
+  queryName?: string | null;
+  /** Run page or query link in Databricks; no button when absent or not http(s). */
+  databricksUrl?: string | null;
+  /** When set and in the future, the stream is silenced until then. */
+  silencedUntilMs?: number | null;
+  silencedBy?: string | null;
+  /** Other incidents grouped into this message (an alert storm); the record is the lead one. */
+  grouped?: IncidentRecordView[];
+  /**
+   * How many causes to show.
+   * @defaultValue 3
+   */
+  maxCauses?: number;
+  /**
+   * How many grouped incidents to list before "and N more".
+   * @defaultValue 10
+   */
+  maxGrouped?: number;
+}
+
+export type IncidentDisplayState = 'critical' | 'warning' | 'acknowledged' | 'silenced' | 'resolved';
+
+const STATE_EMOJI: Record<IncidentDisplayState, string> = {
+  critical: '🔴',
+  warning: '🟠',
+  acknowledged: '🟡',
+  silenced: '🔕',
+  resolved: '🟢',
+};
+
+export function incidentDisplayState(record: IncidentRecordView, options: Pick<IncidentMessageOptions, 'nowMs' | 'silencedUntilMs'>): IncidentDisplayState {
+  if (record.state === 'resolved') return 'resolved';
+  if (options.silencedUntilMs != null && options.silencedUntilMs > options.nowMs) return 'silenced';
+  if (record.acknowledgedBy) return 'acknowledged';
+  return record.incident.severity === 'critical' ? 'critical' : 'warning';
+}
+
+export function displayName(record: Pick<IncidentRecordView, 'queryId' | 'queryName'>, override?: string | null): string {
+  return override || record.queryName || record.queryId;
+}
+
+export function renderIncidentMessage(record: IncidentRecordView, options: IncidentMessageOptions): RenderedMessage {
+  const { incident } = record;
+  const name = displayName(record, options.queryName);
+  const state = incidentDisplayState(record, options);
+  const emoji = STATE_EMOJI[state];
+  const grouped = options.grouped ?? [];
+  const blocks: KnownBlock[] = [];
+
+  const title = grouped.length > 0 ? `${kindLabel(record.kind)} · ${name} +${grouped.length} more` : `${kindLabel(record.kind)} · ${name}`;
+  blocks.push(headerBlock(`${emoji} ${state === 'resolved' ? 'Resolved: ' : ''}${title}`));
+
+  const openedMs = toMs(record.openedAt ?? incident.openedAt);
+  const statusParts = [
+    `*${state === 'resolved' ? 'Resolved' : incident.severity === 'critical' ? 'Critical' : 'Warning'}*`,
+    `query ${inlineCode(name)}`,
+    Number.isFinite(openedMs) ? `opened ${slackDate(openedMs)}` : '',
+  ].filter(Boolean);
+  if (state === 'resolved') {
+    const resolvedMs = toMs(record.resolvedAt ?? incident.resolvedAt);
+    statusParts.push(`lasted ${formatSpan(openedMs, resolvedMs)}`);
+  }
+  blocks.push(sectionBlock(`${escapeMrkdwn(incident.summary)}\n${statusParts.join(' · ')}`));
+
+  const fields = metricFields(incident.metrics, options.nowMs);
+  if (fields.length > 0) blocks.push(fieldsBlock(fields));
+
+  const maxCauses = options.maxCauses ?? 3;
+  if (incident.causes.length > 0) {
+    const ranked = [...incident.causes].sort((a, b) => b.confidence - a.confidence);
+    const lines = ranked
+      .slice(0, maxCauses)
+      .map((cause) => `• *${escapeMrkdwn(causeLabel(cause.code))}* (${Math.round(cause.confidence * 100)}%): ${escapeMrkdwn(cause.evidence)}`);
+    if (ranked.length > maxCauses) lines.push(moreLine(ranked.length - maxCauses, 'more causes'));
+    blocks.push(sectionBlock(`*Likely causes*\n${lines.join('\n')}`));
+  }
+
+  const first = incident.advice[0];
+  if (first && state !== 'resolved') {
+    const setting = first.setting ? `\n${inlineCode(`${first.setting}${first.value != null ? ` = ${first.value}` : ''}`)}` : '';
+    const more = incident.advice.length > 1 ? `\n_${incident.advice.length - 1} more in Tuning advice._` : '';
+    blocks.push(sectionBlock(`*First thing to try*\n${escapeMrkdwn(first.text)}${setting}${more}`));
+  }
+
+  if (grouped.length > 0) {
+    const maxGrouped = options.maxGrouped ?? 10;
+    const lines = grouped
+      .slice(0, maxGrouped)
+      .map((other) => `• ${inlineCode(displayName(other))}: ${escapeMrkdwn(kindLabel(other.kind))}${other.state === 'resolved' ? ' (resolved)' : ''}`);
+    if (grouped.length > maxGrouped) lines.push(moreLine(grouped.length - maxGrouped, 'more streams'));
+    blocks.push(sectionBlock(`*Also affected (${grouped.length})*\n${lines.join('\n')}`));
+  }
+
+  const context: string[] = [];
+  if (record.acknowledgedBy) {
+    const ackMs = toMs(record.acknowledgedAt ?? null);
+    context.push(`👀 Acknowledged by ${userMention(record.acknowledgedBy)}${Number.isFinite(ackMs) ? ` ${slackDate(ackMs)}` : ''}`);
+  }
+  if (state === 'silenced' && options.silencedUntilMs != null) {
+    context.push(`🔕 Silenced until ${slackDate(options.silencedUntilMs)}${options.silencedBy ? ` by ${userMention(options.silencedBy)}` : ''}`);
+  }
+  context.push(`Incident ${inlineCode(record.id)} · query id ${inlineCode(record.queryId)}`);
+  blocks.push(contextBlock(context));
+
+  const actions = incidentActions(record, options, state);
+  if (actions.elements.length > 0) blocks.push(actions);
+
+  const text = fallbackText(
+    `${emoji} ${state === 'resolved' ? 'Resolved: ' : `[${incident.severity}] `}${escapeMrkdwn(name)}: ${kindLabel(record.kind)}. ${escapeMrkdwn(incident.summary)}`,
+  );
+  return { text, blocks: capBlocks(blocks, SLACK_LIMITS.messageBlocks) };
+}
+
+function incidentActions(record: IncidentRecordView, options: IncidentMessageOptions, state: IncidentDisplayState): ActionsBlock {
+  const elements: (Button | StaticSelect)[] = [];
+  const value = truncate(record.id, SLACK_LIMITS.buttonValue);
+  if (state !== 'resolved') {
+    if (!record.acknowledgedBy) {
+      elements.push({ type: 'button', action_id: ACTION_IDS.acknowledge, text: { type: 'plain_text', text: 'Acknowledge' }, style: 'primary', value });
+    } else {
+      elements.push({ type: 'button', action_id: ACTION_IDS.unacknowledge, text: { type: 'plain_text', text: 'Unacknowledge' }, value });
+    }
+    if (state === 'silenced') {
+      elements.push({ type: 'button', action_id: ACTION_IDS.unsilence, text: { type: 'plain_text', text: 'Unsilence' }, value });
+    } else {
+      elements.push({
+        type: 'static_select',
+        action_id: ACTION_IDS.silence,
+        placeholder: { type: 'plain_text', text: 'Silence…' },
+        options: SILENCE_CHOICES.map((choice) => ({
+          text: { type: 'plain_text' as const, text: `Silence ${choice.label}` },
+          value: String(choice.ms),
+        })),
+      });
+    }
+  }
+  elements.push({ type: 'button', action_id: ACTION_IDS.tuningAdvice, text: { type: 'plain_text', text: 'Tuning advice' }, value });
+  if (isSafeUrl(options.databricksUrl)) {
+    elements.push({ type: 'button', action_id: ACTION_IDS.openDatabricks, text: { type: 'plain_text', text: 'Open in Databricks' }, url: options.databricksUrl, value });
+  }
+  // The silence options carry only the duration; handlers read the incident id from the block id.
+  return { type: 'actions', block_id: incidentBlockId(record.id), elements };
+}
+
+const BLOCK_PREFIX = 'incident:';
+
+export function incidentBlockId(incidentId: string): string {
+  return truncate(`${BLOCK_PREFIX}${incidentId}`, SLACK_LIMITS.blockId, '');
+}
+
+/** The incident id from an actions block id, or null when the block is not ours. */
+export function incidentIdFromBlockId(blockId: string | undefined): string | null {
+  return blockId && blockId.startsWith(BLOCK_PREFIX) && blockId.length > BLOCK_PREFIX.length ? blockId.slice(BLOCK_PREFIX.length) : null;
+}

@@ -1,0 +1,54 @@
+/** The key numbers of an incident as mrkdwn fields (`*Time behind*\n12m 30s …`). */
+import type { IncidentMetrics } from '../../diagnosis/types.js';
+import { formatDuration } from '../../util/duration.js';
+import {
+  formatBatchVsTrigger,
+  formatBytes,
+  formatCount,
+  formatRate,
+  formatSeconds,
+  formatTrend,
+  toMs,
+} from '../format.js';
+import { slackDate } from '../mrkdwn.js';
+
+export function metricFields(metrics: IncidentMetrics | undefined, nowMs: number): string[] {
+  if (!metrics) return [];
+  const fields: string[] = [];
+  if (metrics.timeBehindSec != null) {
+    const trend = formatTrend(metrics.timeBehindTrendSecPerMin);
+    fields.push(`*Time behind*\n${formatSeconds(metrics.timeBehindSec)}${trend ? ` · ${trend}` : ''}`);
+  }
+  if (metrics.breachAt) {
+    const breachMs = toMs(metrics.breachAt);
+    if (Number.isFinite(breachMs)) {
+      const inMs = breachMs - nowMs;
+      fields.push(
+        `*Retention breach*\n${inMs > 0 ? `in ~${formatDuration(inMs)}` : 'now'} (${slackDate(breachMs)})`,
+      );
+    }
+  }
+  if (metrics.drainEtaSec !== undefined) {
+    fields.push(
+      `*Drain ETA*\n${metrics.drainEtaSec == null ? 'not draining at current rates' : `~${formatSeconds(metrics.drainEtaSec)}`}`,
+    );
+  }
+  if (metrics.batchDurationMs != null) {
+    fields.push(`*Batch duration*\n${formatBatchVsTrigger(metrics.batchDurationMs, metrics.triggerIntervalMs)}`);
+  }
+  if (metrics.arrivalRate != null || metrics.processingRate != null) {
+    fields.push(`*Arriving vs processed*\n${formatRate(metrics.arrivalRate)} vs ${formatRate(metrics.processingRate)}`);
+  }
+  if (metrics.backlog != null) {
+    const unit = metrics.backlogUnit === 'bytes' ? '' : ` ${metrics.backlogUnit ?? ''}`;
+    const value = metrics.backlogUnit === 'bytes' ? formatBytes(metrics.backlog) : formatCount(metrics.backlog);
+    fields.push(`*Backlog*\n${value}${unit}`.trimEnd());
+  }
+  if (metrics.stateRows != null) {
+    const bytes = metrics.stateBytes != null ? ` · ${formatBytes(metrics.stateBytes)}` : '';
+    fields.push(`*State rows*\n${formatCount(metrics.stateRows)}${bytes}`);
+  }
+  if (metrics.repartitionMs != null) fields.push(`*State repartition*\n${formatDuration(metrics.repartitionMs)}`);
+  if (metrics.silentSec != null) fields.push(`*No progress for*\n${formatSeconds(metrics.silentSec)}`);
+  return fields.slice(0, 10);
+}

@@ -1,0 +1,49 @@
+/**
+ * Thread replies under an alert: the timeline (opened, severity changes, acknowledgements,
+ * silences) and the one reply on resolve with the duration. Short, so the thread stays readable.
+ */
+import type { IncidentChange } from '../../diagnosis/types.js';
+import { formatDuration } from '../../util/duration.js';
+import { formatSeconds, formatSpan, kindLabel, toMs } from '../format.js';
+import { fallbackText, sectionBlock } from '../limits.js';
+import { escapeMrkdwn, slackDate, userMention } from '../mrkdwn.js';
+import type { IncidentRecordView, RenderedMessage } from './types.js';
+
+function reply(mrkdwn: string, text: string): RenderedMessage {
+  return { text: fallbackText(text), blocks: [sectionBlock(mrkdwn)] };
+}
+
+/** One timeline line for an engine change (opened / updated). */
+export function renderTimelineReply(change: Pick<IncidentChange, 'type' | 'incident'>, atMs: number): RenderedMessage {
+  const { incident } = change;
+  const behind = incident.metrics?.timeBehindSec != null ? ` · ${formatSeconds(incident.metrics.timeBehindSec)} behind` : '';
+  const verb = change.type === 'opened' ? 'Opened' : change.type === 'resolved' ? 'Resolved' : 'Updated';
+  const line = `${slackDate(atMs, '{time}')} *${verb}* (${incident.severity}): ${escapeMrkdwn(incident.summary)}${behind}`;
+  return reply(line, `${verb}: ${escapeMrkdwn(incident.summary)}`);
+}
+
+/** The reply posted once when the incident resolves. */
+export function renderResolvedReply(record: IncidentRecordView, nowMs: number): RenderedMessage {
+  const openedMs = toMs(record.openedAt ?? record.incident.openedAt);
+  const resolvedMs = toMs(record.resolvedAt ?? record.incident.resolvedAt ?? nowMs);
+  const lasted = formatSpan(openedMs, Number.isFinite(resolvedMs) ? resolvedMs : nowMs);
+  const ack = record.acknowledgedBy ? ` Acknowledged by ${userMention(record.acknowledgedBy)}.` : '';
+  return reply(
+    `🟢 *Resolved* after *${lasted}* (${escapeMrkdwn(kindLabel(record.kind))}).${ack}`,
+    `Resolved after ${lasted}`,
+  );
+}
+
+export function renderAckReply(userId: string, atMs: number, acknowledged: boolean): RenderedMessage {
+  return acknowledged
+    ? reply(`👀 ${userMention(userId)} acknowledged ${slackDate(atMs, '{time}')}.`, 'Acknowledged')
+    : reply(`↩️ ${userMention(userId)} removed the acknowledgement ${slackDate(atMs, '{time}')}.`, 'Unacknowledged');
+}
+
+export function renderSilenceReply(userId: string, untilMs: number | null, nowMs: number): RenderedMessage {
+  if (untilMs == null) return reply(`🔔 ${userMention(userId)} unsilenced this stream.`, 'Unsilenced');
+  return reply(
+    `🔕 ${userMention(userId)} silenced this stream for ${formatDuration(untilMs - nowMs)} (until ${slackDate(untilMs)}).`,
+    `Silenced for ${formatDuration(untilMs - nowMs)}`,
+  );
+}

@@ -1,0 +1,88 @@
+/**
+ * `/stream status`: one line per stream, worst first, with the numbers that say how far behind it
+ * is and why. Long lists are cut with a count of what was left out.
+ */
+import type { KnownBlock } from '@slack/types';
+import { formatDuration } from '../../util/duration.js';
+import { formatBatchVsTrigger, formatCount, formatSeconds, healthEmoji, healthRank, toMs } from '../format.js';
+import { SLACK_LIMITS, contextBlock, fallbackText, headerBlock, linesToSections, moreLine, sectionBlock } from '../limits.js';
+import { escapeMrkdwn, mrkdwnLink, slackDate } from '../mrkdwn.js';
+import type { RenderedMessage, StreamView } from './types.js';
+
+export interface StatusOptions {
+  nowMs: number;
+  /** e.g. "streams routed to #data-alerts" or "all streams". */
+  scopeLabel: string;
+  /**
+   * Most streams listed before "and N more".
+   * @defaultValue 40
+   */
+  maxStreams?: number;
+}
+
+export function sortWorstFirst(streams: StreamView[]): StreamView[] {
+  return [...streams].sort(
+    (a, b) =>
+      healthRank(a.health) - healthRank(b.health) ||
+      (b.timeBehindSec ?? -1) - (a.timeBehindSec ?? -1) ||
+      (a.name ?? a.queryId).localeCompare(b.name ?? b.queryId),
+  );
+}
+
+export function streamLine(stream: StreamView, nowMs: number): string {
+  const name = mrkdwnLink(stream.runPageUrl, stream.name || stream.queryId);
+  const parts = [`${healthEmoji(stream.health)} *${name}*`];
+  if (stream.timeBehindSec != null) parts.push(`${formatSeconds(stream.timeBehindSec)} behind`);
+  if (stream.batchDurationMs != null) parts.push(`batch ${formatBatchVsTrigger(stream.batchDurationMs, stream.triggerMs)}`);
+  if (stream.stateRows != null && stream.stateRows > 0) parts.push(`${formatCount(stream.stateRows)} state rows`);
+  const last = toMs(stream.lastProgressAt ?? null);
+  if (Number.isFinite(last)) parts.push(`last progress ${formatDuration(Math.max(0, nowMs - last))} ago`);
+  else parts.push('no progress yet');
+  if (stream.openIncidents) parts.push(`${stream.openIncidents} open incident${stream.openIncidents === 1 ? '' : 's'}`);
+  if (stream.silencedUntilMs != null && stream.silencedUntilMs > nowMs) parts.push(`🔕 until ${slackDate(stream.silencedUntilMs)}`);
+  return parts.join(' · ');
+}
+
+export function healthSummary(streams: StreamView[]): string {
+  const counts = { critical: 0, warning: 0, ok: 0, unknown: 0 };
+  for (const stream of streams) {
+    const key = stream.health === 'critical' || stream.health === 'warning' || stream.health === 'ok' ? stream.health : 'unknown';
+    counts[key] += 1;
+  }
+  const parts = [
+    counts.critical ? `🔴 ${counts.critical} critical` : '',
+    counts.warning ? `🟠 ${counts.warning} warning` : '',
+    counts.ok ? `🟢 ${counts.ok} ok` : '',
+    counts.unknown ? `⚪ ${counts.unknown} no data` : '',
+  ].filter(Boolean);
+  return parts.join(' · ') || 'no streams';
+}
+
+export function overallHealth(streams: StreamView[]): 'ok' | 'warning' | 'critical' | 'unknown' {
+  if (streams.length === 0) return 'unknown';
+  const worst = Math.min(...streams.map((stream) => healthRank(stream.health)));
+  return worst === 0 ? 'critical' : worst === 1 ? 'warning' : worst === 2 ? 'ok' : 'unknown';
+}
+
+export function renderStatus(streams: StreamView[], options: StatusOptions): RenderedMessage {
+  const blocks: KnownBlock[] = [headerBlock(`Stream health · ${options.scopeLabel}`)];
+  if (streams.length === 0) {
+    blocks.push(
+      sectionBlock(`No streams here yet. Route one to this channel with \`/stream watch <query|job|pipeline>\`, or try \`/stream status all\`.`),
+    );
+    return { text: fallbackText(`No streams for ${escapeMrkdwn(options.scopeLabel)}`), blocks };
+  }
+  blocks.push(sectionBlock(healthSummary(streams)));
+  const maxStreams = options.maxStreams ?? 40;
+  const sorted = sortWorstFirst(streams);
+  const lines = sorted.slice(0, maxStreams).map((stream) => streamLine(stream, options.nowMs));
+  const { blocks: sections, omitted } = linesToSections(lines, SLACK_LIMITS.messageBlocks - 4);
+  blocks.push(...sections);
+  const left = omitted + Math.max(0, sorted.length - maxStreams);
+  if (left > 0) blocks.push(contextBlock([moreLine(left, 'more streams')]));
+  blocks.push(contextBlock([`As of ${slackDate(options.nowMs)} · \`/stream tune <query>\` for advice`]));
+  return {
+    text: fallbackText(`Stream health (${escapeMrkdwn(options.scopeLabel)}): ${healthSummary(streams)}`),
+    blocks,
+  };
+}
