@@ -1,0 +1,22 @@
+/** The Redis store: see redis-store.ts for the facade and keys.ts for the layout. */
+export { RedisStore, type RedisStoreOptions } from './redis-store.js';
+export { StoreKeys } from './keys.js';
+export { StreamRegistry, decodeStream } from './stream-registry.js';
+export {
+  QueryStateStore,
+  parseOutboxEntry,
+  type QueryStateOptions,
+  type InboxEntry,
+  type DetectLoad,
+  type DetectCommit,
+  type DetectCommitResult,
+  type OutboxEntry,
+} from './query-state-store.js';
+export { IncidentStore, decodeIncident } from './incident-store.js';
+export { SilenceStore } from './silence-store.js';
+export { RoutingStore, resolveRoute } from './routing-store.js';
+export { HistoryStore } from './history-store.js';
+export { incidentIdOf, parseIncidentId } from './incident-id.js';
+export { StoreError, StateConflictError, type StoreErrorCode } from './errors.js';
+export { LuaScript } from './script.js';
+export type * from './types.js';

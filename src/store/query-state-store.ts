@@ -1,0 +1,360 @@
+/**
+ * Per-query working set of the detect step: the progress inbox (bounded, sequence-numbered), the
+ * engine's serialized TrackerState with a version for optimistic concurrency, and the commit that
+ * saves everything a detect run produced in one atomic script: state, registry snapshot,
+ * time-behind sample, incident records and notification intents (the outbox). A worker that dies
+ * anywhere before the commit leaves no trace; one that dies after it leaves intents in the outbox
+ * that the next run (or the sweep) enqueues.
+ */
+import type { Redis } from 'ioredis';
+import type { Health, IncidentChange } from '../diagnosis/types.js';
+import type { Progress } from '../progress/types.js';
+import { StateConflictError, StoreError } from './errors.js';
+import type { StoreKeys } from './keys.js';
+import { LuaScript } from './script.js';
+import { decodeStream } from './stream-registry.js';
+import type { StreamRecord, StreamSnapshot } from './types.js';
+import { incidentIdOf } from './incident-id.js';
+
+export interface QueryStateOptions {
+  /** Most progress entries kept in one query's inbox; older ones are dropped (and counted). @defaultValue 200 */
+  inboxLimit?: number;
+  /** Time-behind history bucket width. @defaultValue 15 minutes (96 buckets per day, a compact hash) */
+  historyBucketMs?: number;
+  /** How long history is kept. @defaultValue 24 hours */
+  historyRetentionMs?: number;
+  /** How long a resolved incident record is kept. @defaultValue 7 days */
+  resolvedRetentionMs?: number;
+}
+
+export interface InboxEntry {
+  seq: number;
+  progress: Progress;
+}
+
+export interface DetectLoad {
+  stream: StreamRecord | null;
+  /** 0 when no state was ever saved. */
+  stateVersion: number;
+  state: unknown;
+  entries: InboxEntry[];
+  /** Entries that could not be decoded (kept out of the engine, removed at commit). */
+  corrupt: number;
+  /** Highest sequence read, corrupt entries included: pass it to the commit. */
+  lastSeq: number;
+}
+
+/** A notification intent: render incident `incidentId` at least at `version`. */
+export interface OutboxEntry {
+  queryId: string;
+  incidentId: string;
+  version: number;
+  change: IncidentChange['type'];
+}
+
+export interface DetectCommit {
+  expectedVersion: number;
+  state: unknown;
+  /** Highest inbox sequence consumed; entries up to it are removed. */
+  lastSeq: number;
+  snapshot: StreamSnapshot | null;
+  health: Health;
+  name: string | null;
+  lastRunId: string | null;
+  lastBatchId: number | null;
+  lastObservedAt: number | null;
+  /** Time behind to record in the history, if known. */
+  timeBehindSec: number | null;
+  changes: IncidentChange[];
+  nowMs: number;
+}
+
+export interface DetectCommitResult {
+  stateVersion: number;
+  outbox: OutboxEntry[];
+}
+
+const PUSH = new LuaScript(`
+-- KEYS[1] meta, KEYS[2] inbox ; ARGV[1] limit, ARGV[2..] payloads
+local n = #ARGV - 1
+local last = redis.call('HINCRBY', KEYS[1], 'inboxSeq', n)
+local first = last - n + 1
+for i = 1, n do
+  redis.call('RPUSH', KEYS[2], tostring(first + i - 1) .. '|' .. ARGV[i + 1])
+end
+local len = redis.call('LLEN', KEYS[2])
+local limit = tonumber(ARGV[1])
+local dropped = 0
+if len > limit then
+  dropped = len - limit
+  redis.call('LTRIM', KEYS[2], dropped, -1)
+end
+return dropped
+`);
+
+const COMMIT = new LuaScript(`
+-- KEYS: 1 meta, 2 state, 3 inbox, 4 history, 5 outbox, 6 queryIncidents, 7.. incident keys
+-- ARGV: 1 expectedVersion, 2 stateJson, 3 lastSeq, 4 snapshotJson, 5 health, 6 name,
+--       7 lastRunId, 8 lastBatchId, 9 lastObservedAt, 10 histBucket, 11 histValue, 12 histMinBucket,
+--       13 nowMs, 14 resolvedTtlMs, 15 queryId, 16 nChanges, then 7 per change:
+--       id, kind, type, incidentJson, openedAtMs, resolvedAtMs, queryName
+local current = tonumber(redis.call('HGET', KEYS[1], 'stateVersion') or '0')
+if current ~= tonumber(ARGV[1]) then
+  return {-1, current}
+end
+local version = current + 1
+redis.call('SET', KEYS[2], ARGV[2])
+-- consume the inbox up to lastSeq
+local lastSeq = tonumber(ARGV[3])
+while true do
+  local head = redis.call('LINDEX', KEYS[3], 0)
+  if not head then break end
+  local bar = string.find(head, '|', 1, true)
+  local seq = tonumber(bar and string.sub(head, 1, bar - 1) or '0') or 0
+  if seq > lastSeq then break end
+  redis.call('LPOP', KEYS[3])
+end
+local meta = {'stateVersion', version, 'health', ARGV[5], 'updatedAt', ARGV[13], 'registered', '1'}
+if ARGV[4] ~= '' then table.insert(meta, 'snapshot'); table.insert(meta, ARGV[4]) end
+if ARGV[6] ~= '' then table.insert(meta, 'name'); table.insert(meta, ARGV[6]) end
+if ARGV[7] ~= '' then table.insert(meta, 'lastRunId'); table.insert(meta, ARGV[7]) end
+if ARGV[8] ~= '' then table.insert(meta, 'lastBatchId'); table.insert(meta, ARGV[8]) end
+if ARGV[9] ~= '' then table.insert(meta, 'lastObservedAt'); table.insert(meta, ARGV[9]) end
+redis.call('HSET', KEYS[1], unpack(meta))
+-- time-behind history: max per bucket, old buckets pruned
+if ARGV[10] ~= '' then
+  local cur = redis.call('HGET', KEYS[4], ARGV[10])
+  if (not cur) or tonumber(cur) < tonumber(ARGV[11]) then
+    redis.call('HSET', KEYS[4], ARGV[10], ARGV[11])
+  end
+  if not cur then
+    local minBucket = tonumber(ARGV[12])
+    for _, field in ipairs(redis.call('HKEYS', KEYS[4])) do
+      if tonumber(field) < minBucket then redis.call('HDEL', KEYS[4], field) end
+    end
+  end
+end
+-- incident records + outbox
+local out = {version}
+local n = tonumber(ARGV[16])
+for i = 1, n do
+  local b = 16 + (i - 1) * 7
+  local key = KEYS[6 + i]
+  local id, kind, ctype, json = ARGV[b + 1], ARGV[b + 2], ARGV[b + 3], ARGV[b + 4]
+  local exists = redis.call('EXISTS', key) == 1
+  local state = 'open'
+  if ctype == 'resolved' then state = 'resolved' end
+  if not exists then
+    redis.call('HSET', key, 'id', id, 'queryId', ARGV[15], 'kind', kind, 'openedAt', ARGV[b + 5],
+      'version', 0, 'notifiedVersion', 0, 'acknowledgedBy', '', 'acknowledgedAt', '')
+  end
+  redis.call('HSET', key, 'state', state, 'incident', json, 'queryName', ARGV[b + 7])
+  if ctype == 'resolved' then
+    redis.call('HSET', key, 'resolvedAt', ARGV[b + 6])
+    redis.call('PEXPIRE', key, ARGV[14])
+  else
+    redis.call('PERSIST', key)
+  end
+  local v = redis.call('HINCRBY', key, 'version', 1)
+  redis.call('SADD', KEYS[6], id)
+  redis.call('RPUSH', KEYS[5], id .. '|' .. v .. '|' .. ctype)
+  table.insert(out, v)
+end
+return out
+`);
+
+function parseEntry(raw: string): InboxEntry | null {
+  const bar = raw.indexOf('|');
+  if (bar <= 0) return null;
+  const seq = Number(raw.slice(0, bar));
+  if (!Number.isFinite(seq)) return null;
+  try {
+    return { seq, progress: JSON.parse(raw.slice(bar + 1)) as Progress };
+  } catch {
+    return null;
+  }
+}
+
+function parseSeq(raw: string): number {
+  const bar = raw.indexOf('|');
+  const seq = bar > 0 ? Number(raw.slice(0, bar)) : NaN;
+  return Number.isFinite(seq) ? seq : 0;
+}
+
+export function parseOutboxEntry(queryId: string, raw: string): OutboxEntry | null {
+  const parts = raw.split('|');
+  if (parts.length !== 3) return null;
+  const version = Number(parts[1]);
+  const change = parts[2] as OutboxEntry['change'];
+  if (!Number.isFinite(version) || !['opened', 'updated', 'resolved'].includes(change)) return null;
+  return { queryId, incidentId: parts[0]!, version, change };
+}
+
+export class QueryStateStore {
+  readonly inboxLimit: number;
+  readonly historyBucketMs: number;
+  readonly historyRetentionMs: number;
+  readonly resolvedRetentionMs: number;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: StoreKeys,
+    options: QueryStateOptions = {},
+  ) {
+    this.inboxLimit = options.inboxLimit ?? 200;
+    this.historyBucketMs = options.historyBucketMs ?? 15 * 60_000;
+    this.historyRetentionMs = options.historyRetentionMs ?? 24 * 3_600_000;
+    this.resolvedRetentionMs = options.resolvedRetentionMs ?? 7 * 24 * 3_600_000;
+  }
+
+  /**
+   * Appends progress to a query's inbox. Returns how many old entries the bound dropped (the
+   * engine then sees a gap, which is better than unbounded memory when detect is down for long).
+   */
+  async pushProgress(queryId: string, progress: Progress[]): Promise<number> {
+    if (progress.length === 0) return 0;
+    const payloads = progress.map((p) => JSON.stringify(p));
+    const dropped = await PUSH.run(
+      this.redis,
+      [this.keys.streamMeta(queryId), this.keys.inbox(queryId)],
+      [this.inboxLimit, ...payloads],
+    );
+    return Number(dropped);
+  }
+
+  async inboxLength(queryId: string): Promise<number> {
+    return this.redis.llen(this.keys.inbox(queryId));
+  }
+
+  /** Reads everything a detect run needs in one round trip. */
+  async loadForDetect(queryId: string, maxEntries = 500): Promise<DetectLoad> {
+    const results = await this.redis
+      .multi()
+      .hgetall(this.keys.streamMeta(queryId))
+      .get(this.keys.trackerState(queryId))
+      .lrange(this.keys.inbox(queryId), 0, maxEntries - 1)
+      .exec();
+    if (!results) throw new StoreError('streamdoctor_store_invalid', 'detect load transaction aborted');
+    for (const [err] of results) if (err) throw err;
+    const meta = (results[0]![1] ?? {}) as Record<string, string>;
+    const stateText = results[1]![1] as string | null;
+    const rawEntries = (results[2]![1] ?? []) as string[];
+    let state: unknown = null;
+    if (stateText) {
+      try {
+        state = JSON.parse(stateText);
+      } catch {
+        state = null; // a corrupt state is rebuilt from scratch rather than wedging the query
+      }
+    }
+    const entries: InboxEntry[] = [];
+    let corrupt = 0;
+    let maxSeq = 0;
+    for (const raw of rawEntries) {
+      const entry = parseEntry(raw);
+      maxSeq = Math.max(maxSeq, parseSeq(raw));
+      if (entry) entries.push(entry);
+      else corrupt += 1;
+    }
+    return {
+      stream: decodeStream(queryId, meta),
+      stateVersion: Number(meta.stateVersion ?? 0) || 0,
+      state,
+      entries,
+      corrupt,
+      lastSeq: maxSeq,
+    };
+  }
+
+  /**
+   * Saves a detect run atomically. Throws StateConflictError when another run committed since
+   * `loadForDetect` (the job retries on fresh state, so no progress is observed twice).
+   */
+  async commitDetect(queryId: string, commit: DetectCommit): Promise<DetectCommitResult> {
+    const incidentKeys: string[] = [];
+    const changeArgs: string[] = [];
+    for (const change of commit.changes) {
+      const id = incidentIdOf(queryId, change.incident);
+      incidentKeys.push(this.keys.incident(queryId, id));
+      const openedAtMs = Date.parse(change.incident.openedAt);
+      const resolvedAtMs = change.incident.resolvedAt ? Date.parse(change.incident.resolvedAt) : commit.nowMs;
+      changeArgs.push(
+        id,
+        change.incident.kind,
+        change.type,
+        JSON.stringify(change.incident),
+        String(Number.isFinite(openedAtMs) ? openedAtMs : commit.nowMs),
+        String(Number.isFinite(resolvedAtMs) ? resolvedAtMs : commit.nowMs),
+        change.queryName ?? commit.name ?? '',
+      );
+    }
+    let histBucket = '';
+    let histValue = '';
+    if (commit.timeBehindSec !== null && Number.isFinite(commit.timeBehindSec)) {
+      const at = commit.lastObservedAt ?? commit.nowMs;
+      histBucket = String(Math.floor(at / this.historyBucketMs) * this.historyBucketMs);
+      histValue = String(Math.round(commit.timeBehindSec * 10) / 10);
+    }
+    const minBucket = String(commit.nowMs - this.historyRetentionMs - this.historyBucketMs);
+    const result = (await COMMIT.run(
+      this.redis,
+      [
+        this.keys.streamMeta(queryId),
+        this.keys.trackerState(queryId),
+        this.keys.inbox(queryId),
+        this.keys.timeBehindHistory(queryId),
+        this.keys.outbox(queryId),
+        this.keys.queryIncidents(queryId),
+        ...incidentKeys,
+      ],
+      [
+        commit.expectedVersion,
+        JSON.stringify(commit.state),
+        commit.lastSeq,
+        commit.snapshot ? JSON.stringify(commit.snapshot) : '',
+        commit.health,
+        commit.name ?? '',
+        commit.lastRunId ?? '',
+        commit.lastBatchId === null ? '' : String(commit.lastBatchId),
+        commit.lastObservedAt === null ? '' : String(commit.lastObservedAt),
+        histBucket,
+        histValue,
+        minBucket,
+        commit.nowMs,
+        this.resolvedRetentionMs,
+        queryId,
+        commit.changes.length,
+        ...changeArgs,
+      ],
+    )) as number[];
+    if (result[0] === -1) throw new StateConflictError(queryId, commit.expectedVersion, result[1] ?? 0);
+    const outbox = commit.changes.map((change, i) => ({
+      queryId,
+      incidentId: incidentIdOf(queryId, change.incident),
+      version: Number(result[i + 1]),
+      change: change.type,
+    }));
+    return { stateVersion: Number(result[0]), outbox };
+  }
+
+  /** Pending notification intents of a query (oldest first). */
+  async readOutbox(queryId: string, max = 100): Promise<OutboxEntry[]> {
+    const raw = await this.redis.lrange(this.keys.outbox(queryId), 0, max - 1);
+    return raw.map((r) => parseOutboxEntry(queryId, r)).filter((e): e is OutboxEntry => e !== null);
+  }
+
+  /** Removes intents once their notify jobs are enqueued (idempotent job ids make a replay harmless). */
+  async ackOutbox(queryId: string, count: number): Promise<void> {
+    if (count > 0) await this.redis.ltrim(this.keys.outbox(queryId), count, -1);
+  }
+
+  /** Raw tracker state (for tools and tests). */
+  async getTrackerState(queryId: string): Promise<{ version: number; state: unknown } | null> {
+    const [version, text] = await Promise.all([
+      this.redis.hget(this.keys.streamMeta(queryId), 'stateVersion'),
+      this.redis.get(this.keys.trackerState(queryId)),
+    ]);
+    if (!text) return null;
+    return { version: Number(version ?? 0), state: JSON.parse(text) };
+  }
+}
