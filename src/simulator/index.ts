@@ -1,0 +1,9 @@
+/**
+ * The micro-batch simulator and its labelled scenario corpus: everything public from src/simulator.
+ */
+export * from './arrivals.js';
+export * from './spec.js';
+export { StreamSimulator, type BatchTruth, type SimulatedBatch } from './stream-simulator.js';
+export { toSparkJson, toSparkPrettyJson } from './spark-json.js';
+export { javaDoubleToString, sparkTimestamp } from './java-format.js';
+export { SeededRandom } from './random.js';

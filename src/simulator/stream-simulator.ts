@@ -1,0 +1,562 @@
+/**
+ * A deterministic discrete-time model of one Structured Streaming query. `next()` advances simulated
+ * time to the end of the next reported trigger (a micro-batch, or a no-data progress event) and
+ * returns its progress exactly as Spark / Databricks prints it, plus the truth behind it.
+ *
+ * The physics follows ../shared/reference/detection.md: a batch reads what is available at its start
+ * (up to the admission cap), runs for d = overhead + work, and the next trigger starts at the next
+ * multiple of the trigger interval or, if the batch overran, as soon as it ends.
+ */
+
+import { ArrivalLog } from './arrival-log.js';
+import { expectedArrivals, type ArrivalRate } from './arrivals.js';
+import { sparkTimestamp } from './java-format.js';
+import { SeededRandom } from './random.js';
+import { FileSource } from './sources/file-source.js';
+import { KafkaSource } from './sources/kafka-source.js';
+import { RateSource } from './sources/rate-source.js';
+import { sortedMap, type SimSource } from './sources/source.js';
+import { toSparkJson } from './spark-json.js';
+import {
+  DEFAULT_START_MS,
+  resolveProcessing,
+  resolveSink,
+  resolveState,
+  type Platform,
+  type ResolvedProcessing,
+  type ResolvedSink,
+  type SimEvent,
+  type SimulatorOptions,
+  type StreamSpec,
+} from './spec.js';
+import { StateStoreModel, type StateBatchResult } from './state-store-model.js';
+import type { RawProgress } from '../progress/types.js';
+
+/** What really happened in a reported trigger: the ground truth used to label and evaluate. */
+export interface BatchTruth {
+  /** 0-based position of this report in the simulator's output. */
+  index: number;
+  /** `data` = a micro-batch ran; `no-data` = an idle progress event. */
+  kind: 'data' | 'no-data';
+  batchId: number;
+  runId: string;
+  /** First trigger of a run (after a start or restart). */
+  firstOfRun: boolean;
+  /** This report repeats the previous batchId (a retry). */
+  retried: boolean;
+  startMs: number;
+  endMs: number;
+  rows: number;
+  /** Nominal arrival rate λ at the trigger start, rows/s. */
+  arrivalRate: number;
+  /** Busy-time throughput of the query for large batches, rows/s (cores, partitions, sink, state). */
+  capacityRowsPerSec: number;
+  /** Highest rate the admission cap lets through (cap / max(T, d)), rows/s; null when uncapped. */
+  admissionRowsPerSec: number | null;
+  /** min(capacity, admission): the arrival rate above which the query loses ground. */
+  sustainableRowsPerSec: number;
+  /** λ / sustainable. Above 1 the query falls behind. */
+  loadFactor: number;
+  /** Rows arrived and not yet consumed at `endMs`. */
+  backlogRows: number;
+  /** Age of the oldest unread row at `endMs`, seconds (0 when nothing waits). */
+  timeBehindSec: number;
+  stateRows: number;
+  stateBytes: number;
+  gcPauseMs: number;
+  repartitionMs: number;
+  /** Time spent stalled inside this batch, ms. */
+  stallMs: number;
+}
+
+export interface SimulatedBatch {
+  /** The progress object, keys in Spark's order. */
+  progress: RawProgress;
+  /** `progress` as Spark's compact JSON (one JSON Lines record). */
+  json: string;
+  endMs: number;
+  truth: BatchTruth;
+}
+
+interface PlatformTraits {
+  batchDuration: boolean;
+  databricks: boolean;
+  latestAfterBatch: boolean;
+  roundRates: boolean;
+}
+
+const PLATFORMS: Record<Platform, PlatformTraits> = {
+  'dbr-17.1': { batchDuration: true, databricks: true, latestAfterBatch: true, roundRates: false },
+  'dbr-17.0': { batchDuration: true, databricks: true, latestAfterBatch: false, roundRates: false },
+  'spark-3.5': { batchDuration: false, databricks: false, latestAfterBatch: false, roundRates: false },
+  'spark-4.0': { batchDuration: true, databricks: false, latestAfterBatch: false, roundRates: true },
+};
+
+/** Delay between an event happening and its row arriving at the source. */
+const EVENT_TO_ARRIVAL_MS = 1_500;
+/** Share of the per-row work done before the shuffle when the plan shuffles. */
+const MAP_SIDE_SHARE = 0.5;
+/** Idle polling step in the back-to-back regime (Spark polls every 10 ms; coarser here to stay cheap). */
+const IDLE_POLL_MS = 100;
+/** Bound on trigger checks per `next()` call so a pathological spec cannot spin forever. */
+const MAX_TRIGGERS_PER_CALL = 1_000_000;
+
+export class StreamSimulator {
+  readonly id: string;
+  readonly name: string | null;
+  private readonly random: SeededRandom;
+  private readonly arrival: ArrivalRate;
+  private readonly arrivalNoise: number;
+  private readonly processing: ResolvedProcessing;
+  private readonly sink: ResolvedSink;
+  private readonly traits: PlatformTraits;
+  private readonly triggerMs: number;
+  private readonly noDataIntervalMs: number;
+  private readonly source: SimSource;
+  private readonly state: StateStoreModel | null;
+  private readonly events: SimEvent[];
+  private readonly log = new ArrivalLog();
+  private readonly eventsDone = new Set<SimEvent>();
+
+  private runId: string;
+  private nowMs: number;
+  private arrivedUntilMs: number;
+  private arrivalCarry = 0;
+  private arrivedTotal = 0;
+  private batchId = 0;
+  private reportIndex = 0;
+  private firstBatchEver = true;
+  private lastTriggerStartMs = -1;
+  private lastProgressEventMs: number;
+  private firstOfRun = true;
+  private pendingRepartitionMs = 0;
+  private retrying: { rows: number; state: StateBatchResult | null } | null = null;
+  private maxEventMs: number | null = null;
+
+  constructor(spec: StreamSpec, options: SimulatorOptions = {}) {
+    const startMs = options.startMs ?? DEFAULT_START_MS;
+    this.random = new SeededRandom(options.seed ?? 1);
+    this.id = spec.id ?? this.random.uuid();
+    this.name = spec.name ?? null;
+    this.runId = this.random.uuid();
+    const source = spec.source;
+    this.arrival =
+      source.kind === 'rate'
+        ? () => source.rowsPerSecond
+        : typeof spec.arrival === 'number'
+          ? ((rate: number) => () => rate)(spec.arrival)
+          : spec.arrival;
+    this.arrivalNoise = source.kind === 'rate' ? 0 : (spec.arrivalNoise ?? 0.05);
+    this.processing = resolveProcessing(spec.processing, spec.state !== undefined);
+    this.sink = resolveSink(spec.sink);
+    this.traits = PLATFORMS[spec.platform ?? 'dbr-17.1'];
+    this.triggerMs = Math.max(0, spec.triggerMs ?? 0);
+    this.noDataIntervalMs = spec.noDataProgressEventIntervalMs ?? 10_000;
+    this.source =
+      source.kind === 'kafka'
+        ? new KafkaSource(source, this.random)
+        : source.kind === 'rate'
+          ? new RateSource(source, startMs)
+          : new FileSource(source, this.random, startMs);
+    this.state = spec.state
+      ? new StateStoreModel(resolveState(spec.state), this.processing.shufflePartitions, startMs)
+      : null;
+    this.events = [...(spec.events ?? [])];
+    this.nowMs = startMs;
+    this.arrivedUntilMs = startMs;
+    this.lastProgressEventMs = startMs;
+    this.log.record(startMs, 0);
+  }
+
+  /** Simulated time: the earliest start of the next trigger, epoch ms. */
+  get timeMs(): number {
+    return this.nowMs;
+  }
+
+  /** The batchId the next micro-batch will carry. */
+  get nextBatchId(): number {
+    return this.batchId;
+  }
+
+  /** Advances to the end of the next reported trigger and returns its progress and truth. */
+  next(): SimulatedBatch {
+    for (let guard = 0; guard < MAX_TRIGGERS_PER_CALL; guard++) {
+      this.applyRestart();
+      const start = this.nowMs;
+      this.advanceArrivals(start);
+      const hasData = this.retrying !== null || this.source.availableRows(start) > 0;
+      if (hasData) return this.runBatch(start);
+      const idle = this.idleTrigger(start);
+      if (idle) return idle;
+    }
+    throw new Error('streamdoctor_simulator_no_progress: no trigger reported within the step bound');
+  }
+
+  /** Runs `count` batches (bounded) and returns them. */
+  take(count: number): SimulatedBatch[] {
+    const out: SimulatedBatch[] = [];
+    for (let i = 0; i < count; i++) out.push(this.next());
+    return out;
+  }
+
+  private eventFor<T extends SimEvent['type']>(type: T, batchId: number): Extract<SimEvent, { type: T }> | undefined {
+    return this.events.find((e) => e.type === type && e.atBatch === batchId && !this.eventsDone.has(e)) as
+      | Extract<SimEvent, { type: T }>
+      | undefined;
+  }
+
+  private applyRestart(): void {
+    const restart = this.eventFor('restart', this.batchId);
+    if (!restart || this.retrying) return;
+    this.eventsDone.add(restart);
+    this.nowMs += restart.downtimeMs;
+    this.newRun();
+    if (restart.cap !== undefined) this.source.cap = restart.cap;
+    if (restart.cores !== undefined) this.processing.cores = restart.cores;
+    if (
+      restart.stateStorePartitions !== undefined &&
+      this.state &&
+      restart.stateStorePartitions !== this.state.partitions
+    ) {
+      // The repartition runs before the first batch of the new run, and shows in that batch's durationMs.
+      this.pendingRepartitionMs = this.state.repartitionMs();
+      this.state.partitions = restart.stateStorePartitions;
+      this.processing.shufflePartitions = restart.stateStorePartitions;
+      this.nowMs += this.pendingRepartitionMs;
+    }
+  }
+
+  private newRun(): void {
+    this.runId = this.random.uuid();
+    this.firstOfRun = true;
+    this.lastTriggerStartMs = -1;
+  }
+
+  private advanceArrivals(toMs: number): void {
+    if (toMs <= this.arrivedUntilMs) return;
+    const expected = expectedArrivals(this.arrival, this.arrivedUntilMs, toMs);
+    const rows = expected * this.random.factor(this.arrivalNoise) + this.arrivalCarry;
+    const whole = Math.max(0, Math.floor(rows));
+    this.arrivalCarry = Math.max(0, rows - whole);
+    this.arrivedUntilMs = toMs;
+    this.source.receive(whole, toMs);
+    this.arrivedTotal = this.source.arrivedRows();
+    this.log.record(toMs, this.arrivedTotal);
+  }
+
+  /** Stage parallelism caps the cluster: read tasks, and shuffle partitions when the plan shuffles. */
+  private perRowMs(): number {
+    const p = this.processing;
+    const readTasks = Math.max(1, Math.min(p.cores, this.source.inputTasks));
+    const rate = p.rowsPerSecPerCore;
+    let ms: number;
+    if (p.shuffles) {
+      const shuffleTasks = Math.max(1, Math.min(p.cores, p.shufflePartitions));
+      ms = (MAP_SIDE_SHARE / (rate * readTasks) + (1 - MAP_SIDE_SHARE) / (rate * shuffleTasks)) * 1_000;
+    } else {
+      ms = (1 / (rate * readTasks)) * 1_000;
+    }
+    if (Number.isFinite(this.sink.writeRowsPerSec)) ms += 1_000 / this.sink.writeRowsPerSec;
+    if (this.state) {
+      const s = this.state.spec;
+      const updatedPerRow = Math.min(1, s.newKeysPerRow + s.updatesPerRow);
+      ms += (updatedPerRow * s.commitMsPerMillionUpdated) / 1e6;
+    }
+    return ms;
+  }
+
+  private fixedMs(): number {
+    let ms = this.processing.overheadMs + this.sink.commitMs;
+    if (this.state) {
+      const s = this.state.spec;
+      const gb = this.state.bytes / 1024 ** 3;
+      ms += s.commitBaseMs + gb * s.commitMsPerGb + (this.state.rows / 1e6) * s.msPerMillionRows;
+      if (s.provider === 'hdfs') ms += gb * s.gcMsPerGb;
+    }
+    return ms;
+  }
+
+  private nextTriggerMs(startMs: number, endMs: number): number {
+    if (this.triggerMs <= 0) return endMs + 3;
+    const aligned = Math.floor(startMs / this.triggerMs) * this.triggerMs + this.triggerMs;
+    return Math.max(aligned, endMs);
+  }
+
+  private runBatch(startMs: number): SimulatedBatch {
+    const retried = this.retrying !== null;
+    const firstOfRun = this.firstOfRun;
+    const rows = this.retrying ? this.retrying.rows : this.source.plan(startMs);
+    const consumedBefore = this.source.consumedRows();
+    const p = this.processing;
+    const overhead = p.overheadMs * this.random.factor(p.noise / 2);
+    const computeMs = rows * this.perRowMs() * this.random.factor(p.noise);
+
+    // Event times of the rows read: they arrived between these two points.
+    const firstRowAt = rows > 0 ? this.log.arrivalTimeOf(consumedBefore) : null;
+    const lastRowAt = rows > 0 ? this.log.arrivalTimeOf(consumedBefore + rows - 1) : null;
+    const maxEventMs = lastRowAt !== null ? lastRowAt - EVENT_TO_ARRIVAL_MS : null;
+    const watermarkMs = this.currentWatermarkMs();
+    let stateResult: StateBatchResult | null = null;
+    if (this.state) {
+      stateResult = this.retrying?.state ?? this.state.apply(rows, maxEventMs ?? startMs, watermarkMs);
+    }
+    const gc = this.eventFor('gc', this.batchId);
+    const gcPauseMs = (gc?.pauseMs ?? 0) + (stateResult?.gcMs ?? 0);
+    if (gc) this.eventsDone.add(gc);
+    const stall = this.eventFor('stall', this.batchId);
+    if (stall) this.eventsDone.add(stall);
+    const stallMs = stall?.durationMs ?? 0;
+    const stateMs = stateResult ? stateResult.workMs + stateResult.commitMs : 0;
+    const sinkCommitMs = this.sink.commitMs * this.random.factor(0.1);
+
+    const durations: [string, number][] = [];
+    const latestOffsetMs = Math.round(overhead * 0.12);
+    const getBatchMs = Math.round(overhead * 0.01);
+    const planningMs = Math.round(overhead * 0.3);
+    const walMs = Math.round(overhead * 0.25);
+    const commitOffsetsMs = Math.round(overhead * 0.25);
+    const addBatchMs = Math.round(computeMs + stateMs + gcPauseMs + stallMs + sinkCommitMs);
+    const otherMs = Math.round(overhead * 0.07);
+    const triggerMs = latestOffsetMs + getBatchMs + planningMs + walMs + commitOffsetsMs + addBatchMs + otherMs;
+    durations.push(
+      ['addBatch', addBatchMs],
+      ['commitOffsets', commitOffsetsMs],
+      ['getBatch', getBatchMs],
+      ['latestOffset', latestOffsetMs],
+      ['queryPlanning', planningMs],
+      ['triggerExecution', triggerMs],
+      ['walCommit', walMs],
+    );
+    if (this.traits.databricks) durations.push(['commitBatch', Math.round(sinkCommitMs)]);
+    const repartitionMs = this.pendingRepartitionMs;
+    if (repartitionMs > 0) durations.push(['controlBatch.REPARTITION', repartitionMs]);
+    this.pendingRepartitionMs = 0;
+    const batchDurationMs = triggerMs + 1;
+    const endMs = startMs + batchDurationMs;
+    this.advanceArrivals(endMs);
+
+    const eventTime = this.eventTime(firstRowAt, lastRowAt, watermarkMs);
+    if (maxEventMs !== null) this.maxEventMs = Math.max(this.maxEventMs ?? maxEventMs, maxEventMs);
+
+    const progress = this.render({
+      startMs,
+      batchDurationMs,
+      rows,
+      durations,
+      eventTime,
+      firstBatch: this.firstBatchEver,
+    });
+
+    // A retry event: this batch is reported, then the run fails before its commit is durable; the
+    // restarted run replays the same offset range under the same batchId.
+    const retry = retried ? undefined : this.eventFor('retry', this.batchId);
+    const capacity = 1_000 / this.perRowMs();
+    const admission = this.admissionRate();
+    const arrivalRate = this.arrival(startMs);
+    const truthBatchId = this.batchId;
+    if (retry) {
+      this.eventsDone.add(retry);
+      this.retrying = { rows, state: stateResult };
+      this.nowMs = endMs + (retry.downtimeMs ?? 30_000);
+      this.newRun();
+      this.lastProgressEventMs = endMs;
+    } else {
+      this.source.commit();
+      this.retrying = null;
+      this.firstBatchEver = false;
+      this.batchId += 1;
+      this.firstOfRun = false;
+      this.lastTriggerStartMs = startMs;
+      this.lastProgressEventMs = endMs;
+      this.nowMs = this.nextTriggerMs(startMs, endMs);
+    }
+    this.log.prune(this.source.consumedRows());
+    const truth = this.truth({
+      kind: 'data',
+      batchId: truthBatchId,
+      firstOfRun,
+      retried,
+      startMs,
+      endMs,
+      rows,
+      arrivalRate,
+      capacity,
+      admission,
+      gcPauseMs,
+      repartitionMs,
+      stallMs,
+    });
+    return { progress, json: toSparkJson(progress), endMs, truth };
+  }
+
+  /** The most rows per second the admission cap lets through: a full batch every max(T, its duration). */
+  private admissionRate(): number | null {
+    const cap = this.source.cap;
+    if (cap === null || this.source.kind === 'rate') return null;
+    const capRows = cap * this.source.rowsPerUnit;
+    const d = this.fixedMs() + capRows * this.perRowMs();
+    return capRows / (Math.max(this.triggerMs, d) / 1_000);
+  }
+
+  private currentWatermarkMs(): number | null {
+    const w = this.state?.spec.watermarkMs ?? null;
+    if (w === null) return null;
+    return this.maxEventMs === null ? 0 : Math.max(0, this.maxEventMs - w);
+  }
+
+  private eventTime(
+    firstRowAt: number | null,
+    lastRowAt: number | null,
+    watermarkMs: number | null,
+  ): Record<string, string> | undefined {
+    if (watermarkMs === null) return undefined;
+    const entries: [string, string][] = [['watermark', sparkTimestamp(watermarkMs)]];
+    if (firstRowAt !== null && lastRowAt !== null) {
+      const min = firstRowAt - EVENT_TO_ARRIVAL_MS;
+      const max = lastRowAt - EVENT_TO_ARRIVAL_MS;
+      entries.push(['avg', sparkTimestamp((min + max) / 2)], ['max', sparkTimestamp(max)], ['min', sparkTimestamp(min)]);
+    }
+    return sortedMap(entries);
+  }
+
+  private idleTrigger(startMs: number): SimulatedBatch | null {
+    const triggerMs = 2 + this.random.int(4);
+    const endMs = startMs + triggerMs;
+    const due = endMs - this.lastProgressEventMs >= this.noDataIntervalMs;
+    let batch: SimulatedBatch | null = null;
+    if (due) {
+      this.source.plan(startMs);
+      this.state?.idle();
+      const progress = this.render({
+        startMs,
+        batchDurationMs: triggerMs,
+        rows: 0,
+        durations: [
+          ['latestOffset', triggerMs - 1],
+          ['triggerExecution', triggerMs],
+        ],
+        eventTime: this.eventTime(null, null, this.currentWatermarkMs()),
+        firstBatch: this.firstBatchEver,
+      });
+      this.lastProgressEventMs = endMs;
+      const truth = this.truth({
+        kind: 'no-data',
+        batchId: this.batchId,
+        firstOfRun: this.firstOfRun,
+        retried: false,
+        startMs,
+        endMs,
+        rows: 0,
+        arrivalRate: this.arrival(startMs),
+        capacity: 1_000 / this.perRowMs(),
+        admission: this.admissionRate(),
+        gcPauseMs: 0,
+        repartitionMs: 0,
+        stallMs: 0,
+      });
+      batch = { progress, json: toSparkJson(progress), endMs, truth };
+    }
+    this.firstOfRun = false;
+    this.lastTriggerStartMs = startMs;
+    this.nowMs = this.triggerMs > 0 ? this.nextTriggerMs(startMs, endMs) : endMs + IDLE_POLL_MS;
+    return batch;
+  }
+
+  private rate(rows: number, seconds: number): number | undefined {
+    const value = rows / seconds;
+    if (!Number.isFinite(value)) return undefined;
+    return this.traits.roundRates ? Math.round(value * 10) / 10 : value;
+  }
+
+  private render(b: {
+    startMs: number;
+    batchDurationMs: number;
+    rows: number;
+    durations: [string, number][];
+    eventTime: Record<string, string> | undefined;
+    firstBatch: boolean;
+  }): RawProgress {
+    const sinceLast =
+      this.lastTriggerStartMs >= 0 && b.startMs > this.lastTriggerStartMs
+        ? (b.startMs - this.lastTriggerStartMs) / 1_000
+        : Infinity;
+    const inputRate = this.rate(b.rows, sinceLast);
+    const processedRate = this.rate(b.rows, b.batchDurationMs / 1_000);
+    const out: RawProgress = {
+      id: this.id,
+      runId: this.runId,
+      name: this.name,
+      timestamp: sparkTimestamp(b.startMs),
+      batchId: this.batchId,
+    };
+    if (this.traits.batchDuration) out.batchDuration = b.batchDurationMs;
+    out.numInputRows = b.rows;
+    if (inputRate !== undefined) out.inputRowsPerSecond = inputRate;
+    if (processedRate !== undefined) out.processedRowsPerSecond = processedRate;
+    const durationMs = sortedMap(b.durations);
+    if (durationMs) out.durationMs = durationMs;
+    if (b.eventTime) out.eventTime = b.eventTime;
+    out.stateOperators = this.state ? [this.state.render()] : [];
+    out.sources = [
+      this.source.render({
+        rows: b.rows,
+        inputRowsPerSecond: inputRate,
+        processedRowsPerSecond: processedRate,
+        firstBatch: b.firstBatch,
+        latestAfterBatch: this.traits.latestAfterBatch,
+        databricks: this.traits.databricks,
+      }),
+    ];
+    const outputRows =
+      this.sink.kind === 'delta' || this.sink.kind === 'foreachBatch'
+        ? -1
+        : this.state
+          ? (this.state.render().numRowsUpdated as number)
+          : b.rows;
+    out.sink = { description: this.sink.description, numOutputRows: outputRows };
+    return out;
+  }
+
+  private truth(t: {
+    kind: 'data' | 'no-data';
+    batchId: number;
+    firstOfRun: boolean;
+    retried: boolean;
+    startMs: number;
+    endMs: number;
+    rows: number;
+    arrivalRate: number;
+    capacity: number;
+    admission: number | null;
+    gcPauseMs: number;
+    repartitionMs: number;
+    stallMs: number;
+  }): BatchTruth {
+    const backlogRows = this.source.backlogRows();
+    const oldest = backlogRows > 0 ? this.log.arrivalTimeOf(this.source.consumedRows()) : null;
+    const sustainable = t.admission === null ? t.capacity : Math.min(t.capacity, t.admission);
+    return {
+      index: this.reportIndex++,
+      kind: t.kind,
+      batchId: t.batchId,
+      runId: this.runId,
+      firstOfRun: t.firstOfRun,
+      retried: t.retried,
+      startMs: t.startMs,
+      endMs: t.endMs,
+      rows: t.rows,
+      arrivalRate: t.arrivalRate,
+      capacityRowsPerSec: t.capacity,
+      admissionRowsPerSec: t.admission,
+      sustainableRowsPerSec: sustainable,
+      loadFactor: sustainable > 0 ? t.arrivalRate / sustainable : Infinity,
+      backlogRows,
+      timeBehindSec: oldest === null ? 0 : Math.max(0, (t.endMs - oldest) / 1_000),
+      stateRows: this.state?.rows ?? 0,
+      stateBytes: this.state?.bytes ?? 0,
+      gcPauseMs: t.gcPauseMs,
+      repartitionMs: t.repartitionMs,
+      stallMs: t.stallMs,
+    };
+  }
+}
