@@ -1,0 +1,122 @@
+/**
+ * Options of the local Slack and their defaults. A demo workspace is built in so
+ * `streamdoctor local-slack` works with no configuration.
+ */
+import type { BotIdentity, WorkspaceChannel, WorkspaceUser } from './types.js';
+
+export interface RateLimitOptions {
+  /** Messages per second per channel for chat.postMessage. @defaultValue 1 */
+  perSecond?: number;
+  /** Extra messages a channel may send in a burst before 429s start. @defaultValue 4 */
+  burst?: number;
+}
+
+export interface LocalSlackOptions {
+  /** Interface to listen on. @defaultValue '127.0.0.1' */
+  host?: string;
+  /** Port; 0 picks a free one. @defaultValue 0 */
+  port?: number;
+  /** Team (workspace) id. @defaultValue 'T0STREAMDR' */
+  teamId?: string;
+  /** Team domain. @defaultValue 'streamdoctor-demo' */
+  teamDomain?: string;
+  /** Channels that exist. @defaultValue #data-alerts, #streaming, #general */
+  channels?: WorkspaceChannel[];
+  /** Users that exist. @defaultValue three demo users */
+  users?: WorkspaceUser[];
+  /** Bot installations whose tokens the Web API accepts. @defaultValue one StreamDoctor bot with token 'xoxb-local-streamdoctor' */
+  bots?: BotIdentity[];
+  /** Signing secret used to sign requests into the app. @defaultValue 'local-signing-secret' */
+  signingSecret?: string;
+  /** The app's request URL (commands, interactivity, events). Can be set later with `setRequestUrl`. */
+  requestUrl?: string;
+  /** Slash command the chat view's command box sends. @defaultValue '/stream' */
+  command?: string;
+  /** chat.postMessage rate limit, or false to disable it. @defaultValue { perSecond: 1, burst: 4 } */
+  rateLimit?: RateLimitOptions | false;
+  /** Clock in ms, swappable for tests. @defaultValue Date.now */
+  now?: () => number;
+  /** Legacy verification token put in payloads. @defaultValue 'local-verification-token' */
+  verificationToken?: string;
+  /** The user the chat view acts as first. @defaultValue the first user */
+  defaultUser?: string;
+}
+
+export interface ResolvedOptions {
+  host: string;
+  port: number;
+  teamId: string;
+  teamDomain: string;
+  channels: WorkspaceChannel[];
+  users: WorkspaceUser[];
+  bots: BotIdentity[];
+  signingSecret: string;
+  requestUrl: string | undefined;
+  command: string;
+  rateLimit: Required<RateLimitOptions> | false;
+  now: () => number;
+  verificationToken: string;
+  defaultUser: string;
+}
+
+export const DEFAULT_BOT: BotIdentity = {
+  token: 'xoxb-local-streamdoctor',
+  userId: 'U0SDBOT001',
+  botId: 'B0SDBOT001',
+  appId: 'A0SDAPP001',
+  name: 'StreamDoctor',
+};
+
+export const DEFAULT_USERS: WorkspaceUser[] = [
+  { id: 'U0MARIA001', name: 'maria', realName: 'Maria Costa', tz: 'Europe/Lisbon' },
+  { id: 'U0DEV00002', name: 'dev', realName: 'Dev Patel', tz: 'Asia/Kolkata' },
+  { id: 'U0SAM00003', name: 'sam', realName: 'Sam Okafor', tz: 'America/New_York' },
+];
+
+export const DEFAULT_CHANNELS: WorkspaceChannel[] = [
+  { id: 'C0DATAALRT', name: 'data-alerts', purpose: 'Streaming incidents from StreamDoctor' },
+  { id: 'C0STREAMNG', name: 'streaming', purpose: 'Structured Streaming jobs and their owners' },
+  { id: 'C0GENERAL1', name: 'general', purpose: 'Everything else' },
+];
+
+const ID_PATTERN = /^[A-Z][A-Z0-9]{2,}$/;
+
+/** Fills defaults and checks the ids look like Slack ids; throws a clear error otherwise. */
+export function resolveOptions(options: LocalSlackOptions = {}): ResolvedOptions {
+  const users = options.users ?? DEFAULT_USERS;
+  const channels = options.channels ?? DEFAULT_CHANNELS;
+  const bots = options.bots ?? [DEFAULT_BOT];
+  for (const c of channels) {
+    if (!ID_PATTERN.test(c.id) || !/^[CGD]/.test(c.id)) {
+      throw new Error(`streamdoctor_local_slack_bad_option: channel id "${c.id}" must look like C0123ABCD`);
+    }
+  }
+  for (const u of users) {
+    if (!ID_PATTERN.test(u.id) || !/^[UW]/.test(u.id)) {
+      throw new Error(`streamdoctor_local_slack_bad_option: user id "${u.id}" must look like U0123ABCD`);
+    }
+  }
+  if (bots.length === 0) throw new Error('streamdoctor_local_slack_bad_option: at least one bot is needed');
+  for (const b of bots) {
+    if (!b.token.startsWith('xoxb-')) {
+      throw new Error(`streamdoctor_local_slack_bad_option: bot "${b.name}" token must start with xoxb-`);
+    }
+  }
+  const rate = options.rateLimit === false ? false : { perSecond: 1, burst: 4, ...(options.rateLimit ?? {}) };
+  return {
+    host: options.host ?? '127.0.0.1',
+    port: options.port ?? 0,
+    teamId: options.teamId ?? 'T0STREAMDR',
+    teamDomain: options.teamDomain ?? 'streamdoctor-demo',
+    channels,
+    users,
+    bots,
+    signingSecret: options.signingSecret ?? 'local-signing-secret',
+    requestUrl: options.requestUrl,
+    command: options.command ?? '/stream',
+    rateLimit: rate,
+    now: options.now ?? Date.now,
+    verificationToken: options.verificationToken ?? 'local-verification-token',
+    defaultUser: options.defaultUser ?? users[0]?.id ?? 'U0MARIA001',
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * What a Web API method handler gets: the calling bot, its arguments, the state and a few
+ * collaborators. Plus the argument helpers every method shares (channel lookup, message content).
+ */
+import type { ResolvedOptions } from '../options.js';
+import type { ChannelRateLimiter } from '../rate-limiter.js';
+import type { SlackState } from '../slack-state.js';
+import type { TriggerIds } from '../trigger-ids.js';
+import type { BotIdentity, FileObject, Json, StoredFile, StoredMessage, WorkspaceChannel } from '../types.js';
+import { validateAttachments, validateBlocks } from '../block-validation.js';
+import { assignBlockIds } from '../block-ids.js';
+import { jsonArg, stringArg } from '../http-body.js';
+import { SlackMethodError } from './method-error.js';
+
+export interface MethodContext {
+  bot: BotIdentity;
+  args: Record<string, unknown>;
+  binary: Record<string, Buffer>;
+  state: SlackState;
+  options: ResolvedOptions;
+  triggers: TriggerIds;
+  rateLimiter: ChannelRateLimiter | undefined;
+  /** Base URL of the stand-in, no trailing slash. */
+  baseUrl: string;
+  now(): number;
+}
+
+export type MethodHandler = (ctx: MethodContext) => Json | Promise<Json>;
+
+/** Slack's hard cap on message text. */
+export const MAX_TEXT = 40_000;
+
+export function requireString(ctx: MethodContext, key: string, error = 'invalid_arguments'): string {
+  const value = stringArg(ctx.args[key]);
+  if (!value) throw new SlackMethodError(error, { response_metadata: { messages: [`[ERROR] missing required field: ${key}`] } });
+  return value;
+}
+
+/** Looks a channel up by id or #name; `channel_not_found` otherwise, `not_in_channel` if the bot is not a member. */
+export function requireChannel(ctx: MethodContext, key = 'channel'): WorkspaceChannel {
+  const raw = stringArg(ctx.args[key]);
+  if (!raw) throw new SlackMethodError('channel_not_found');
+  const channel = ctx.state.channel(raw);
+  if (!channel) throw new SlackMethodError('channel_not_found');
+  if (channel.members && !channel.members.includes(ctx.bot.userId)) throw new SlackMethodError('not_in_channel');
+  return channel;
+}
+
+export interface MessageContent {
+  text: string;
+  blocks?: Json[];
+  attachments?: Json[];
+}
+
+/**
+ * text / blocks / attachments of chat.postMessage, chat.update, chat.postEphemeral and response_url
+ * bodies, validated as Slack does. `requireSome` gives `no_text` when all are missing.
+ */
+export function messageContent(args: Record<string, unknown>, requireSome: boolean): MessageContent & { given: Set<string> } {
+  const given = new Set<string>();
+  const text = stringArg(args.text) ?? '';
+  if (args.text !== undefined) given.add('text');
+  let blocks: Json[] | undefined;
+  let attachments: Json[] | undefined;
+  if (args.blocks !== undefined && args.blocks !== '') {
+    const parsed = jsonArg(args.blocks);
+    if (!parsed.ok) throw new SlackMethodError('invalid_blocks_format');
+    const problems = validateBlocks(parsed.value, 'message');
+    if (problems.length > 0) throw new SlackMethodError('invalid_blocks', { response_metadata: { messages: problems } });
+    blocks = assignBlockIds(parsed.value as Json[]);
+    given.add('blocks');
+  }
+  if (args.attachments !== undefined && args.attachments !== '') {
+    const parsed = jsonArg(args.attachments);
+    if (!parsed.ok) throw new SlackMethodError('invalid_attachments');
+    const problems = validateAttachments(parsed.value);
+    if (problems.length > 0) throw new SlackMethodError('invalid_attachments', { response_metadata: { messages: problems } });
+    attachments = parsed.value as Json[];
+    given.add('attachments');
+  }
+  const empty = text.trim() === '' && !(blocks && blocks.length) && !(attachments && attachments.length);
+  if (requireSome && empty) throw new SlackMethodError('no_text');
+  if (text.length > MAX_TEXT) throw new SlackMethodError('msg_too_long');
+  return { text, blocks, attachments, given };
+}
+
+/** A stored message as the Web API returns it (internal bookkeeping stripped). */
+export function messageJson(message: StoredMessage, state: SlackState, teamId: string): Json {
+  const { postedByToken: _token, channel: _channel, ...rest } = message;
+  const out: Json = { ...rest, team: teamId };
+  if (message.bot_id) {
+    const bot = state.botByUserId(message.user);
+    if (bot) out.bot_profile = { id: bot.botId, app_id: bot.appId, name: bot.name, deleted: false, team_id: teamId };
+  }
+  return out;
+}
+
+export function fileJson(file: StoredFile, baseUrl: string, teamId: string): FileObject {
+  const name = encodeURIComponent(file.name);
+  return {
+    id: file.id,
+    name: file.name,
+    title: file.title,
+    mimetype: file.mimetype,
+    filetype: file.filetype,
+    size: file.size,
+    user: file.user,
+    created: file.created,
+    url_private: `${baseUrl}/files-pri/${teamId}-${file.id}/${name}`,
+    url_private_download: `${baseUrl}/files-pri/${teamId}-${file.id}/download/${name}`,
+    permalink: `${baseUrl}/files/${file.user}/${file.id}/${name}`,
+    is_public: true,
+    ...(file.altText ? { alt_txt: file.altText } : {}),
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * `/api/<method>`: authenticates the bearer token, parses the body (JSON, form or multipart, plus
+ * query parameters), runs the method and answers as Slack does: HTTP 200 with `ok` true or false,
+ * HTTP 429 with `Retry-After` when rate limited. Every call lands in the call log, token removed.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { BodyTooLargeError, parseArgs, readRawBody, sendJson } from '../http-body.js';
+import type { Json } from '../types.js';
+import type { MethodContext } from './method-context.js';
+import { SlackMethodError, SlackRateLimitedError } from './method-error.js';
+import { WEB_API_METHODS } from './methods.js';
+
+export type RouterDeps = Omit<MethodContext, 'bot' | 'args' | 'binary'>;
+
+const MAX_API_BODY = 5 * 1024 * 1024;
+
+function bearer(req: IncomingMessage): string | undefined {
+  const header = req.headers.authorization;
+  if (!header) return undefined;
+  const match = /^Bearer\s+(\S+)$/i.exec(header);
+  return match?.[1];
+}
+
+export async function handleWebApi(
+  req: IncomingMessage,
+  res: ServerResponse,
+  method: string,
+  query: URLSearchParams,
+  deps: RouterDeps,
+): Promise<void> {
+  const at = deps.now();
+  let loggedArgs: Json = {};
+  const answer = (status: number, body: Json, headers: Record<string, string> = {}): void => {
+    deps.state.logCall({
+      method,
+      at,
+      args: loggedArgs,
+      ok: body.ok === true,
+      ...(typeof body.error === 'string' ? { error: body.error } : {}),
+      status,
+    });
+    sendJson(res, status, body, headers);
+  };
+
+  let args: Record<string, unknown> = {};
+  let binary: Record<string, Buffer> = {};
+  let format = 'empty';
+  try {
+    const raw = await readRawBody(req, MAX_API_BODY);
+    const parsed = await parseArgs(req.headers['content-type'], raw);
+    args = parsed.args;
+    binary = parsed.binary;
+    format = parsed.format;
+  } catch (err) {
+    if (err instanceof BodyTooLargeError) return answer(200, { ok: false, error: 'request_too_large' });
+    return answer(200, { ok: false, error: 'invalid_json' });
+  }
+  for (const [key, value] of query) if (!(key in args)) args[key] = value;
+  const { token: bodyToken, ...withoutToken } = args;
+  loggedArgs = withoutToken;
+
+  const handler = Object.hasOwn(WEB_API_METHODS, method) ? WEB_API_METHODS[method] : undefined;
+  if (!handler) return answer(200, { ok: false, error: 'unknown_method' });
+
+  // JSON bodies must carry the token in the Authorization header; form bodies may carry it as a field.
+  const token = bearer(req) ?? (format !== 'json' && typeof bodyToken === 'string' ? bodyToken : undefined);
+  if (!token) return answer(200, { ok: false, error: 'not_authed' });
+  const bot = deps.state.botByToken(token);
+  if (!bot) return answer(200, { ok: false, error: 'invalid_auth' });
+
+  try {
+    const result = await handler({ ...deps, bot, args: withoutToken, binary });
+    return answer(200, { ok: true, ...result });
+  } catch (err) {
+    if (err instanceof SlackRateLimitedError) {
+      return answer(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(err.retryAfterSec) });
+    }
+    if (err instanceof SlackMethodError) return answer(200, { ok: false, error: err.error, ...err.extra });
+    // A bug in the stand-in: say so in the answer rather than crash the server.
+    return answer(200, { ok: false, error: 'internal_error', detail: err instanceof Error ? err.message : String(err) });
+  }
+}
