@@ -138,7 +138,7 @@ export function fallbackText(text: string): string {
   return truncate(text.replace(/\s+/g, ' ').trim() || 'StreamDoctor', SLACK_LIMITS.fallbackText);
 }
 
-/** `"… and 7 more"` tail for cut lists. */
-export function moreLine(omitted: number, noun = 'more'): string {
-  return `_…and ${omitted} ${noun} not shown._`;
+/** `_…and 7 more streams not shown._`, the tail of a cut list. */
+export function moreLine(omitted: number, noun = 'item', plural = `${noun}s`): string {
+  return `_…and ${omitted} more ${omitted === 1 ? noun : plural} not shown._`;
 }

@@ -49,7 +49,7 @@ function adviceBlocks(record: IncidentRecordView, options: AdviceOptions, maxBlo
     const setting = advice.setting ? `\n${inlineCode(`${advice.setting}${advice.value != null ? ` = ${advice.value}` : ''}`)}` : '';
     if (blocks.length < maxBlocks - 2) blocks.push(sectionBlock(`*${index + 1}.* ${escapeMrkdwn(advice.text)}${setting}`));
   });
-  if (incident.advice.length > maxAdvice) blocks.push(contextBlock([moreLine(incident.advice.length - maxAdvice, 'more items')]));
+  if (incident.advice.length > maxAdvice) blocks.push(contextBlock([moreLine(incident.advice.length - maxAdvice, 'advice item')]));
   blocks.push(contextBlock([`Incident ${inlineCode(record.id)} · query id ${inlineCode(record.queryId)}`]));
   return capBlocks(blocks, maxBlocks);
 }

@@ -58,7 +58,7 @@ export function renderAppHome(input: AppHomeInput): HomeView {
       ),
     );
   }
-  if (input.openIncidents.length > max) blocks.push(contextBlock([moreLine(input.openIncidents.length - max, 'more open incidents')]));
+  if (input.openIncidents.length > max) blocks.push(contextBlock([moreLine(input.openIncidents.length - max, 'open incident')]));
 
   blocks.push({ type: 'divider' }, headerBlock(`Silenced streams (${input.silences.length})`));
   if (input.silences.length === 0) blocks.push(sectionBlock('Nothing is silenced.'));
@@ -77,18 +77,18 @@ export function renderAppHome(input: AppHomeInput): HomeView {
       ),
     );
   }
-  if (input.silences.length > max) blocks.push(contextBlock([moreLine(input.silences.length - max, 'more silences')]));
+  if (input.silences.length > max) blocks.push(contextBlock([moreLine(input.silences.length - max, 'silence')]));
 
   blocks.push({ type: 'divider' }, headerBlock(`Watched streams (${input.watches.length})`));
   if (input.watches.length === 0) blocks.push(sectionBlock('No watches in your channels yet. `/stream watch <query|job|pipeline> [#channel]` adds one.'));
   else {
     const lines = input.watches.slice(0, max).map((watch) => `• ${watch.kind ? `${escapeMrkdwn(watch.kind)} ` : ''}${inlineCode(watch.target)} → ${channelMention(watch.channel)}`);
-    if (input.watches.length > max) lines.push(moreLine(input.watches.length - max, 'more watches'));
+    if (input.watches.length > max) lines.push(moreLine(input.watches.length - max, 'watch', 'watches'));
     blocks.push(sectionBlock(lines.join('\n')));
   }
   if (input.streams && input.streams.length > 0) {
     const lines = input.streams.slice(0, max).map((stream) => streamLine(stream, input.nowMs));
-    if (input.streams.length > max) lines.push(moreLine(input.streams.length - max, 'more streams'));
+    if (input.streams.length > max) lines.push(moreLine(input.streams.length - max, 'stream'));
     blocks.push(sectionBlock(lines.join('\n')));
   }
   blocks.push(

@@ -59,13 +59,13 @@ export function renderDiagnoseReport(output: DiagnoseOutput, options: DiagnoseRe
       continue;
     }
     const shown = query.incidents.slice(0, maxIncidents).map((incident) => incidentLines(incident, options.nowMs));
-    if (query.incidents.length > maxIncidents) shown.push(moreLine(query.incidents.length - maxIncidents, 'more incidents'));
+    if (query.incidents.length > maxIncidents) shown.push(moreLine(query.incidents.length - maxIncidents, 'incident'));
     blocks.push(sectionBlock(`${title}\n${shown.join('\n')}`));
   }
-  if (shownQueries < output.queries.length) blocks.push(contextBlock([moreLine(output.queries.length - shownQueries, 'more queries')]));
+  if (shownQueries < output.queries.length) blocks.push(contextBlock([moreLine(output.queries.length - shownQueries, 'query', 'queries')]));
   if (options.warnings.length > 0) {
     const listed = options.warnings.slice(0, 5).map((warning) => `• ${escapeMrkdwn(warning)}`);
-    if (options.warnings.length > 5) listed.push(moreLine(options.warnings.length - 5, 'more warnings'));
+    if (options.warnings.length > 5) listed.push(moreLine(options.warnings.length - 5, 'warning'));
     blocks.push(contextBlock([`⚠️ Skipped while reading ${escapeMrkdwn(options.inputLabel)}:\n${listed.join('\n')}`]));
   }
   const worst = output.queries.find((query) => query.health === 'critical') ?? output.queries.find((query) => query.health === 'warning');

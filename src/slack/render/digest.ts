@@ -66,7 +66,7 @@ export function renderDigest(input: DigestInput): RenderedMessage {
     const { blocks: sections, omitted } = linesToSections(lines, 12);
     blocks.push(...sections);
     const left = omitted + Math.max(0, streams.length - maxStreams);
-    if (left > 0) blocks.push(contextBlock([moreLine(left, 'more streams')]));
+    if (left > 0) blocks.push(contextBlock([moreLine(left, 'stream')]));
   } else {
     blocks.push(sectionBlock('No streams are routed to this channel. `/stream watch <query|job|pipeline>` adds one.'));
   }
@@ -84,7 +84,7 @@ export function renderDigest(input: DigestInput): RenderedMessage {
     const { blocks: sections, omitted } = linesToSections(lines, 12);
     blocks.push(...sections);
     const left = omitted + Math.max(0, recent.length - maxIncidents);
-    if (left > 0) blocks.push(contextBlock([moreLine(left, 'more incidents')]));
+    if (left > 0) blocks.push(contextBlock([moreLine(left, 'incident')]));
   }
   blocks.push(
     contextBlock([

@@ -99,7 +99,7 @@ export function renderIncidentMessage(record: IncidentRecordView, options: Incid
     const lines = ranked
       .slice(0, maxCauses)
       .map((cause) => `• *${escapeMrkdwn(causeLabel(cause.code))}* (${Math.round(cause.confidence * 100)}%): ${escapeMrkdwn(cause.evidence)}`);
-    if (ranked.length > maxCauses) lines.push(moreLine(ranked.length - maxCauses, 'more causes'));
+    if (ranked.length > maxCauses) lines.push(moreLine(ranked.length - maxCauses, 'cause'));
     blocks.push(sectionBlock(`*Likely causes*\n${lines.join('\n')}`));
   }
 
@@ -115,7 +115,7 @@ export function renderIncidentMessage(record: IncidentRecordView, options: Incid
     const lines = grouped
       .slice(0, maxGrouped)
       .map((other) => `• ${inlineCode(displayName(other))}: ${escapeMrkdwn(kindLabel(other.kind))}${other.state === 'resolved' ? ' (resolved)' : ''}`);
-    if (grouped.length > maxGrouped) lines.push(moreLine(grouped.length - maxGrouped, 'more streams'));
+    if (grouped.length > maxGrouped) lines.push(moreLine(grouped.length - maxGrouped, 'stream'));
     blocks.push(sectionBlock(`*Also affected (${grouped.length})*\n${lines.join('\n')}`));
   }
 

@@ -44,7 +44,7 @@ export function metricFields(metrics: IncidentMetrics | undefined, nowMs: number
     const value = metrics.backlogUnit === 'bytes' ? formatBytes(metrics.backlog) : formatCount(metrics.backlog);
     fields.push(`*Backlog*\n${value}${unit}`.trimEnd());
   }
-  if (metrics.stateRows != null) {
+  if (metrics.stateRows != null && (metrics.stateRows > 0 || (metrics.stateBytes ?? 0) > 0)) {
     const bytes = metrics.stateBytes != null ? ` · ${formatBytes(metrics.stateBytes)}` : '';
     fields.push(`*State rows*\n${formatCount(metrics.stateRows)}${bytes}`);
   }

@@ -79,7 +79,7 @@ export function renderStatus(streams: StreamView[], options: StatusOptions): Ren
   const { blocks: sections, omitted } = linesToSections(lines, SLACK_LIMITS.messageBlocks - 4);
   blocks.push(...sections);
   const left = omitted + Math.max(0, sorted.length - maxStreams);
-  if (left > 0) blocks.push(contextBlock([moreLine(left, 'more streams')]));
+  if (left > 0) blocks.push(contextBlock([moreLine(left, 'stream')]));
   blocks.push(contextBlock([`As of ${slackDate(options.nowMs)} · \`/stream tune <query>\` for advice`]));
   return {
     text: fallbackText(`Stream health (${escapeMrkdwn(options.scopeLabel)}): ${healthSummary(streams)}`),

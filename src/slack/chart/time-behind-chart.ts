@@ -1,0 +1,65 @@
+/**
+ * Renders the digest chart to PNG: vega-lite spec → vega View.toSVG() → resvg → PNG. resvg loads
+ * only the bundled DejaVu Sans (system fonts off), so the chart looks the same on every machine,
+ * including slim containers without fonts. Times on the axis are UTC.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Resvg } from '@resvg/resvg-js';
+import * as vega from 'vega';
+import { compile } from 'vega-lite';
+import { buildTimeBehindSpec, type TimeBehindChartOptions, type TimeBehindSeries } from './time-behind-spec.js';
+
+/** Bundled font; see assets/fonts/DejaVuSans-LICENSE.txt. */
+export const CHART_FONT_PATH = fileURLToPath(new URL('../../../assets/fonts/DejaVuSans.ttf', import.meta.url));
+const FONT_FAMILY = 'DejaVu Sans';
+
+export interface RenderedChart {
+  png: Buffer;
+  svg: string;
+  width: number;
+  height: number;
+  drawn: string[];
+  omitted: number;
+}
+
+export class ChartRenderError extends Error {
+  readonly code = 'streamdoctor_chart_render_failed';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ChartRenderError';
+  }
+}
+
+let fontChecked = false;
+
+function ensureFont(): void {
+  if (fontChecked) return;
+  try {
+    readFileSync(CHART_FONT_PATH, { flag: 'r' }).subarray(0, 4);
+    fontChecked = true;
+  } catch (error) {
+    throw new ChartRenderError(`the chart font is missing at ${CHART_FONT_PATH}; restore assets/fonts/DejaVuSans.ttf`, { cause: error });
+  }
+}
+
+/** Draws time behind per stream over the window. Rejects with ChartRenderError, never crashes. */
+export async function renderTimeBehindChart(series: TimeBehindSeries[], options: TimeBehindChartOptions): Promise<RenderedChart> {
+  ensureFont();
+  const { spec, drawn, omitted } = buildTimeBehindSpec(series, { ...options, fontFamily: FONT_FAMILY });
+  try {
+    const vgSpec = compile(spec).spec;
+    const view = new vega.View(vega.parse(vgSpec), { renderer: 'none' });
+    const svg = await view.toSVG();
+    view.finalize();
+    const resvg = new Resvg(svg, {
+      background: 'white',
+      fitTo: { mode: 'zoom', value: 2 },
+      font: { loadSystemFonts: false, fontFiles: [CHART_FONT_PATH], defaultFontFamily: FONT_FAMILY, sansSerifFamily: FONT_FAMILY },
+    });
+    const image = resvg.render();
+    return { png: Buffer.from(image.asPng()), svg, width: image.width, height: image.height, drawn, omitted };
+  } catch (error) {
+    throw new ChartRenderError(`could not draw the time-behind chart: ${(error as Error).message}`, { cause: error });
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * Parses the text of `/stream …` into a typed command. Tolerant of what Slack sends: extra spaces,
+ * escaped channel mentions (`<#C123|name>`), HTML entities, smart quotes, quoted query names.
+ * Anything that is not a command comes back as `{ name: 'invalid' }` with a short reason.
+ */
+import { DurationError, parseDuration } from '../util/duration.js';
+import { inlineCode } from './mrkdwn.js';
+
+export type WatchScope = 'query' | 'job' | 'pipeline';
+
+export interface WatchTarget {
+  scope: WatchScope;
+  id: string;
+}
+
+export type StreamCommand =
+  | { name: 'help' }
+  | { name: 'status'; query: string | null; all: boolean }
+  | { name: 'tune'; query: string | null }
+  | { name: 'diagnose'; input: string }
+  | { name: 'mute'; query: string | null; durationMs: number; durationText: string }
+  | { name: 'unmute'; query: string | null }
+  | { name: 'ack'; query: string | null }
+  | { name: 'watch'; target: WatchTarget; channel: string | null }
+  | { name: 'unwatch'; target: WatchTarget; channel: string | null }
+  | { name: 'digest' }
+  | { name: 'invalid'; reason: string; subcommand: string | null };
+
+export const SUBCOMMANDS = ['status', 'tune', 'diagnose', 'mute', 'unmute', 'ack', 'watch', 'unwatch', 'digest', 'help'] as const;
+
+const ALIASES: Record<string, (typeof SUBCOMMANDS)[number]> = {
+  st: 'status',
+  advice: 'tune',
+  silence: 'mute',
+  unsilence: 'unmute',
+  acknowledge: 'ack',
+  diag: 'diagnose',
+  '?': 'help',
+};
+
+/** Longest duration a mute may ask for; longer ones are almost always typos (`2d` vs `2h`). */
+export const MAX_MUTE_MS = 7 * 86_400_000;
+
+/** Undoes the escaping Slack applies to command text. */
+export function unescapeSlackText(text: string): string {
+  return text
+    .replace(/<(https?:\/\/[^|>]+)(?:\|[^>]*)?>/g, '$1')
+    .replace(/<mailto:[^|>]+\|([^>]+)>/g, '$1')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&')
+    .replace(/[\u201c\u201d\u201e\u2033]/g, '"')
+    .replace(/[\u2018\u2019\u2032]/g, "'");
+}
+
+/** `<#C123|name>` or `<#C123>` → `C123`; null when the token is not a channel. */
+export function channelIdFromToken(token: string): string | null {
+  const match = /^<#([CG][A-Z0-9]+)(?:\|[^>]*)?>$/.exec(token);
+  return match ? match[1]! : null;
+}
+
+function stripQuotes(text: string): string {
+  const trimmed = text.trim();
+  if (trimmed.length >= 2 && ((trimmed.startsWith('"') && trimmed.endsWith('"')) || (trimmed.startsWith("'") && trimmed.endsWith("'")))) {
+    return trimmed.slice(1, -1).trim();
+  }
+  return trimmed;
+}
+
+function queryOrNull(rest: string): string | null {
+  const value = stripQuotes(unescapeSlackText(rest));
+  return value === '' ? null : value;
+}
+
+function parseTarget(words: string[]): WatchTarget | null {
+  if (words.length === 0) return null;
+  const [first, ...rest] = words;
+  const lower = first!.toLowerCase();
+  const prefixed = /^(query|job|pipeline)[:=](.+)$/i.exec(first!);
+  if (prefixed && rest.length === 0) return { scope: prefixed[1]!.toLowerCase() as WatchScope, id: stripQuotes(prefixed[2]!) };
+  if ((lower === 'job' || lower === 'pipeline' || lower === 'query') && rest.length > 0) {
+    return { scope: lower as WatchScope, id: stripQuotes(rest.join(' ')) };
+  }
+  return { scope: 'query', id: stripQuotes(words.join(' ')) };
+}
+
+function parseWatch(name: 'watch' | 'unwatch', rest: string): StreamCommand {
+  const words = unescapeSlackText(rest.replace(/<#[CG][A-Z0-9]+(?:\|[^>]*)?>/g, (token) => ` ${token} `))
+    .split(/\s+/)
+    .filter(Boolean);
+  // unescapeSlackText leaves `<#…>` alone, so channel tokens survive to here.
+  let channel: string | null = null;
+  const targetWords: string[] = [];
+  for (const word of words) {
+    const id = channelIdFromToken(word);
+    if (id) {
+      if (channel && channel !== id) return { name: 'invalid', subcommand: name, reason: `name one channel, not several` };
+      channel = id;
+    } else if (/^#\S+$/.test(word) && targetWords.length > 0) {
+      return {
+        name: 'invalid',
+        subcommand: name,
+        reason: `pick the channel from Slack's autocomplete (${inlineCode(word)} was not sent as a channel link), or run the command in that channel`,
+      };
+    } else targetWords.push(word);
+  }
+  const target = parseTarget(targetWords);
+  if (!target || target.id === '') {
+    return { name: 'invalid', subcommand: name, reason: `say what to ${name}: a query name, \`job <id>\` or \`pipeline <id>\`` };
+  }
+  return { name, target, channel };
+}
+
+function parseMute(rest: string): StreamCommand {
+  const words = unescapeSlackText(rest).trim().split(/\s+/).filter(Boolean);
+  if (words.length === 0) return { name: 'invalid', subcommand: 'mute', reason: 'say for how long, e.g. `/stream mute orders 2h`' };
+  const last = words[words.length - 1]!;
+  let durationMs: number;
+  try {
+    durationMs = parseDuration(last.replace(/^for$/i, ''));
+  } catch (error) {
+    if (error instanceof DurationError) {
+      return { name: 'invalid', subcommand: 'mute', reason: `end with a duration such as 30m, 2h or 1d (${inlineCode(last.slice(0, 40))} is not one)` };
+    }
+    throw error;
+  }
+  if (durationMs <= 0) return { name: 'invalid', subcommand: 'mute', reason: 'the duration must be more than zero' };
+  if (durationMs > MAX_MUTE_MS) return { name: 'invalid', subcommand: 'mute', reason: 'mute for at most 7d; `/stream unwatch` stops alerts for good' };
+  const queryWords = words.slice(0, -1);
+  if (queryWords.length > 0 && queryWords[queryWords.length - 1]!.toLowerCase() === 'for') queryWords.pop();
+  return { name: 'mute', query: queryOrNull(queryWords.join(' ')), durationMs, durationText: last };
+}
+
+export function parseStreamCommand(rawText: string | undefined | null): StreamCommand {
+  const text = (rawText ?? '').replace(/\u00a0/g, ' ').trim();
+  if (text === '') return { name: 'help' };
+  const match = /^(\S+)(?:\s+([\s\S]*))?$/.exec(text)!;
+  const word = match[1]!.toLowerCase();
+  const rest = match[2] ?? '';
+  const name = (SUBCOMMANDS as readonly string[]).includes(word) ? (word as (typeof SUBCOMMANDS)[number]) : ALIASES[word];
+  switch (name) {
+    case 'help':
+      return { name: 'help' };
+    case 'digest':
+      return { name: 'digest' };
+    case 'status': {
+      const query = queryOrNull(rest);
+      if (query && query.toLowerCase() === 'all') return { name: 'status', query: null, all: true };
+      return { name: 'status', query, all: false };
+    }
+    case 'tune':
+      return { name: 'tune', query: queryOrNull(rest) };
+    case 'unmute':
+      return { name: 'unmute', query: queryOrNull(rest) };
+    case 'ack':
+      return { name: 'ack', query: queryOrNull(rest) };
+    case 'diagnose':
+      return { name: 'diagnose', input: unescapeSlackText(rest).trim() };
+    case 'mute':
+      return parseMute(rest);
+    case 'watch':
+    case 'unwatch':
+      return parseWatch(name, rest);
+    default:
+      return { name: 'invalid', subcommand: null, reason: `${inlineCode(word.slice(0, 40))} is not a /stream command` };
+  }
+}

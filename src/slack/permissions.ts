@@ -1,0 +1,89 @@
+/**
+ * Who may change alerting from Slack (mute, unmute, watch, unwatch, and the silence button).
+ * Default: anyone in the channel. When user ids or user groups are configured, only they may.
+ */
+
+export type GuardedAction = 'mute' | 'unmute' | 'watch' | 'unwatch';
+
+export interface PermissionPolicy {
+  /** Slack user ids (`U…`/`W…`) allowed. */
+  users?: string[];
+  /** Slack user group ids (`S…`) whose members are allowed. */
+  userGroups?: string[];
+  /**
+   * Actions the policy guards; the others stay open to anyone.
+   * @defaultValue ['mute', 'unmute', 'watch', 'unwatch']
+   */
+  actions?: GuardedAction[];
+}
+
+/** Lists the members of a user group (usergroups.users.list). */
+export type GroupMembersLookup = (groupId: string) => Promise<string[]>;
+
+export interface PermissionCheckerOptions {
+  policy?: PermissionPolicy;
+  groupMembers?: GroupMembersLookup;
+  /**
+   * How long group memberships are cached.
+   * @defaultValue 5 minutes
+   */
+  cacheMs?: number;
+  now?: () => number;
+}
+
+export type PermissionDecision = { allowed: true } | { allowed: false; reason: string };
+
+export class PermissionChecker {
+  private readonly cache = new Map<string, { members: Set<string>; at: number }>();
+  private readonly policy: PermissionPolicy;
+  private readonly now: () => number;
+
+  constructor(private readonly options: PermissionCheckerOptions = {}) {
+    this.policy = options.policy ?? {};
+    this.now = options.now ?? Date.now;
+  }
+
+  /** True when nobody is restricted (no users, no groups configured). */
+  get open(): boolean {
+    return (this.policy.users ?? []).length === 0 && (this.policy.userGroups ?? []).length === 0;
+  }
+
+  async check(action: GuardedAction, userId: string): Promise<PermissionDecision> {
+    const guarded = this.policy.actions ?? ['mute', 'unmute', 'watch', 'unwatch'];
+    if (this.open || !guarded.includes(action)) return { allowed: true };
+    if ((this.policy.users ?? []).includes(userId)) return { allowed: true };
+    for (const group of this.policy.userGroups ?? []) {
+      const members = await this.members(group);
+      if (members.has(userId)) return { allowed: true };
+    }
+    const who = [
+      ...(this.policy.users ?? []).map((id) => `<@${id}>`),
+      ...(this.policy.userGroups ?? []).map((id) => `<!subteam^${id}>`),
+    ].slice(0, 5);
+    return { allowed: false, reason: `Only ${who.join(', ')} may ${action} streams here; ask one of them.` };
+  }
+
+  private async members(groupId: string): Promise<Set<string>> {
+    const cached = this.cache.get(groupId);
+    const ttl = this.options.cacheMs ?? 300_000;
+    if (cached && this.now() - cached.at < ttl) return cached.members;
+    if (!this.options.groupMembers) return new Set();
+    try {
+      const members = new Set(await this.options.groupMembers(groupId));
+      this.cache.set(groupId, { members, at: this.now() });
+      return members;
+    } catch {
+      // A failed lookup denies (safe side) but is not cached, so the next click retries.
+      return cached?.members ?? new Set();
+    }
+  }
+}
+
+/** Reads the policy from comma-separated lists, e.g. STREAMDOCTOR_SLACK_ADMINS="U1,U2,S123". */
+export function permissionPolicyFromList(list: string | undefined): PermissionPolicy {
+  const ids = (list ?? '')
+    .split(/[\s,]+/)
+    .map((id) => id.trim())
+    .filter(Boolean);
+  return { users: ids.filter((id) => /^[UW][A-Z0-9]+$/.test(id)), userGroups: ids.filter((id) => /^S[A-Z0-9]+$/.test(id)) };
+}

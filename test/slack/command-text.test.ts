@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { parseStreamCommand } from '../../src/slack/command-text.js';
+
+describe('parseStreamCommand', () => {
+  it('parses each subcommand', () => {
+    expect(parseStreamCommand('')).toEqual({ name: 'help' });
+    expect(parseStreamCommand('  help ')).toEqual({ name: 'help' });
+    expect(parseStreamCommand('status')).toEqual({ name: 'status', query: null, all: false });
+    expect(parseStreamCommand('status ALL')).toEqual({ name: 'status', query: null, all: true });
+    expect(parseStreamCommand('status orders')).toEqual({ name: 'status', query: 'orders', all: false });
+    expect(parseStreamCommand('tune "orders enrich"')).toEqual({ name: 'tune', query: 'orders enrich' });
+    expect(parseStreamCommand('tune')).toEqual({ name: 'tune', query: null });
+    expect(parseStreamCommand('ack orders')).toEqual({ name: 'ack', query: 'orders' });
+    expect(parseStreamCommand('unmute')).toEqual({ name: 'unmute', query: null });
+    expect(parseStreamCommand('digest')).toEqual({ name: 'digest' });
+  });
+
+  it('reads mute durations with or without a query', () => {
+    expect(parseStreamCommand('mute orders-enrich 2h')).toEqual({ name: 'mute', query: 'orders-enrich', durationMs: 7_200_000, durationText: '2h' });
+    expect(parseStreamCommand('mute 30m')).toMatchObject({ name: 'mute', query: null, durationMs: 1_800_000 });
+    expect(parseStreamCommand('mute orders for 1h30m')).toMatchObject({ query: 'orders', durationMs: 5_400_000 });
+    expect(parseStreamCommand('mute orders')).toMatchObject({ name: 'invalid', subcommand: 'mute', reason: expect.stringContaining('`orders` is not one') });
+    expect(parseStreamCommand('mute orders 30d')).toMatchObject({ name: 'invalid', reason: expect.stringContaining('at most 7d') });
+    expect(parseStreamCommand('mute')).toMatchObject({ name: 'invalid', subcommand: 'mute' });
+  });
+
+  it('reads watch targets and escaped channel links', () => {
+    expect(parseStreamCommand('watch orders-enrich')).toEqual({ name: 'watch', target: { scope: 'query', id: 'orders-enrich' }, channel: null });
+    expect(parseStreamCommand('watch job 812 <#C0DATAALRT|data-alerts>')).toEqual({ name: 'watch', target: { scope: 'job', id: '812' }, channel: 'C0DATAALRT' });
+    expect(parseStreamCommand('watch pipeline:9a8b-7c6d <#C0DATAALRT>')).toEqual({ name: 'watch', target: { scope: 'pipeline', id: '9a8b-7c6d' }, channel: 'C0DATAALRT' });
+    expect(parseStreamCommand('unwatch job:812')).toEqual({ name: 'unwatch', target: { scope: 'job', id: '812' }, channel: null });
+    expect(parseStreamCommand('watch orders #data-alerts')).toMatchObject({ name: 'invalid', reason: expect.stringContaining('autocomplete') });
+    expect(parseStreamCommand('watch <#C0DATAALRT|x>')).toMatchObject({ name: 'invalid', subcommand: 'watch' });
+  });
+
+  it('keeps pasted JSON for diagnose, undoing Slack escaping and smart quotes', () => {
+    const command = parseStreamCommand('diagnose {\u201cid\u201d: "a", "sink": {"description": "ForeachBatchSink &amp; &lt;x&gt;"}}\n{"id": "b"}');
+    expect(command).toEqual({ name: 'diagnose', input: '{"id": "a", "sink": {"description": "ForeachBatchSink & <x>"}}\n{"id": "b"}' });
+  });
+
+  it('answers anything else with an escaped reason', () => {
+    expect(parseStreamCommand('<!channel> now')).toEqual({ name: 'invalid', subcommand: null, reason: '`&lt;!channel&gt;` is not a /stream command' });
+  });
+});

@@ -1,0 +1,138 @@
+import { describe, expect, it } from 'vitest';
+import { renderStatus } from '../../src/slack/render/status-table.js';
+import { renderDigest } from '../../src/slack/render/digest.js';
+import { renderAppHome } from '../../src/slack/render/app-home.js';
+import { renderDiagnoseReport } from '../../src/slack/render/diagnose-report.js';
+import { renderHelp, renderUsage } from '../../src/slack/render/help.js';
+import type { StreamView } from '../../src/slack/render/types.js';
+import { blockKitViolations, blockText, hasRawInjection } from './helpers/block-kit-limits.js';
+import { LAG_INCIDENT, NOW, STATE_INCIDENT, lagRecord, stateRecord, streams } from './helpers/incidents.js';
+
+function manyStreams(count: number): StreamView[] {
+  return Array.from({ length: count }, (_, index) => ({
+    queryId: `00000000-0000-4000-8000-${String(index).padStart(12, '0')}`,
+    name: `ingest-${index}-${'segment'.repeat(index % 7)}`,
+    health: index % 17 === 0 ? 'critical' : index % 5 === 0 ? 'warning' : 'ok',
+    timeBehindSec: (index * 37) % 900,
+    batchDurationMs: 5_000 + index * 10,
+    triggerMs: 30_000,
+    stateRows: index * 1000,
+    lastProgressAt: NOW - 30_000,
+  }));
+}
+
+describe('status table', () => {
+  it('lists streams worst first with their numbers and a link to the run', () => {
+    const message = renderStatus(streams(), { nowMs: NOW, scopeLabel: '#data-alerts' });
+    const text = blockText(message.blocks);
+    const order = ['orders-enrich', 'payments-dedupe', 'clickstream-sessionize'].map((name) => text.indexOf(name));
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+    expect(text).toContain('🔴 *<https://adb-1234567890123456.7.azuredatabricks.net/jobs/812/runs/99120|orders-enrich>* · 14m 20s behind · batch 48s vs 30s trigger (159%)');
+    expect(text).toContain('48.9M state rows');
+    expect(text).toContain('🔴 1 critical · 🟠 1 warning · 🟢 1 ok');
+    expect(message.text).toContain('#data-alerts');
+  });
+
+  it('stays within 50 blocks for 500 streams and says how many it left out', () => {
+    const message = renderStatus(manyStreams(500), { nowMs: NOW, scopeLabel: 'all streams' });
+    expect(blockKitViolations(message.blocks)).toEqual([]);
+    expect(blockText(message.blocks)).toContain('460 more streams not shown');
+  });
+
+  it('explains how to add a stream when there is none', () => {
+    expect(blockText(renderStatus([], { nowMs: NOW, scopeLabel: '#x' }).blocks)).toContain('/stream watch');
+  });
+});
+
+describe('digest', () => {
+  it('has overall health, streams worst first, and the last 24 h of incidents with durations', () => {
+    const resolved = lagRecord({
+      id: 'old',
+      state: 'resolved',
+      openedAt: NOW - 6 * 3_600_000,
+      resolvedAt: NOW - 6 * 3_600_000 + 42 * 60_000,
+      incident: { ...LAG_INCIDENT, resolvedAt: 'x' },
+    });
+    const tooOld = lagRecord({ id: 'ancient', state: 'resolved', openedAt: NOW - 50 * 3_600_000, resolvedAt: NOW - 49 * 3_600_000 });
+    const message = renderDigest({
+      channelLabel: '#data-alerts',
+      nowMs: NOW,
+      streams: streams(),
+      incidents: [resolved, lagRecord({ acknowledgedBy: 'U024BE7LH' }), stateRecord(), tooOld],
+      withChart: true,
+    });
+    const text = blockText(message.blocks);
+    expect(message.blocks[0]).toMatchObject({ type: 'header', text: { text: '📊 Daily stream health · #data-alerts' } });
+    expect(text).toContain('🔴 *Streams in trouble*');
+    expect(text).toContain('*Incidents in the last 24 h* · 3 (2 still open)');
+    expect(text).toContain('🔴 `orders-enrich` · Falling behind · open for 47m 30s · ack <@U024BE7LH>');
+    expect(text).toContain('🟠 `payments-dedupe` · State growing without bound · open for 5h 55m');
+    expect(text).toContain('🟢 `orders-enrich` · Falling behind · lasted 42m');
+    expect(text).toContain('chart of time behind');
+    expect(message.text).toMatch(/3 incidents in 24 h$/);
+    expect(blockKitViolations(message.blocks)).toEqual([]);
+  });
+
+  it('stays ≤ 50 blocks with 300 streams and 200 incidents and counts the rest', () => {
+    const incidents = Array.from({ length: 200 }, (_, index) => stateRecord({ id: `i${index}`, queryName: `q-${index}`, openedAt: NOW - index * 60_000 }));
+    const message = renderDigest({ channelLabel: '#big', nowMs: NOW, streams: manyStreams(300), incidents });
+    expect(blockKitViolations(message.blocks)).toEqual([]);
+    const text = blockText(message.blocks);
+    expect(text).toContain('275 more streams not shown');
+    expect(text).toContain('180 more incidents not shown');
+  });
+});
+
+describe('App Home', () => {
+  it('shows open incidents, silences with Unsilence, and watches for the viewer', () => {
+    const view = renderAppHome({
+      userId: 'U024BE7LH',
+      nowMs: NOW,
+      openIncidents: [{ ...lagRecord(), channel: 'C0DATAALRT' }, stateRecord()],
+      silences: [{ queryId: stateRecord().queryId, name: 'payments-dedupe', untilMs: NOW + 3_600_000, byUser: 'U1ALICE' }],
+      watches: [{ target: 'orders-enrich', kind: 'query', channel: 'C0DATAALRT' }, { target: '812', kind: 'job', channel: 'C0DATAALRT' }],
+    });
+    expect(view.type).toBe('home');
+    const text = blockText(view.blocks as never);
+    expect(text).toContain('Open incidents (2)');
+    expect(text).toContain('orders-enrich* · Falling behind · open for 47m 30s · <#C0DATAALRT>');
+    expect(text).toContain('🔕 *payments-dedupe* until');
+    expect(text).toContain('job `812` → <#C0DATAALRT>');
+    expect(JSON.stringify(view.blocks)).toContain('"action_id":"home_unsilence"');
+    expect(blockKitViolations(view.blocks as never, 100)).toEqual([]);
+  });
+});
+
+describe('diagnose report', () => {
+  it('summarises each query with its incidents, cause and advice, and lists skipped input', () => {
+    const message = renderDiagnoseReport(
+      {
+        queries: [
+          { id: 'a1b2', name: 'orders-enrich', health: 'critical', incidents: [LAG_INCIDENT] },
+          { id: 'c3d4', name: null, health: 'ok', incidents: [] },
+          { id: 'e5f6', name: '<!channel>', health: 'warning', incidents: [STATE_INCIDENT] },
+        ],
+      },
+      { nowMs: NOW, records: 240, warnings: ['line 17: not JSON (Unexpected token } in JSON at position 88)', 'line 18: <!here>'], inputLabel: 'progress.jsonl' },
+    );
+    const text = blockText(message.blocks, 'mrkdwn');
+    expect(blockText(message.blocks)).toContain('Diagnosis of 240 progress reports');
+    expect(text).toContain('*Falling behind* (critical, open, from batch 18423)');
+    expect(text).toContain('_Try:_ Cap each batch');
+    expect(text).toContain('`maxOffsetsPerTrigger = 1100000`');
+    expect(text).toContain('*c3d4* · ok');
+    expect(text).toContain('line 17: not JSON');
+    expect(hasRawInjection(text)).toBe(false);
+    expect(message.text).toBe('Diagnosis: orders-enrich is critical (1 incident)');
+  });
+});
+
+describe('help and usage', () => {
+  it('lists every subcommand and gives a one-line usage for mistakes', () => {
+    const help = blockText(renderHelp().blocks);
+    for (const name of ['status', 'tune', 'diagnose', 'mute', 'unmute', 'ack', 'watch', 'unwatch', 'digest', 'help']) {
+      expect(help).toContain(`/stream ${name}`);
+    }
+    expect(renderUsage('say for how long', 'mute').text).toBe('say for how long. Usage: `/stream mute &lt;query&gt; &lt;duration&gt;`');
+  });
+});
