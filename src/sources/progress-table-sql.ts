@@ -1,0 +1,46 @@
+/**
+ * The one statement the progress-table source sends per page: new rows of every watched query,
+ * after a keyset position (ingested_at, row key), oldest first. Everything variable is a named
+ * parameter (the table through `IDENTIFIER(:table)`, the id lists as JSON arrays), never
+ * string-built SQL. The row key is the same expression in the filter and the ORDER BY, so pages
+ * continue exactly where the last one stopped even when many rows share one ingested_at.
+ */
+import type { StatementParameter } from '../databricks/wire-types.js';
+
+export const PROGRESS_TABLE_STATEMENT = [
+  'SELECT query_id, run_id, batch_id, unix_micros(ingested_at) AS ingested_us, progress_json',
+  'FROM IDENTIFIER(:table)',
+  "WHERE (array_contains(from_json(:query_ids, 'ARRAY<STRING>'), query_id)",
+  "    OR array_contains(from_json(:query_names, 'ARRAY<STRING>'), query_name))",
+  '  AND (ingested_at > timestamp_micros(:after_us)',
+  "    OR (ingested_at = timestamp_micros(:after_us) AND concat_ws('/', query_id, run_id, CAST(batch_id AS STRING)) > :after_key))",
+  "ORDER BY ingested_at, concat_ws('/', query_id, run_id, CAST(batch_id AS STRING))",
+].join('\n');
+
+/** Result columns, in order. */
+export const PROGRESS_TABLE_COLUMNS = ['query_id', 'run_id', 'batch_id', 'ingested_us', 'progress_json'] as const;
+
+export interface ProgressPageParams {
+  /** `catalog.schema.table`. */
+  table: string;
+  queryIds: string[];
+  queryNames: string[];
+  /** Keyset position: rows strictly after (afterUs, afterKey). */
+  afterUs: number;
+  afterKey: string;
+}
+
+/** The row key as the statement computes it (`concat_ws` skips a NULL batch id). */
+export function rowKey(queryId: string, runId: string, batchId: string | null): string {
+  return [queryId, runId, batchId].filter((part) => part !== null && part !== undefined).join('/');
+}
+
+export function progressPageParameters(params: ProgressPageParams): StatementParameter[] {
+  return [
+    { name: 'table', value: params.table },
+    { name: 'query_ids', value: JSON.stringify(params.queryIds) },
+    { name: 'query_names', value: JSON.stringify(params.queryNames) },
+    { name: 'after_us', value: String(Math.max(0, Math.floor(params.afterUs))), type: 'BIGINT' },
+    { name: 'after_key', value: params.afterKey },
+  ];
+}

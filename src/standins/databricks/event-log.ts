@@ -1,0 +1,116 @@
+/** Per-pipeline event logs, paged the way `GET /api/2.0/pipelines/{id}/events` pages them. */
+import { randomUUID } from 'node:crypto';
+import { parseEventFilter, type EventPredicate } from './event-filter.js';
+
+export interface StoredEvent {
+  id: string;
+  timestampMs: number;
+  level: string;
+  seq: number;
+  body: Record<string, unknown>;
+}
+
+export interface PipelineInfo {
+  pipelineId: string;
+  name: string;
+}
+
+interface PageCursor {
+  pipelineId: string;
+  filter: string | null;
+  asc: boolean;
+  /** Keyset: (timestampMs, seq) of the last event served. */
+  lastTs: number;
+  lastSeq: number;
+}
+
+export class EventLog {
+  private readonly pipelines = new Map<string, { info: PipelineInfo; events: StoredEvent[] }>();
+  private seq = 0;
+
+  addPipeline(info: PipelineInfo): void {
+    if (!this.pipelines.has(info.pipelineId)) this.pipelines.set(info.pipelineId, { info, events: [] });
+  }
+
+  has(pipelineId: string): boolean {
+    return this.pipelines.has(pipelineId);
+  }
+
+  info(pipelineId: string): PipelineInfo | undefined {
+    return this.pipelines.get(pipelineId)?.info;
+  }
+
+  /** Appends an event; `id`, `timestamp`, `origin.pipeline_*` and `sequence` are filled in when absent. */
+  append(pipelineId: string, event: Record<string, unknown>, timestampMs: number): StoredEvent {
+    const pipeline = this.pipelines.get(pipelineId);
+    if (!pipeline) throw new Error(`unknown pipeline ${pipelineId}`);
+    this.seq += 1;
+    const id = typeof event.id === 'string' ? event.id : randomUUID();
+    const body: Record<string, unknown> = {
+      id,
+      sequence: { control_plane_seq_no: 1_700_000_000_000_000 + this.seq },
+      origin: {
+        cloud: 'AWS',
+        region: 'us-west-2',
+        org_id: 1234567890123456,
+        pipeline_id: pipelineId,
+        pipeline_type: 'WORKSPACE',
+        pipeline_name: pipeline.info.name,
+        ...(event.origin as Record<string, unknown> | undefined),
+      },
+      timestamp: new Date(timestampMs).toISOString(),
+      message: event.message ?? '',
+      level: event.level ?? 'INFO',
+      ...event,
+    };
+    body.id = id;
+    body.timestamp = new Date(timestampMs).toISOString();
+    const stored: StoredEvent = { id, timestampMs, level: String(body.level), seq: this.seq, body };
+    pipeline.events.push(stored);
+    return stored;
+  }
+
+  /**
+   * One page. `pageToken` continues a previous listing (its filter and order travel inside the token).
+   * Throws `Error` with a user-facing message on a bad token.
+   */
+  page(
+    pipelineId: string,
+    query: { filter: string | null; asc: boolean; maxResults: number; pageToken: string | null },
+  ): { events: Record<string, unknown>[]; next_page_token?: string } {
+    const pipeline = this.pipelines.get(pipelineId)!;
+    let cursor: PageCursor | null = null;
+    if (query.pageToken) cursor = decodeToken(query.pageToken, pipelineId);
+    const filter = cursor ? cursor.filter : query.filter;
+    const asc = cursor ? cursor.asc : query.asc;
+    const predicate: EventPredicate = filter ? parseEventFilter(filter) : () => true;
+    const ordered = pipeline.events.slice().sort((a, b) => (a.timestampMs - b.timestampMs || a.seq - b.seq) * (asc ? 1 : -1));
+    const after = (event: StoredEvent) => {
+      if (!cursor) return true;
+      const cmp = event.timestampMs - cursor.lastTs || event.seq - cursor.lastSeq;
+      return asc ? cmp > 0 : cmp < 0;
+    };
+    const matching = ordered.filter((event) => after(event) && predicate(event));
+    const page = matching.slice(0, query.maxResults);
+    const result: { events: Record<string, unknown>[]; next_page_token?: string } = { events: page.map((event) => event.body) };
+    if (matching.length > page.length && page.length > 0) {
+      const last = page.at(-1)!;
+      result.next_page_token = encodeToken({ pipelineId, filter, asc, lastTs: last.timestampMs, lastSeq: last.seq });
+    }
+    return result;
+  }
+}
+
+function encodeToken(cursor: PageCursor): string {
+  return Buffer.from(JSON.stringify(cursor)).toString('base64url');
+}
+
+function decodeToken(token: string, pipelineId: string): PageCursor {
+  try {
+    const cursor = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as PageCursor;
+    if (cursor.pipelineId !== pipelineId || typeof cursor.lastTs !== 'number') throw new Error('mismatch');
+    return cursor;
+  } catch {
+    throw new Error('Invalid page token.');
+  }
+}

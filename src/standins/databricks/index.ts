@@ -1,0 +1,6 @@
+export { startLocalDatabricks, type LocalDatabricks, type LocalDatabricksOptions, type RequestCounts } from './local-databricks.js';
+export { ScaledClock } from './scaled-clock.js';
+export { FaultInjector, type FaultKind, type FaultRule } from './faults.js';
+export type { BatchGenerator, StreamOptions } from './stream-driver.js';
+export type { JobInfo } from './job-runs.js';
+export type { ProgressRow, InsertProgressOptions } from './progress-table.js';

@@ -1,0 +1,176 @@
+/**
+ * Evaluates the statements the product sends to the progress table. The statement text is tokenized
+ * and must match one of the known shapes exactly (comments and whitespace aside); its parameter
+ * markers must all be bound; the table must exist. Anything else fails the way Databricks fails:
+ * HTTP 200, state FAILED, an error class and a SQLSTATE.
+ */
+import type { ProgressRow, ProgressTable } from './progress-table.js';
+import { sqlFailure, tableNotFound, type SqlFailure } from './sql-errors.js';
+import { sameTokens, SqlSyntaxError, tokenize, type SqlToken } from './sql-tokens.js';
+
+export interface StatementParam {
+  name: string;
+  value?: string | null;
+  type?: string;
+}
+
+export interface ResultColumn {
+  name: string;
+  type_name: string;
+  type_text: string;
+}
+
+export type Evaluation = { ok: true; columns: ResultColumn[]; rows: (string | null)[][] } | { ok: false; failure: SqlFailure };
+
+// The stand-in keeps its own copy of the shape: a product change that alters the SQL shows up as a
+// failing test instead of a silently agreeing fake.
+const PROGRESS_PAGE_SQL = `
+SELECT query_id, run_id, batch_id, unix_micros(ingested_at) AS ingested_us, progress_json
+FROM IDENTIFIER(:table)
+WHERE (array_contains(from_json(:query_ids, 'ARRAY<STRING>'), query_id)
+    OR array_contains(from_json(:query_names, 'ARRAY<STRING>'), query_name))
+  AND (ingested_at > timestamp_micros(:after_us)
+    OR (ingested_at = timestamp_micros(:after_us) AND concat_ws('/', query_id, run_id, CAST(batch_id AS STRING)) > :after_key))
+ORDER BY ingested_at, concat_ws('/', query_id, run_id, CAST(batch_id AS STRING))`;
+
+const PROGRESS_PAGE_TOKENS = tokenize(PROGRESS_PAGE_SQL);
+const SELECT_ONE = tokenize('SELECT 1');
+
+const PROGRESS_COLUMNS: ResultColumn[] = [
+  { name: 'query_id', type_name: 'STRING', type_text: 'STRING' },
+  { name: 'run_id', type_name: 'STRING', type_text: 'STRING' },
+  { name: 'batch_id', type_name: 'LONG', type_text: 'BIGINT' },
+  { name: 'ingested_us', type_name: 'LONG', type_text: 'BIGINT' },
+  { name: 'progress_json', type_name: 'STRING', type_text: 'STRING' },
+];
+
+/** `a.b.c` or `` `a`.`b`.`c` `` → lower-cased dotted name; null when it is not an identifier. */
+export function normalizeTableName(text: string): string | null {
+  const parts = text.trim().split('.');
+  if (parts.length < 1 || parts.length > 3) return null;
+  const clean = parts.map((part) => part.replace(/^`(.*)`$/, '$1'));
+  if (clean.some((part) => !/^[A-Za-z0-9_-]+$/.test(part))) return null;
+  return clean.join('.').toLowerCase();
+}
+
+/** Replaces a literal `FROM cat.sch.tbl` with the `IDENTIFIER(:table)` form, remembering the name. */
+function literalFromClause(tokens: SqlToken[]): { tokens: SqlToken[]; table: string | null } {
+  const from = tokens.findIndex((token) => token.type === 'word' && token.text === 'from');
+  if (from < 0) return { tokens, table: null };
+  const next = tokens[from + 1];
+  if (!next || next.type === 'param' || (next.type === 'word' && next.text === 'identifier')) return { tokens, table: null };
+  const parts: string[] = [];
+  let index = from + 1;
+  for (;;) {
+    const token = tokens[index];
+    if (!token || (token.type !== 'word' && token.type !== 'quoted')) break;
+    parts.push(token.text);
+    if (tokens[index + 1]?.type === 'punct' && tokens[index + 1]!.text === '.') index += 2;
+    else {
+      index += 1;
+      break;
+    }
+  }
+  const replaced: SqlToken[] = [
+    ...tokens.slice(0, from + 1),
+    { type: 'word', text: 'identifier' },
+    { type: 'punct', text: '(' },
+    { type: 'param', text: 'table' },
+    { type: 'punct', text: ')' },
+    ...tokens.slice(index),
+  ];
+  return { tokens: replaced, table: parts.join('.') };
+}
+
+function parseJsonStringArray(value: string | null | undefined): Set<string> | null {
+  // from_json is permissive: malformed input yields NULL, and array_contains(NULL, x) is NULL (false).
+  if (value === null || value === undefined) return null;
+  try {
+    const parsed = JSON.parse(value) as unknown;
+    if (!Array.isArray(parsed)) return null;
+    return new Set(parsed.filter((item): item is string => typeof item === 'string'));
+  } catch {
+    return null;
+  }
+}
+
+function key(row: ProgressRow): string {
+  return [row.query_id, row.run_id, row.batch_id === null ? null : String(row.batch_id)].filter((part) => part !== null).join('/');
+}
+
+export function evaluateStatement(
+  statement: string,
+  params: StatementParam[],
+  tables: Map<string, ProgressTable>,
+  nowMs: number,
+): Evaluation {
+  let tokens: SqlToken[];
+  try {
+    tokens = tokenize(statement);
+  } catch (error) {
+    const position = error instanceof SqlSyntaxError ? error.position : 0;
+    return { ok: false, failure: sqlFailure('PARSE_SYNTAX_ERROR', '42601', `Syntax error at or near position ${position}.`) };
+  }
+  while (tokens.at(-1)?.type === 'punct' && tokens.at(-1)!.text === ';') tokens.pop();
+  if (sameTokens(tokens, SELECT_ONE)) {
+    return { ok: true, columns: [{ name: '1', type_name: 'INT', type_text: 'INT' }], rows: [['1']] };
+  }
+
+  const literal = literalFromClause(tokens);
+  if (!sameTokens(literal.tokens, PROGRESS_PAGE_TOKENS)) {
+    return {
+      ok: false,
+      failure: sqlFailure(
+        'UNSUPPORTED_FEATURE',
+        '0A000',
+        'The local Databricks evaluates only the statements StreamDoctor sends (the progress-table page query and SELECT 1).',
+      ),
+    };
+  }
+
+  const bound = new Map(params.map((param) => [param.name, param]));
+  for (const token of literal.tokens) {
+    if (token.type === 'param' && !(token.text === 'table' && literal.table) && !bound.has(token.text)) {
+      return {
+        ok: false,
+        failure: sqlFailure('UNBOUND_SQL_PARAMETER', '42P02', `Found the unbound parameter: ${token.text}. Please, fix \`args\` and provide a mapping of the parameter to either a SQL literal or collection constructor functions.`),
+      };
+    }
+  }
+  const tableText = literal.table ?? bound.get('table')?.value ?? '';
+  const tableName = normalizeTableName(tableText);
+  if (!tableName) {
+    return { ok: false, failure: sqlFailure('INVALID_SQL_SYNTAX.INVALID_TABLE_VALUED_FUNC_NAME', '42000', `Invalid table name ${JSON.stringify(tableText)}.`) };
+  }
+  const table = tables.get(tableName);
+  if (!table) return { ok: false, failure: tableNotFound(tableName) };
+
+  const afterUsText = bound.get('after_us')?.value ?? null;
+  if (afterUsText !== null && !/^-?\d+$/.test(afterUsText.trim())) {
+    return { ok: false, failure: sqlFailure('CAST_INVALID_INPUT', '22018', `The value '${afterUsText}' of the type "STRING" cannot be cast to "BIGINT" because it is malformed.`) };
+  }
+  const ids = parseJsonStringArray(bound.get('query_ids')?.value);
+  const names = parseJsonStringArray(bound.get('query_names')?.value);
+  const afterKey = bound.get('after_key')?.value ?? null;
+  // Comparisons with NULL are NULL: no row passes.
+  if (afterUsText === null) return { ok: true, columns: PROGRESS_COLUMNS, rows: [] };
+  const afterUs = Number(afterUsText);
+
+  const selected = table
+    .visible(nowMs)
+    .filter((row) => (ids?.has(row.query_id) ?? false) || (row.query_name !== null && (names?.has(row.query_name) ?? false)))
+    .map((row) => ({ row, key: key(row) }))
+    .filter(({ row, key: rowKey }) => row.ingested_us > afterUs || (row.ingested_us === afterUs && afterKey !== null && rowKey > afterKey));
+  selected.sort((a, b) => a.row.ingested_us - b.row.ingested_us || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return {
+    ok: true,
+    columns: PROGRESS_COLUMNS,
+    rows: selected.map(({ row }) => [
+      row.query_id,
+      row.run_id,
+      row.batch_id === null ? null : String(row.batch_id),
+      String(row.ingested_us),
+      row.progress_json,
+    ]),
+  };
+}
