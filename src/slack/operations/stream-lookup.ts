@@ -1,0 +1,50 @@
+/**
+ * Which stream a command means: the name typed (exact, else an unambiguous partial match), or, when
+ * left out, the query bound to this incident channel. Also: the streams routed to a channel.
+ */
+import type { StreamRecord } from '../../store/types.js';
+import type { SlackDeps } from '../deps.js';
+import { escapeMrkdwn, inlineCode } from '../mrkdwn.js';
+import { matchQuery } from '../query-match.js';
+
+export type StreamLookup = { ok: true; stream: StreamRecord } | { ok: false; message: string };
+
+function nameList(streams: StreamRecord[]): string {
+  const shown = streams.slice(0, 10).map((stream) => `• ${inlineCode(stream.name || stream.queryId)}${stream.name ? ` (${inlineCode(stream.queryId.slice(0, 8))}…)` : ''}`);
+  if (streams.length > 10) shown.push(`…and ${streams.length - 10} more`);
+  return shown.join('\n');
+}
+
+export async function lookupStream(deps: SlackDeps, query: string | null, channel: string, subcommand: string): Promise<StreamLookup> {
+  const command = deps.command ?? '/stream';
+  if (query == null) {
+    const bound = await deps.store.getChannelBinding(channel);
+    if (bound) {
+      const stream = await deps.store.getStream(bound);
+      if (stream) return { ok: true, stream };
+    }
+    return { ok: false, message: `Say which stream: \`${command} ${subcommand} <query>\`. (Only a channel bound to one incident can leave it out.)` };
+  }
+  const streams = await deps.store.listStreams();
+  const result = matchQuery(query, streams);
+  if (result.kind === 'match') return { ok: true, stream: result.stream };
+  if (result.kind === 'ambiguous') {
+    return { ok: false, message: `${inlineCode(query)} matches ${result.candidates.length} streams; say which one:\n${nameList(result.candidates)}` };
+  }
+  const hint = result.suggestions.length > 0 ? ` Did you mean:\n${nameList(result.suggestions)}` : ` \`${command} status all\` lists every stream.`;
+  return { ok: false, message: `No stream called ${inlineCode(query)}.${hint}` };
+}
+
+/** Streams whose alerts go to `channel` (overrides from `watch`, then the watch-file defaults). */
+export async function streamsRoutedTo(deps: SlackDeps, channel: string): Promise<StreamRecord[]> {
+  const streams = await deps.store.listStreams();
+  const routed: StreamRecord[] = [];
+  for (const stream of streams) {
+    if ((await deps.store.resolveChannel(stream, deps.routingDefaults)) === channel) routed.push(stream);
+  }
+  return routed;
+}
+
+export function streamLabel(stream: Pick<StreamRecord, 'name' | 'queryId'>): string {
+  return escapeMrkdwn(stream.name || stream.queryId);
+}
