@@ -1,0 +1,132 @@
+/**
+ * Liveness of the jobs that host watched streams (`GET /api/2.2/jobs/runs/list`). Each poll says, per
+ * job, whether a run is active (`job_running`) so a query that goes silent while its job runs can be
+ * judged stalled; reports every run that ended badly since the last poll (`job_run_failed`, with the
+ * state message and run page); and flags a continuous job with no active run (`job_not_running`).
+ */
+import { z } from 'zod';
+import type { DatabricksClient } from '../databricks/databricks-client.js';
+import type { Run } from '../databricks/wire-types.js';
+import type { PollResult, ProgressSource, SourceSignal } from './source.js';
+
+export interface WatchedJob {
+  jobId: number;
+  /** Continuous job: no active run is an incident. @defaultValue inferred from the trigger of its runs */
+  continuous?: boolean;
+}
+
+export interface JobRunsCursor {
+  v: 1;
+  jobs: Record<string, { endedAfterMs: number; reported: number[] }>;
+}
+
+export interface JobRunsSourceOptions {
+  client: DatabricksClient;
+  jobs: WatchedJob[] | (() => WatchedJob[]);
+  /** First poll reports runs that ended this recently. @defaultValue 900_000 */
+  initialLookbackMs?: number;
+  /** Pages of completed runs read per job per poll (25 runs each). @defaultValue 2 */
+  maxPages?: number;
+  /** @defaultValue Date.now */
+  now?: () => number;
+}
+
+const BAD_RESULTS = new Set(['FAILED', 'TIMEDOUT', 'MAXIMUM_CONCURRENT_RUNS_REACHED', 'UPSTREAM_FAILED', 'INTERNAL_ERROR']);
+
+const cursorSchema = z.object({
+  v: z.literal(1),
+  jobs: z.record(z.string(), z.object({ endedAfterMs: z.number().finite(), reported: z.array(z.number()) })),
+});
+
+function resultOf(run: Run): string | null {
+  if (run.state?.result_state) return run.state.result_state;
+  if (run.state?.life_cycle_state === 'INTERNAL_ERROR') return 'INTERNAL_ERROR';
+  return null;
+}
+
+function messageOf(run: Run): string {
+  return run.state?.state_message || run.status?.termination_details?.message || '';
+}
+
+export class JobRunsSource implements ProgressSource<JobRunsCursor> {
+  readonly name = 'job_runs' as const;
+  /** Latest answer per job, for callers that only need "is it running". */
+  private readonly running = new Map<number, boolean>();
+
+  constructor(private readonly options: JobRunsSourceOptions) {}
+
+  /** Whether the job had an active run at the last poll; undefined when it was never polled. */
+  isJobRunning(jobId: number): boolean | undefined {
+    return this.running.get(jobId);
+  }
+
+  async poll(stored: JobRunsCursor | null): Promise<PollResult<JobRunsCursor>> {
+    const warnings: string[] = [];
+    const parsed = stored === null ? null : cursorSchema.safeParse(stored);
+    if (parsed && !parsed.success) warnings.push('stored job-runs cursor is not valid; reading from the initial lookback');
+    const previous: JobRunsCursor = parsed?.success ? parsed.data : { v: 1, jobs: {} };
+    const jobs = typeof this.options.jobs === 'function' ? this.options.jobs() : this.options.jobs;
+    const now = (this.options.now ?? Date.now)();
+    const cursor: JobRunsCursor = { v: 1, jobs: {} };
+    const signals: SourceSignal[] = [];
+    const results = await Promise.all(jobs.map((job) => this.pollJob(job, previous.jobs[String(job.jobId)] ?? null, now)));
+    jobs.forEach((job, index) => {
+      const result = results[index]!;
+      cursor.jobs[String(job.jobId)] = result.entry;
+      signals.push(...result.signals);
+    });
+    return { progress: [], signals, cursor, warnings, more: false };
+  }
+
+  private async pollJob(job: WatchedJob, entry: JobRunsCursor['jobs'][string] | null, now: number) {
+    const { jobs } = this.options.client;
+    const active = await jobs.listAllRuns({ jobId: job.jobId, activeOnly: true, limit: 25 }, 4);
+    const completed = await jobs.listAllRuns({ jobId: job.jobId, completedOnly: true, limit: 25 }, this.options.maxPages ?? 2);
+    const endedAfterMs = entry?.endedAfterMs ?? now - (this.options.initialLookbackMs ?? 900_000);
+    const reported = new Set(entry?.reported ?? []);
+    const signals: SourceSignal[] = [];
+    let newestEnd = endedAfterMs;
+
+    const ended = completed
+      .filter((run) => (run.end_time ?? 0) > 0)
+      .sort((a, b) => (a.end_time ?? 0) - (b.end_time ?? 0));
+    for (const run of ended) {
+      const endedAt = run.end_time!;
+      if (endedAt < endedAfterMs || reported.has(run.run_id)) continue;
+      newestEnd = Math.max(newestEnd, endedAt);
+      const result = resultOf(run);
+      if (result && BAD_RESULTS.has(result)) {
+        reported.add(run.run_id);
+        signals.push({
+          type: 'job_run_failed',
+          jobId: job.jobId,
+          runId: run.run_id,
+          resultState: result,
+          stateMessage: messageOf(run),
+          runPageUrl: run.run_page_url ?? null,
+          endedAtMs: endedAt,
+        });
+      }
+    }
+
+    const current = active.sort((a, b) => (b.start_time ?? 0) - (a.start_time ?? 0))[0];
+    this.running.set(job.jobId, Boolean(current));
+    const latest = current ?? ended.at(-1);
+    const continuous = job.continuous ?? (latest?.trigger === 'CONTINUOUS' || latest?.trigger === 'CONTINUOUS_RESTART');
+    if (current) {
+      signals.push({ type: 'job_running', jobId: job.jobId, runId: current.run_id, runPageUrl: current.run_page_url ?? null, startedAtMs: current.start_time ?? 0 });
+    } else if (continuous) {
+      const last = ended.at(-1);
+      signals.push({
+        type: 'job_not_running',
+        jobId: job.jobId,
+        lastRun: last
+          ? { runId: last.run_id, resultState: resultOf(last), stateMessage: messageOf(last), runPageUrl: last.run_page_url ?? null, endedAtMs: last.end_time ?? 0 }
+          : null,
+      });
+    }
+    // Runs reported stay remembered only while they could still show up as "ended after" the bound.
+    const keep = [...reported].filter((runId) => ended.some((run) => run.run_id === runId && run.end_time! >= newestEnd - 86_400_000));
+    return { entry: { endedAfterMs: newestEnd, reported: keep }, signals };
+  }
+}

@@ -1,0 +1,148 @@
+/**
+ * The main source: the Delta table the StreamDoctor listener appends progress to, read through the
+ * SQL Statement Execution API. One statement per page for ALL watched queries; pages follow each other
+ * by keyset until the table is drained or the per-poll bound is reached.
+ */
+import type { DatabricksClient } from '../databricks/databricks-client.js';
+import type { QueryOptions } from '../databricks/statements-api.js';
+import type { Logger } from '../observability/logger.js';
+import { parseProgress } from '../progress/parse-progress.js';
+import { readProgressTableCursor, type ProgressTableCursor } from './progress-table-cursor.js';
+import { PROGRESS_TABLE_COLUMNS, PROGRESS_TABLE_STATEMENT, progressPageParameters, rowKey } from './progress-table-sql.js';
+import { SeenBatches } from './seen-batches.js';
+import { byTriggerTime, type PollResult, type ProgressSource, type SourcedProgress } from './source.js';
+
+export interface WatchedQueries {
+  /** Stream query ids (`StreamingQueryProgress.id`). */
+  queryIds: string[];
+  /** Query names, for streams configured by name. */
+  queryNames: string[];
+}
+
+export interface ProgressTableSourceOptions {
+  client: DatabricksClient;
+  warehouseId: string;
+  /** `catalog.schema.table`. */
+  table: string;
+  /** The watched queries, read at every poll (so a config reload takes effect). */
+  watched: WatchedQueries | (() => WatchedQueries);
+  /** How far behind the newest row a late row may land and still be read. @defaultValue 600_000 (10 min) */
+  overlapMs?: number;
+  /** On the first poll, read rows ingested this long ago. @defaultValue 900_000 (15 min) */
+  initialLookbackMs?: number;
+  /** Rows per statement (`row_limit`). @defaultValue 20_000 */
+  pageRows?: number;
+  /** Bytes per statement (`byte_limit`), below the 25 MiB INLINE limit. @defaultValue 20 MiB */
+  pageBytes?: number;
+  /** Statements per poll; beyond it the poll returns `more: true`. @defaultValue 5 */
+  maxPagesPerPoll?: number;
+  /** `wait_timeout` of each statement. @defaultValue '10s' */
+  waitTimeout?: string;
+  statement?: QueryOptions;
+  /** @defaultValue Date.now */
+  now?: () => number;
+  logger?: Logger;
+}
+
+function column(columns: string[], name: string): number {
+  const index = columns.indexOf(name);
+  if (index < 0) throw new Error(`the progress-table result has no column ${name}`);
+  return index;
+}
+
+export class ProgressTableSource implements ProgressSource<ProgressTableCursor> {
+  readonly name = 'progress_table' as const;
+  private readonly options: ProgressTableSourceOptions;
+
+  constructor(options: ProgressTableSourceOptions) {
+    this.options = options;
+  }
+
+  async poll(stored: ProgressTableCursor | null): Promise<PollResult<ProgressTableCursor>> {
+    const warnings: string[] = [];
+    const { cursor: valid, problem } = readProgressTableCursor(stored);
+    if (problem) warnings.push(problem);
+    const now = (this.options.now ?? Date.now)();
+    const overlapUs = (this.options.overlapMs ?? 600_000) * 1_000;
+    const watched = typeof this.options.watched === 'function' ? this.options.watched() : this.options.watched;
+    const cursor: ProgressTableCursor = valid ?? {
+      v: 1,
+      watermarkUs: Math.max(0, now - (this.options.initialLookbackMs ?? 900_000)) * 1_000,
+      resume: null,
+      seen: {},
+    };
+    if (watched.queryIds.length === 0 && watched.queryNames.length === 0) {
+      return { progress: [], signals: [], cursor, warnings, more: false };
+    }
+
+    const seen = new SeenBatches(cursor.seen);
+    let watermarkUs = cursor.watermarkUs;
+    let position = cursor.resume ?? { afterUs: Math.max(0, cursor.watermarkUs - overlapUs), afterKey: '' };
+    const progress: SourcedProgress[] = [];
+    const maxPages = this.options.maxPagesPerPoll ?? 5;
+    let more = false;
+    let duplicates = 0;
+
+    for (let page = 0; page < maxPages; page += 1) {
+      const result = await this.options.client.statements.query(
+        {
+          statement: PROGRESS_TABLE_STATEMENT,
+          warehouse_id: this.options.warehouseId,
+          parameters: progressPageParameters({ table: this.options.table, ...watched, ...position }),
+          wait_timeout: this.options.waitTimeout ?? '10s',
+          on_wait_timeout: 'CONTINUE',
+          format: 'JSON_ARRAY',
+          disposition: 'INLINE',
+          row_limit: this.options.pageRows ?? 20_000,
+          byte_limit: this.options.pageBytes ?? 20 * 1024 * 1024,
+        },
+        this.options.statement,
+      );
+      const [qi, ri, bi, ii, pi] = PROGRESS_TABLE_COLUMNS.map((name) => column(result.columns, name)) as [number, number, number, number, number];
+      for (const row of result.rows) {
+        const queryId = row[qi] ?? '';
+        const runId = row[ri] ?? '';
+        const batchText = row[bi];
+        const ingestedUs = Number(row[ii]);
+        if (!Number.isFinite(ingestedUs)) {
+          warnings.push(`progress row of query ${queryId} has no usable ingested_at (${String(row[ii])}); skipped`);
+          continue;
+        }
+        position = { afterUs: ingestedUs, afterKey: rowKey(queryId, runId, batchText ?? null) };
+        watermarkUs = Math.max(watermarkUs, ingestedUs);
+        const batchId = batchText === null || batchText === undefined ? null : Number(batchText);
+        if (!seen.add(queryId, runId, batchId, ingestedUs)) {
+          duplicates += 1;
+          continue;
+        }
+        const ref = `${this.options.table} query_id=${queryId} run_id=${runId} batch_id=${batchText ?? 'null'}`;
+        let raw: unknown;
+        try {
+          raw = JSON.parse(row[pi] ?? '');
+        } catch {
+          warnings.push(`${ref}: progress_json is not valid JSON; skipped`);
+          continue;
+        }
+        const parsed = parseProgress(raw);
+        if (!parsed.ok) {
+          warnings.push(`${ref}: ${parsed.error}`);
+          continue;
+        }
+        progress.push({ progress: parsed.progress, origin: { source: 'progress_table', ref }, warnings: parsed.warnings });
+      }
+      if (!result.truncated || result.rows.length === 0) {
+        position = { afterUs: 0, afterKey: '' };
+        more = false;
+        break;
+      }
+      more = true;
+    }
+
+    const resume = more ? position : null;
+    // Keep exactly the runs the next read can return again.
+    seen.prune(resume ? Math.min(resume.afterUs, watermarkUs - overlapUs) : watermarkUs - overlapUs);
+    if (duplicates > 0) this.options.logger?.debug({ duplicates }, 'progress table: rows read again inside the overlap window were skipped');
+    progress.sort(byTriggerTime);
+    return { progress, signals: [], cursor: { v: 1, watermarkUs, resume, seen: seen.toJSON() }, warnings, more };
+  }
+}
