@@ -20,3 +20,4 @@ export { incidentIdOf, parseIncidentId } from './incident-id.js';
 export { StoreError, StateConflictError, type StoreErrorCode } from './errors.js';
 export { LuaScript } from './script.js';
 export type * from './types.js';
+export { StormStore, type StormOptions, type StormDecision } from './storm-store.js';

@@ -12,6 +12,7 @@ import { QueryStateStore, type QueryStateOptions } from './query-state-store.js'
 import { RoutingStore } from './routing-store.js';
 import { SilenceStore } from './silence-store.js';
 import { StreamRegistry } from './stream-registry.js';
+import { StormStore, type StormOptions } from './storm-store.js';
 import type {
   IncidentRecord,
   RouteScope,
@@ -23,6 +24,8 @@ import type {
 } from './types.js';
 
 export interface RedisStoreOptions extends QueryStateOptions {
+  /** Alert-storm grouping. @defaultValue window 30 s, threshold 3 */
+  storm?: StormOptions;
   /** An ioredis client (the caller owns its lifecycle). */
   redis: Redis;
   /** Prefix of every key. @defaultValue 'sd' */
@@ -38,6 +41,7 @@ export class RedisStore {
   readonly silences: SilenceStore;
   readonly routing: RoutingStore;
   readonly history: HistoryStore;
+  readonly storms: StormStore;
 
   constructor(options: RedisStoreOptions) {
     this.redis = options.redis;
@@ -48,6 +52,7 @@ export class RedisStore {
     this.silences = new SilenceStore(this.redis, this.keys);
     this.routing = new RoutingStore(this.redis, this.keys);
     this.history = new HistoryStore(this.redis, this.keys);
+    this.storms = new StormStore(this.redis, this.keys, options.storm);
   }
 
   // Registry

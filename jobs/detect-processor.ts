@@ -1,0 +1,129 @@
+/**
+ * The detect job: one query. Loads the tracker state and the inbox, feeds the engine the progress
+ * it has not seen (in order, duplicates skipped), ticks at now, and commits state, snapshot,
+ * history, incident records and notification intents in one atomic step. Then it turns the
+ * intents into notify jobs with deterministic ids, so a retry or a replay never notifies twice.
+ */
+import type { Job } from 'bullmq';
+import type { IncidentChange } from '../src/diagnosis/types.js';
+import type { Logger } from '../src/observability/logger.js';
+import type { PipelineMetrics } from '../src/observability/metrics.js';
+import type { Progress } from '../src/progress/types.js';
+import type { RedisStore } from '../src/store/index.js';
+import type { OutboxEntry } from '../src/store/query-state-store.js';
+import { safeJobId } from './job-ids.js';
+import type { DetectJobData, NotifyJobData } from './queue-names.js';
+import type { PipelineQueues } from './queues.js';
+import type { TrackerFactory, TrackerLike } from './tracker-factory.js';
+
+export interface DetectDeps {
+  store: RedisStore;
+  queues: PipelineQueues;
+  trackers: TrackerFactory;
+  metrics: PipelineMetrics;
+  logger: Logger;
+  /** Clock. @defaultValue Date.now */
+  now?: () => number;
+}
+
+export interface DetectOutcome {
+  observed: number;
+  duplicates: number;
+  changes: number;
+}
+
+/** Whether `p` was already observed, given the last observed run/batch/time. */
+export function alreadyObserved(p: Progress, last: { runId: string | null; batchId: number | null; atMs: number | null }): boolean {
+  if (p.batchId !== null && last.batchId !== null && p.runId === last.runId) return p.batchId <= last.batchId;
+  // Different run (restart) or no batch ids: order by trigger time.
+  return last.atMs !== null && p.timestampMs <= last.atMs && (p.batchId === null || last.batchId === null || p.batchId <= last.batchId);
+}
+
+export function notifyJobFor(entry: OutboxEntry, committedAt: number): { name: string; data: NotifyJobData; opts: { jobId: string } } {
+  return {
+    name: 'incident',
+    data: { kind: 'incident', queryId: entry.queryId, incidentId: entry.incidentId, version: entry.version, change: entry.change, committedAt },
+    opts: { jobId: safeJobId('notify', entry.incidentId, `v${entry.version}`) },
+  };
+}
+
+/** Enqueues a query's pending notification intents, then removes them from the outbox. */
+export async function drainOutbox(store: RedisStore, queues: PipelineQueues, queryId: string, nowMs: number): Promise<number> {
+  let total = 0;
+  for (let round = 0; round < 20; round++) {
+    const entries = await store.queries.readOutbox(queryId, 100);
+    const raw = await store.redis.llen(store.keys.outbox(queryId));
+    if (raw === 0) break;
+    if (entries.length > 0) await queues.notify.addBulk(entries.map((e) => notifyJobFor(e, nowMs)));
+    // Unreadable entries are dropped with the readable ones of this slice.
+    await store.queries.ackOutbox(queryId, Math.min(raw, 100));
+    total += entries.length;
+  }
+  return total;
+}
+
+export function createDetectProcessor(deps: DetectDeps) {
+  const now = deps.now ?? Date.now;
+  return async function processDetect(job: Job<DetectJobData>): Promise<DetectOutcome> {
+    const { queryId } = job.data;
+    const load = await deps.store.queries.loadForDetect(queryId);
+    const name = load.stream?.name ?? null;
+    let tracker: TrackerLike;
+    if (load.state) {
+      try {
+        tracker = deps.trackers.restore(load.state);
+      } catch (err) {
+        deps.logger.warn({ err, queryId }, 'tracker state unreadable; starting a fresh tracker');
+        tracker = deps.trackers.create(queryId, name);
+      }
+    } else {
+      tracker = deps.trackers.create(queryId, name);
+    }
+    const last = {
+      runId: load.stream?.lastRunId ?? null,
+      batchId: load.stream?.lastObservedBatchId ?? null,
+      atMs: load.stream?.lastObservedAt ?? null,
+    };
+    const changes: IncidentChange[] = [];
+    let observed = 0;
+    let duplicates = 0;
+    const ordered = [...load.entries].sort(
+      (a, b) => a.progress.timestampMs - b.progress.timestampMs || (a.progress.batchId ?? 0) - (b.progress.batchId ?? 0) || a.seq - b.seq,
+    );
+    for (const { progress } of ordered) {
+      if (progress.id !== queryId || alreadyObserved(progress, last)) {
+        duplicates += 1;
+        continue;
+      }
+      changes.push(...tracker.observe(progress));
+      observed += 1;
+      last.runId = progress.runId;
+      last.batchId = progress.batchId;
+      last.atMs = progress.timestampMs;
+    }
+    const nowMs = now();
+    changes.push(...tracker.tick(nowMs));
+    const snapshot = tracker.snapshot();
+    const result = await deps.store.queries.commitDetect(queryId, {
+      expectedVersion: load.stateVersion,
+      state: tracker.toState(),
+      lastSeq: load.lastSeq,
+      snapshot,
+      health: snapshot.health,
+      name: ordered.at(-1)?.progress.name ?? name,
+      lastRunId: last.runId,
+      lastBatchId: last.batchId,
+      lastObservedAt: last.atMs,
+      timeBehindSec: observed > 0 ? snapshot.timeBehindSec : null,
+      changes,
+      nowMs,
+    });
+    deps.metrics.progressEvents.inc(observed);
+    if (duplicates > 0) deps.metrics.progressDuplicates.inc(duplicates);
+    for (const change of changes) deps.metrics.detections.inc({ kind: change.incident.kind, change: change.type });
+    if (load.corrupt > 0) deps.logger.warn({ queryId, corrupt: load.corrupt }, 'skipped unreadable inbox entries');
+    if (result.outbox.length > 0 || changes.length > 0) await drainOutbox(deps.store, deps.queues, queryId, nowMs);
+    else if ((await deps.store.redis.llen(deps.store.keys.outbox(queryId))) > 0) await drainOutbox(deps.store, deps.queues, queryId, nowMs);
+    return { observed, duplicates, changes: changes.length };
+  };
+}

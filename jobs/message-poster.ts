@@ -1,0 +1,159 @@
+/**
+ * Exactly-once Slack messages. Each message has a stable key (incident id, group id, digest day).
+ * Posting is serialized per key by a short Redis lock, and guarded by a persistent claim written
+ * *before* chat.postMessage and removed when the returned ts is recorded. A claim found without a
+ * recorded ts means an earlier attempt died in between: the message may exist, so the poster looks
+ * it up by its metadata key (conversations.history / replies) and adopts it instead of posting
+ * again. After the first post, every change is a chat.update of the same message.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { StoreKeys } from '../src/store/keys.js';
+import { LuaScript } from '../src/store/script.js';
+import type { ChatMessage, SlackChat } from './slack-chat.js';
+import { SlackRateLimitedError } from './slack-chat.js';
+
+/** The message key is being posted by another job right now; retry shortly. */
+export class MessageBusyError extends Error {
+  readonly code = 'streamdoctor_message_busy';
+  constructor(readonly key: string) {
+    super(`message ${key} is being posted by another job`);
+    this.name = 'MessageBusyError';
+  }
+}
+
+/** The channel spent its posting budget (about one message per second); retry after `waitMs`. */
+export class ChannelBusyError extends Error {
+  readonly code = 'streamdoctor_channel_busy';
+  constructor(
+    readonly channel: string,
+    readonly waitMs: number,
+  ) {
+    super(`channel ${channel} posted less than a second ago; wait ${waitMs} ms`);
+    this.name = 'ChannelBusyError';
+  }
+}
+
+export interface MessagePosterOptions {
+  redis: Redis;
+  keys: StoreKeys;
+  chat: SlackChat;
+  /** Minimum gap between two new messages in one channel. @defaultValue 1000 */
+  channelIntervalMs?: number;
+  /** Lock lifetime; longer than one Slack call with its timeout. @defaultValue 15000 */
+  lockMs?: number;
+  /** How long message refs are kept. @defaultValue 30 days */
+  refTtlMs?: number;
+  /** Hook between chat.postMessage and recording its ts (tests use it to kill the process there). */
+  afterPost?: (key: string, ts: string) => Promise<void> | void;
+  now?: () => number;
+}
+
+export interface PostResult {
+  ts: string;
+  /** What happened: a new message, an update of the known one, or adoption of a lost post. */
+  action: 'posted' | 'updated' | 'adopted';
+}
+
+const RELEASE = new LuaScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`);
+
+// Takes the channel's posting slot if free; else returns the ms left.
+const TAKE_SLOT = new LuaScript(`
+if redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then return 0 end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then return 1 end
+return ttl
+`);
+
+export class MessagePoster {
+  private readonly redis: Redis;
+  private readonly keys: StoreKeys;
+  private readonly chat: SlackChat;
+  private readonly channelIntervalMs: number;
+  private readonly lockMs: number;
+  private readonly refTtlMs: number;
+  private readonly afterPost?: MessagePosterOptions['afterPost'];
+  private readonly now: () => number;
+
+  constructor(options: MessagePosterOptions) {
+    this.redis = options.redis;
+    this.keys = options.keys;
+    this.chat = options.chat;
+    this.channelIntervalMs = options.channelIntervalMs ?? 1000;
+    this.lockMs = options.lockMs ?? 15_000;
+    this.refTtlMs = options.refTtlMs ?? 30 * 24 * 3_600_000;
+    this.afterPost = options.afterPost;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** The recorded ts of a message key, if it was posted. */
+  async messageTs(channel: string, key: string): Promise<string | null> {
+    return this.redis.get(this.keys.messageRef(channel, key));
+  }
+
+  /** Whether a message for `key` was posted or may have been (a claim from a lost attempt). */
+  async hasTrace(channel: string, key: string): Promise<boolean> {
+    return (await this.redis.exists(this.keys.messageRef(channel, key), this.keys.messageClaim(channel, key))) > 0;
+  }
+
+  /**
+   * Posts the message for `key` once, or updates it if it exists. `render` is called under the
+   * lock, so the content reflects the latest state even when jobs race.
+   */
+  async postOrUpdate(
+    channel: string,
+    key: string,
+    render: () => Promise<Omit<ChatMessage, 'channel' | 'key'>> | Omit<ChatMessage, 'channel' | 'key'>,
+  ): Promise<PostResult> {
+    const lockKey = this.keys.lock(`msg.${channel}.${key}`);
+    const token = randomUUID();
+    const locked = await this.redis.set(lockKey, token, 'PX', this.lockMs, 'NX');
+    if (!locked) throw new MessageBusyError(key);
+    try {
+      const refKey = this.keys.messageRef(channel, key);
+      const claimKey = this.keys.messageClaim(channel, key);
+      let ts = await this.redis.get(refKey);
+      let adopted = false;
+      if (!ts) {
+        const claim = await this.redis.get(claimKey);
+        if (claim) {
+          const claimedAt = Number(claim.split('|')[0]) || this.now() - 3_600_000;
+          const threadTs = claim.split('|')[1] || undefined;
+          ts = await this.chat.findPosted(channel, key, claimedAt - 60_000, threadTs);
+          if (ts) {
+            await this.redis.set(refKey, ts, 'PX', this.refTtlMs);
+            await this.redis.del(claimKey);
+            adopted = true;
+          }
+        }
+      }
+      const content = await render();
+      if (ts) {
+        await this.chat.update({ ...content, channel, key, ts });
+        return { ts, action: adopted ? 'adopted' : 'updated' };
+      }
+      const wait = Number(await TAKE_SLOT.run(this.redis, [this.keys.channelPostSlot(channel)], [this.channelIntervalMs]));
+      if (wait > 0) throw new ChannelBusyError(channel, wait);
+      // The claim outlives the lock on purpose: it is the only trace of a post whose ts was lost.
+      await this.redis.set(claimKey, `${this.now()}|${content.threadTs ?? ''}`, 'PX', this.refTtlMs);
+      let posted: { ts: string };
+      try {
+        posted = await this.chat.postMessage({ ...content, channel, key });
+      } catch (err) {
+        // A definite refusal (429, invalid_blocks, channel_not_found…) posted nothing: drop the claim.
+        if (err instanceof SlackRateLimitedError || (err as { code?: string })?.code === 'slack_webapi_platform_error') {
+          await this.redis.del(claimKey);
+        }
+        throw err;
+      }
+      await this.afterPost?.(key, posted.ts);
+      await this.redis.multi().set(refKey, posted.ts, 'PX', this.refTtlMs).del(claimKey).exec();
+      return { ts: posted.ts, action: 'posted' };
+    } finally {
+      await RELEASE.run(this.redis, [lockKey], [token]).catch(() => undefined);
+    }
+  }
+}

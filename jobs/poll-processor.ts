@@ -1,0 +1,107 @@
+/**
+ * The poll job: one source, one cycle. Reads new progress since the stored cursor, registers the
+ * streams it mentions, appends the progress to each query's inbox, saves the cursor, then asks for
+ * one detect run per query that got something. A crash before the cursor is saved re-reads the same
+ * progress next time; the detect step skips what it already observed, so nothing is lost or doubled.
+ * The sweep job (same queue) asks for a detect tick on every stream, for time-based detections.
+ */
+import { UnrecoverableError, type Job } from 'bullmq';
+import type { Logger } from '../src/observability/logger.js';
+import { errorKind, type PipelineMetrics } from '../src/observability/metrics.js';
+import type { Progress } from '../src/progress/types.js';
+import type { RedisStore } from '../src/store/index.js';
+import type { StreamInfo } from '../src/store/types.js';
+import type { SourceRegistry } from './progress-source.js';
+import { POLL_JOB, type PollJobData } from './queue-names.js';
+import type { PipelineQueues } from './queues.js';
+import { safeJobId } from './job-ids.js';
+
+export interface PollDeps {
+  store: RedisStore;
+  queues: PipelineQueues;
+  sources: SourceRegistry;
+  metrics: PipelineMetrics;
+  logger: Logger;
+}
+
+export interface PollOutcome {
+  sourceId?: string;
+  progress: number;
+  queries: number;
+  dropped?: number;
+}
+
+export function createPollProcessor(deps: PollDeps) {
+  return async function processPoll(job: Job<PollJobData>): Promise<PollOutcome> {
+    if (job.name === POLL_JOB.sweep) {
+      const ids = await deps.store.streams.listIds();
+      await deps.queues.enqueueDetect(ids);
+      return { progress: 0, queries: ids.length };
+    }
+    const sourceId = job.data.sourceId;
+    const entry = sourceId ? deps.sources.get(sourceId) : undefined;
+    if (!sourceId || !entry) {
+      deps.metrics.polls.inc({ source: sourceId ?? 'none', outcome: 'unknown_source' });
+      throw new UnrecoverableError(`streamdoctor_poll_unknown_source: no progress source "${sourceId ?? ''}" is configured`);
+    }
+    const cursorText = await deps.store.getCursor(sourceId);
+    let cursor: unknown = null;
+    if (cursorText) {
+      try {
+        cursor = JSON.parse(cursorText);
+      } catch {
+        deps.logger.warn({ sourceId }, 'stored cursor unreadable; polling from the start window');
+      }
+    }
+    let result;
+    try {
+      result = await entry.source.poll(cursor);
+    } catch (err) {
+      deps.metrics.polls.inc({ source: sourceId, outcome: 'error' });
+      deps.metrics.apiErrors.inc({ kind: errorKind(err) });
+      deps.logger.warn({ err, sourceId }, 'poll failed');
+      throw err;
+    }
+    for (const warning of result.warnings ?? []) deps.logger.warn({ sourceId, warning }, 'source warning');
+    if (result.signals && result.signals.length > 0) deps.logger.info({ sourceId, signals: result.signals.length }, 'source signals');
+
+    const byQuery = new Map<string, { stream: StreamInfo; progress: Progress[] }>();
+    for (const item of result.progress) {
+      const queryId = item.progress.id;
+      if (!queryId) continue;
+      let group = byQuery.get(queryId);
+      if (!group) {
+        group = { stream: { queryId, name: item.progress.name, source: sourceId, ...entry.describe?.(item.progress) }, progress: [] };
+        byQuery.set(queryId, group);
+      }
+      group.progress.push(item.progress);
+    }
+    let dropped = 0;
+    const entries = [...byQuery.values()];
+    // Bounded parallelism: one source may report thousands of queries per cycle.
+    for (let i = 0; i < entries.length; i += 200) {
+      const slice = entries.slice(i, i + 200);
+      const counts = await Promise.all(
+        slice.map(async ({ stream, progress }) => {
+          await deps.store.streams.upsert(stream);
+          return deps.store.queries.pushProgress(stream.queryId, progress);
+        }),
+      );
+      dropped += counts.reduce((a, b) => a + b, 0);
+    }
+    await deps.store.setCursor(sourceId, JSON.stringify(result.cursor ?? null));
+    await deps.queues.enqueueDetect(byQuery.keys());
+    if (result.more) {
+      // The source stopped at its page bound: catch up now rather than at the next tick.
+      await deps.queues.poll.add(POLL_JOB.poll, { sourceId }, { jobId: safeJobId('poll-more', sourceId, job.id ?? 'x'), delay: 50 });
+    }
+
+    deps.metrics.polls.inc({ source: sourceId, outcome: 'ok' });
+    deps.metrics.progressIngested.inc({ source: sourceId }, result.progress.length);
+    if (dropped > 0) {
+      deps.metrics.progressDropped.inc(dropped);
+      deps.logger.warn({ sourceId, dropped }, 'inbox bound dropped old progress (detect is falling behind)');
+    }
+    return { sourceId, progress: result.progress.length, queries: byQuery.size, dropped };
+  };
+}

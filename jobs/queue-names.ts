@@ -1,0 +1,37 @@
+/** Queue names and job names, shared by producers and workers. */
+export const QUEUE = {
+  poll: 'poll',
+  detect: 'detect',
+  notify: 'notify',
+  digest: 'digest',
+} as const;
+
+export type QueueName = (typeof QUEUE)[keyof typeof QUEUE];
+
+/** Job names on the poll queue. */
+export const POLL_JOB = {
+  /** One source, one cycle. */
+  poll: 'poll',
+  /** A detect tick for every stream (stalled detection, forecasts, outbox drain). */
+  sweep: 'sweep',
+} as const;
+
+export interface PollJobData {
+  /** Set for `poll` jobs. */
+  sourceId?: string;
+}
+
+export interface DetectJobData {
+  queryId: string;
+}
+
+export type NotifyJobData =
+  | { kind: 'incident'; queryId: string; incidentId: string; version: number; change: 'opened' | 'updated' | 'resolved'; committedAt: number }
+  | { kind: 'group'; channel: string; groupId: string; committedAt: number }
+  /** Re-render after a person's action (ack, silence) so the message shows it. */
+  | { kind: 'refresh'; incidentId: string; committedAt: number };
+
+export type DigestJobData =
+  /** The daily fan-out: enqueues one digest per channel for `day`. */
+  | { kind: 'all'; day?: string }
+  | { kind: 'channel'; channel: string; day: string };

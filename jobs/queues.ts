@@ -1,0 +1,84 @@
+/**
+ * The four queues and their default job options. Producers (web, clock, workers enqueueing the
+ * next step) share one `PipelineQueues`; every option is documented where declared.
+ */
+import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
+import { QUEUE, type DetectJobData, type DigestJobData, type NotifyJobData, type PollJobData } from './queue-names.js';
+
+export interface QueueSettings {
+  /** ioredis connection options or instance. */
+  connection: ConnectionOptions;
+  /**
+   * BullMQ key prefix. Braces make all queue keys one hash slot, which BullMQ needs on Redis Cluster.
+   * @defaultValue '{sd}'
+   */
+  prefix?: string;
+}
+
+/** Keep few completed jobs (they prove nothing later) and more failed ones (they need a look). */
+const KEEP = { removeOnComplete: { count: 200, age: 3600 }, removeOnFail: { count: 2000, age: 7 * 24 * 3600 } };
+
+export const DEFAULT_JOB_OPTIONS: Record<keyof typeof QUEUE, JobsOptions> = {
+  // A poll that fails is replaced by the next tick; one quick retry covers a blip.
+  poll: { ...KEEP, attempts: 2, backoff: { type: 'fixed', delay: 1000 } },
+  // Conflicts (two runs on one query) and Redis blips retry fast.
+  detect: { ...KEEP, attempts: 20, backoff: { type: 'exponential', delay: 100, jitter: 0.5 } },
+  // Slack outages: keep trying for about an hour before giving up.
+  notify: { ...KEEP, attempts: 25, backoff: { type: 'exponential', delay: 1000, jitter: 0.3 } },
+  digest: { ...KEEP, attempts: 10, backoff: { type: 'exponential', delay: 5000, jitter: 0.3 } },
+};
+
+export class PipelineQueues {
+  readonly poll: Queue<PollJobData>;
+  readonly detect: Queue<DetectJobData>;
+  readonly notify: Queue<NotifyJobData>;
+  readonly digest: Queue<DigestJobData>;
+  readonly prefix: string;
+
+  constructor(settings: QueueSettings) {
+    this.prefix = settings.prefix ?? '{sd}';
+    const common = { connection: settings.connection, prefix: this.prefix };
+    this.poll = new Queue<PollJobData>(QUEUE.poll, { ...common, defaultJobOptions: DEFAULT_JOB_OPTIONS.poll });
+    this.detect = new Queue<DetectJobData>(QUEUE.detect, { ...common, defaultJobOptions: DEFAULT_JOB_OPTIONS.detect });
+    this.notify = new Queue<NotifyJobData>(QUEUE.notify, { ...common, defaultJobOptions: DEFAULT_JOB_OPTIONS.notify });
+    this.digest = new Queue<DigestJobData>(QUEUE.digest, { ...common, defaultJobOptions: DEFAULT_JOB_OPTIONS.digest });
+  }
+
+  all(): Queue[] {
+    return [this.poll, this.detect, this.notify, this.digest] as Queue[];
+  }
+
+  /** Waiting + delayed + active counts per queue (metrics, health, bench). */
+  async depths(): Promise<Record<string, { waiting: number; active: number; delayed: number; failed: number }>> {
+    const out: Record<string, { waiting: number; active: number; delayed: number; failed: number }> = {};
+    for (const queue of this.all()) {
+      const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized');
+      out[queue.name] = {
+        waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0),
+        active: counts.active ?? 0,
+        delayed: counts.delayed ?? 0,
+        failed: counts.failed ?? 0,
+      };
+    }
+    return out;
+  }
+
+  /** Enqueues a detect run for each query; one pending run per query at most (latest wins). */
+  async enqueueDetect(queryIds: Iterable<string>): Promise<void> {
+    const jobs = [...new Set(queryIds)].map((queryId) => ({
+      name: QUEUE.detect,
+      data: { queryId },
+      opts: { deduplication: { id: `detect-${queryId}`, keepLastIfActive: true } },
+    }));
+    for (let i = 0; i < jobs.length; i += 500) await this.detect.addBulk(jobs.slice(i, i + 500));
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled(this.all().map((q) => q.close()));
+  }
+
+  /** Removes every job and scheduler of these queues (tests only). */
+  async obliterate(): Promise<void> {
+    for (const queue of this.all()) await queue.obliterate({ force: true });
+  }
+}

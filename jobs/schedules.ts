@@ -1,0 +1,57 @@
+/**
+ * The clock's schedules as BullMQ job schedulers. `upsertJobScheduler` is idempotent and BullMQ
+ * produces exactly one job per tick per scheduler, however many clock processes upsert it, so a
+ * second clock started by mistake changes nothing.
+ */
+import { POLL_JOB } from './queue-names.js';
+import type { PipelineQueues } from './queues.js';
+
+export interface ScheduleSettings {
+  /** Source ids to poll. */
+  sourceIds: string[];
+  /** Poll cadence per source. @defaultValue 10000 */
+  pollEveryMs?: number;
+  /** Detect tick for every stream (stalled detection). @defaultValue 60000 */
+  sweepEveryMs?: number;
+  /** Daily digest time, `HH:MM`. @defaultValue '09:00' */
+  digestAt?: string;
+  /** IANA time zone of `digestAt`. @defaultValue 'UTC' */
+  timeZone?: string;
+  /** Turn the digest off. @defaultValue true */
+  digest?: boolean;
+}
+
+export const SCHEDULER_IDS = {
+  poll: (sourceId: string) => `poll-${sourceId}`,
+  sweep: 'sweep',
+  digest: 'digest-daily',
+} as const;
+
+/** `HH:MM` → a cron pattern firing daily at that time. */
+export function dailyCron(at: string): string {
+  const m = /^([01]?\d|2[0-3]):([0-5]\d)$/.exec(at.trim());
+  if (!m) throw new Error(`streamdoctor_config_invalid: digest time "${at}" is not HH:MM (24-hour), e.g. "09:00"`);
+  return `0 ${Number(m[2])} ${Number(m[1])} * * *`;
+}
+
+/** Creates or updates every schedule, and removes poll schedules of sources no longer configured. */
+export async function upsertSchedules(queues: PipelineQueues, settings: ScheduleSettings): Promise<void> {
+  const every = settings.pollEveryMs ?? 10_000;
+  for (const sourceId of settings.sourceIds) {
+    await queues.poll.upsertJobScheduler(SCHEDULER_IDS.poll(sourceId), { every }, { name: POLL_JOB.poll, data: { sourceId } });
+  }
+  const wanted = new Set(settings.sourceIds.map(SCHEDULER_IDS.poll));
+  for (const scheduler of await queues.poll.getJobSchedulers(0, -1)) {
+    if (scheduler.key.startsWith('poll-') && !wanted.has(scheduler.key)) await queues.poll.removeJobScheduler(scheduler.key);
+  }
+  await queues.poll.upsertJobScheduler(SCHEDULER_IDS.sweep, { every: settings.sweepEveryMs ?? 60_000 }, { name: POLL_JOB.sweep, data: {} });
+  if (settings.digest ?? true) {
+    await queues.digest.upsertJobScheduler(
+      SCHEDULER_IDS.digest,
+      { pattern: dailyCron(settings.digestAt ?? '09:00'), tz: settings.timeZone ?? 'UTC' },
+      { name: 'all', data: { kind: 'all' } },
+    );
+  } else {
+    await queues.digest.removeJobScheduler(SCHEDULER_IDS.digest);
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * The Slack calls notify needs, behind a small interface so the poster's exactly-once logic is
+ * independent of the SDK. `WebClientChat` adapts @slack/web-api's WebClient, configured to reject
+ * rate-limited calls (a 429 becomes a BullMQ rate limit instead of a sleeping job holding a lock).
+ */
+import { webApi } from '@slack/bolt';
+import type { KnownBlock } from '@slack/types';
+
+export interface ChatMessage {
+  channel: string;
+  text: string;
+  blocks?: KnownBlock[];
+  threadTs?: string;
+  /** Marks the message so a retry can find it after a crash (Slack message metadata). */
+  key: string;
+}
+
+export interface SlackChat {
+  postMessage(message: ChatMessage): Promise<{ ts: string }>;
+  update(message: ChatMessage & { ts: string }): Promise<void>;
+  /**
+   * The ts of a message we posted with `key` in the channel (or in the thread `threadTs`) since
+   * `oldestMs`, or null.
+   */
+  findPosted(channel: string, key: string, oldestMs: number, threadTs?: string): Promise<string | null>;
+}
+
+/** Thrown when Slack answers 429; `retryAfterMs` comes from its Retry-After header. */
+export class SlackRateLimitedError extends Error {
+  readonly code = 'streamdoctor_slack_rate_limited';
+  constructor(readonly retryAfterMs: number) {
+    super(`Slack rate limited the call; retry after ${retryAfterMs} ms`);
+    this.name = 'SlackRateLimitedError';
+  }
+}
+
+export const METADATA_EVENT_TYPE = 'streamdoctor_message';
+
+export interface WebClientChatOptions {
+  token: string;
+  /** Web API base URL (local Slack stand-in in tests and the demo). @defaultValue 'https://slack.com/api/' */
+  slackApiUrl?: string;
+  /** Per-call timeout. @defaultValue 10000 */
+  timeoutMs?: number;
+}
+
+function rateLimited(err: unknown): SlackRateLimitedError | null {
+  if (err && typeof err === 'object' && (err as { code?: string }).code === webApi.ErrorCode.RateLimitedError) {
+    const seconds = Number((err as { retryAfter?: number }).retryAfter ?? 1);
+    return new SlackRateLimitedError(Math.max(1, seconds) * 1000);
+  }
+  return null;
+}
+
+export class WebClientChat implements SlackChat {
+  private readonly client: InstanceType<typeof webApi.WebClient>;
+
+  constructor(options: WebClientChatOptions) {
+    this.client = new webApi.WebClient(options.token, {
+      ...(options.slackApiUrl ? { slackApiUrl: options.slackApiUrl } : {}),
+      rejectRateLimitedCalls: true,
+      timeout: options.timeoutMs ?? 10_000,
+      // Retries belong to BullMQ (durable, visible); the SDK must not retry behind its back.
+      retryConfig: { retries: 0 },
+    });
+  }
+
+  private async call<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      throw rateLimited(err) ?? err;
+    }
+  }
+
+  async postMessage(message: ChatMessage): Promise<{ ts: string }> {
+    const res = await this.call(() =>
+      this.client.chat.postMessage({
+        channel: message.channel,
+        text: message.text,
+        ...(message.blocks ? { blocks: message.blocks } : {}),
+        ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
+        unfurl_links: false,
+        unfurl_media: false,
+        metadata: { event_type: METADATA_EVENT_TYPE, event_payload: { key: message.key } },
+      }),
+    );
+    if (!res.ts) throw new Error('streamdoctor_slack_no_ts: chat.postMessage answered without a ts');
+    return { ts: res.ts };
+  }
+
+  async update(message: ChatMessage & { ts: string }): Promise<void> {
+    await this.call(() =>
+      this.client.chat.update({
+        channel: message.channel,
+        ts: message.ts,
+        text: message.text,
+        ...(message.blocks ? { blocks: message.blocks } : {}),
+        metadata: { event_type: METADATA_EVENT_TYPE, event_payload: { key: message.key } },
+      }),
+    );
+  }
+
+  async findPosted(channel: string, key: string, oldestMs: number, threadTs?: string): Promise<string | null> {
+    let cursor: string | undefined;
+    const oldest = (oldestMs / 1000).toFixed(6);
+    for (let page = 0; page < 10; page++) {
+      const args = { channel, oldest, include_all_metadata: true, limit: 200, ...(cursor ? { cursor } : {}) };
+      const res = await this.call(() =>
+        threadTs ? this.client.conversations.replies({ ...args, ts: threadTs }) : this.client.conversations.history(args),
+      );
+      for (const m of res.messages ?? []) {
+        const meta = (m as { metadata?: { event_type?: string; event_payload?: { key?: string } } }).metadata;
+        if (meta?.event_type === METADATA_EVENT_TYPE && meta.event_payload?.key === key && m.ts) return m.ts;
+      }
+      cursor = res.response_metadata?.next_cursor || undefined;
+      if (!cursor) break;
+    }
+    return null;
+  }
+}

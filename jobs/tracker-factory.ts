@@ -1,0 +1,21 @@
+/**
+ * The slice of the engine's QueryTracker (src/diagnosis/query-tracker.ts) the detect job uses,
+ * behind a factory so tests and the bench can pass the real engine or their own.
+ */
+import type { IncidentChange, QueryReport } from '../src/diagnosis/types.js';
+import type { Progress } from '../src/progress/types.js';
+import type { StreamSnapshot } from '../src/store/types.js';
+
+export interface TrackerLike {
+  observe(p: Progress): IncidentChange[];
+  tick(nowMs: number): IncidentChange[];
+  snapshot(): StreamSnapshot;
+  toState(): unknown;
+  report?(nowMs?: number): QueryReport;
+}
+
+export interface TrackerFactory {
+  create(queryId: string, name: string | null): TrackerLike;
+  /** Rebuilds a tracker from `toState()` output; may throw on an incompatible state. */
+  restore(state: unknown): TrackerLike;
+}

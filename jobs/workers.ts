@@ -1,0 +1,102 @@
+/**
+ * BullMQ workers for the four queues. Slack back-pressure is translated into BullMQ terms here:
+ * a busy message key or channel moves the job to delayed (no attempt spent); a Slack 429 rate-limits
+ * the whole notify queue for Retry-After and the job goes back to wait (nothing is dropped).
+ */
+import { DelayedError, Worker, type ConnectionOptions, type Job, type Processor } from 'bullmq';
+import type { Logger } from '../src/observability/logger.js';
+import type { PipelineMetrics } from '../src/observability/metrics.js';
+import { createDetectProcessor, type DetectDeps } from './detect-processor.js';
+import { createDigestProcessor, type DigestDeps } from './digest-processor.js';
+import { ChannelBusyError, MessageBusyError } from './message-poster.js';
+import { createNotifyProcessor, type NotifyDeps } from './notify-processor.js';
+import { createPollProcessor, type PollDeps } from './poll-processor.js';
+import { QUEUE } from './queue-names.js';
+import { SlackRateLimitedError } from './slack-chat.js';
+
+export interface WorkerSettings {
+  /** Connection for the workers' blocking commands (maxRetriesPerRequest is forced to null). */
+  connection: ConnectionOptions;
+  /** BullMQ prefix; must match the queues'. @defaultValue '{sd}' */
+  prefix?: string;
+  /** Jobs in flight per worker. @defaultValue poll 4, detect 32, notify 16, digest 2 */
+  concurrency?: Partial<Record<keyof typeof QUEUE, number>>;
+  /**
+   * Job lock lifetime; a worker that dies loses its jobs to another after about this long.
+   * @defaultValue 15000
+   */
+  lockDurationMs?: number;
+  /** How often workers look for stalled jobs. @defaultValue 5000 */
+  stalledIntervalMs?: number;
+  /** Which queues this process works on. @defaultValue all four */
+  queues?: (keyof typeof QUEUE)[];
+}
+
+export type PipelineDeps = PollDeps & DetectDeps & NotifyDeps & DigestDeps;
+
+export interface PipelineWorkers {
+  workers: Worker[];
+  close(force?: boolean): Promise<void>;
+}
+
+function notifyBackPressure(worker: () => Worker | undefined, processor: Processor, metrics: PipelineMetrics, logger: Logger): Processor {
+  return async (job: Job, token?: string) => {
+    try {
+      return await processor(job, token);
+    } catch (err) {
+      if (err instanceof MessageBusyError || err instanceof ChannelBusyError) {
+        const wait = err instanceof ChannelBusyError ? err.waitMs : 250 + Math.floor(Math.random() * 250);
+        await job.moveToDelayed(Date.now() + wait, token);
+        throw new DelayedError();
+      }
+      if (err instanceof SlackRateLimitedError) {
+        metrics.slackRateLimited.inc();
+        metrics.apiErrors.inc({ kind: 'slack_rate_limited' });
+        logger.warn({ retryAfterMs: err.retryAfterMs, jobId: job.id }, 'Slack rate limited notify; pausing the queue');
+        const w = worker();
+        if (w) await w.rateLimit(err.retryAfterMs);
+        throw Worker.RateLimitError();
+      }
+      if (err && typeof err === 'object' && 'code' in err && String((err as { code: unknown }).code).startsWith('slack_')) {
+        metrics.apiErrors.inc({ kind: String((err as { code: unknown }).code) });
+      }
+      throw err;
+    }
+  };
+}
+
+export function createPipelineWorkers(deps: PipelineDeps, settings: WorkerSettings): PipelineWorkers {
+  const prefix = settings.prefix ?? '{sd}';
+  const concurrency = { poll: 4, detect: 32, notify: 16, digest: 2, ...settings.concurrency };
+  const common = {
+    connection: settings.connection,
+    prefix,
+    lockDuration: settings.lockDurationMs ?? 15_000,
+    stalledInterval: settings.stalledIntervalMs ?? 5_000,
+    maxStalledCount: 3,
+  };
+  const wanted = new Set(settings.queues ?? (Object.keys(QUEUE) as (keyof typeof QUEUE)[]));
+  const workers: Worker[] = [];
+  const add = (name: keyof typeof QUEUE, processor: Processor) => {
+    if (!wanted.has(name)) return;
+    const worker = new Worker(QUEUE[name], processor, { ...common, concurrency: concurrency[name] });
+    worker.on('failed', (job, err) => {
+      if (err instanceof DelayedError || err?.name === 'RateLimitError') return;
+      deps.logger.warn({ queue: name, jobId: job?.id, attemptsMade: job?.attemptsMade, err }, 'job failed');
+    });
+    worker.on('error', (err) => deps.logger.error({ queue: name, err }, 'worker error'));
+    workers.push(worker);
+  };
+  add('poll', createPollProcessor(deps) as Processor);
+  add('detect', createDetectProcessor(deps) as Processor);
+  let notifyWorker: Worker | undefined;
+  add('notify', notifyBackPressure(() => notifyWorker, createNotifyProcessor(deps) as Processor, deps.metrics, deps.logger));
+  notifyWorker = workers.find((w) => w.name === QUEUE.notify);
+  add('digest', notifyBackPressure(() => workers.find((w) => w.name === QUEUE.digest), createDigestProcessor(deps) as Processor, deps.metrics, deps.logger));
+  return {
+    workers,
+    async close(force = false) {
+      await Promise.allSettled(workers.map((w) => w.close(force)));
+    },
+  };
+}
