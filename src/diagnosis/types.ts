@@ -111,3 +111,24 @@ export interface IncidentChange {
   queryName: string | null;
   incident: Incident;
 }
+
+/** The latest key numbers of one query, for status tables and the stream registry. */
+export interface QuerySnapshot {
+  id: string;
+  name: string | null;
+  health: Health;
+  /** Seconds of data waiting at the source after the latest batch (null when unknown). */
+  timeBehindSec: number | null;
+  batchDurationMs: number | null;
+  /** Trigger interval, ms: as configured, else inferred (0 = back to back); null before any batch. */
+  triggerMs: number | null;
+  stateRows: number | null;
+  /** ISO time the latest progress report arrived for (its batch end). */
+  lastProgressAt: string | null;
+  lastBatchId: number | null;
+  /** Rows/s arriving and processed, recent. */
+  arrivalRate: number | null;
+  processingRate: number | null;
+  /** Kinds of the incidents open now. */
+  openIncidents: IncidentKind[];
+}

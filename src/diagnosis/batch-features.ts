@@ -1,0 +1,226 @@
+/**
+ * The numbers the detectors need from one progress report, extracted once per batch. The tracker
+ * keeps only a fixed ring of these, never the reports themselves, so memory per query is bounded.
+ */
+import type { Progress, SourceProgress } from '../progress/types.js';
+
+export interface BatchFeatures {
+  batchId: number | null;
+  /** Trigger start, epoch ms. */
+  t: number;
+  /** Batch duration, ms. */
+  d: number;
+  rows: number;
+  inRate: number | null;
+  procRate: number | null;
+  /** durationMs.addBatch (the busy part), ms; falls back to the batch duration. */
+  addBatchMs: number;
+  /** durationMs.commitBatch (Databricks sink commit), ms. */
+  sinkCommitMs: number;
+  /** Sum of Kafka latest / end / start offsets over every partition (null when not reported). */
+  kafkaLatest: number | null;
+  kafkaEnd: number | null;
+  kafkaStart: number | null;
+  /** Kafka offsets behind latest after this batch (offsets, else the metrics). */
+  kafkaBehind: number | null;
+  /** Delta / Auto Loader files and bytes outstanding. */
+  filesOutstanding: number | null;
+  bytesOutstanding: number | null;
+  /** Kinesis maxMsBehindLatest. */
+  msBehind: number | null;
+  /** Total state rows / bytes over all stateful operators (null when stateless). */
+  stateRows: number | null;
+  stateBytes: number | null;
+  stateRemoved: number;
+  stateUpdated: number;
+  /** Sum of state commit times, ms. */
+  stateCommitMs: number;
+  /** controlBatch.REPARTITION, ms. */
+  repartitionMs: number | null;
+  /** 1 when the plan has a watermark. */
+  watermark: number;
+  /** 1 when this report starts a new run (runId changed). */
+  restart: number;
+  /** Derived by the tracker from the history: arrival rate (rows/s) and time behind (s). */
+  arrival: number | null;
+  timeBehindSec: number | null;
+}
+
+/** Per-query facts that change rarely; kept once, not per batch. */
+export interface QueryFacts {
+  sourceKinds: string[];
+  kafkaPartitions: number;
+  kafkaTopics: string[];
+  sink: string;
+  stateProvider: 'rocksdb' | 'hdfs' | 'unknown' | null;
+  shufflePartitions: number | null;
+  stateOperators: string[];
+  eventTimeSpreadMs: number | null;
+}
+
+interface KafkaTotals {
+  sum: number;
+  partitions: number;
+}
+
+/** Sum over `{"topic": {"partition": offset}}` objects; null when absent or unreadable. */
+function kafkaOffsetTotal(offset: unknown): KafkaTotals | null {
+  if (typeof offset !== 'object' || offset === null || Array.isArray(offset)) return null;
+  let sum = 0;
+  let partitions = 0;
+  const topics = offset as Record<string, unknown>;
+  for (const topic in topics) {
+    const byPartition = topics[topic];
+    if (typeof byPartition !== 'object' || byPartition === null) continue;
+    const map = byPartition as Record<string, unknown>;
+    for (const partition in map) {
+      const value = map[partition];
+      if (typeof value === 'number' && Number.isFinite(value)) {
+        sum += value;
+        partitions += 1;
+      }
+    }
+  }
+  return partitions > 0 ? { sum, partitions } : null;
+}
+
+function metric(source: SourceProgress, key: string): number | null {
+  const value = source.metrics[key];
+  return typeof value === 'number' ? value : null;
+}
+
+export function extractFeatures(p: Progress, previousRunId: string | null): BatchFeatures {
+  let kafkaLatest: number | null = null;
+  let kafkaEnd: number | null = null;
+  let kafkaStart: number | null = null;
+  let kafkaBehind: number | null = null;
+  let filesOutstanding: number | null = null;
+  let bytesOutstanding: number | null = null;
+  let msBehind: number | null = null;
+  let latestComplete = true;
+  let startComplete = true;
+  for (const source of p.sources) {
+    if (source.kind === 'kafka') {
+      const end = kafkaOffsetTotal(source.endOffset);
+      const latest = kafkaOffsetTotal(source.latestOffset);
+      const start = kafkaOffsetTotal(source.startOffset);
+      if (end) kafkaEnd = (kafkaEnd ?? 0) + end.sum;
+      if (latest) kafkaLatest = (kafkaLatest ?? 0) + latest.sum;
+      else latestComplete = false;
+      if (start) kafkaStart = (kafkaStart ?? 0) + start.sum;
+      else startComplete = false;
+      let behind: number | null = null;
+      if (end && latest && end.partitions === latest.partitions) behind = Math.max(0, latest.sum - end.sum);
+      else {
+        const avg = metric(source, 'avgOffsetsBehindLatest');
+        if (avg !== null && end) behind = avg * end.partitions;
+        else behind = metric(source, 'maxOffsetsBehindLatest');
+      }
+      if (behind !== null) kafkaBehind = (kafkaBehind ?? 0) + behind;
+    } else if (source.kind === 'delta' || source.kind === 'autoloader') {
+      const files = metric(source, 'numFilesOutstanding');
+      const bytes = metric(source, 'numBytesOutstanding');
+      if (files !== null) filesOutstanding = (filesOutstanding ?? 0) + files;
+      if (bytes !== null) bytesOutstanding = (bytesOutstanding ?? 0) + bytes;
+    } else if (source.kind === 'kinesis') {
+      const ms = metric(source, 'maxMsBehindLatest');
+      if (ms !== null) msBehind = Math.max(msBehind ?? 0, ms);
+    }
+  }
+  if (!latestComplete) kafkaLatest = null;
+  if (!startComplete) kafkaStart = null;
+
+  let stateRows: number | null = null;
+  let stateBytes: number | null = null;
+  let stateRemoved = 0;
+  let stateUpdated = 0;
+  let stateCommitMs = 0;
+  for (const op of p.stateOperators) {
+    stateRows = (stateRows ?? 0) + op.numRowsTotal;
+    const sst = op.customMetrics.rocksdbSstFileSize;
+    stateBytes = (stateBytes ?? 0) + (sst !== undefined && sst > 0 ? sst : op.memoryUsedBytes);
+    stateRemoved += op.numRowsRemoved;
+    stateUpdated += op.numRowsUpdated;
+    stateCommitMs += op.commitTimeMs;
+  }
+
+  const durations = p.durationMs;
+  return {
+    batchId: p.batchId,
+    t: p.timestampMs,
+    d: p.batchDurationMs,
+    rows: p.numInputRows,
+    inRate: p.inputRowsPerSecond,
+    procRate: p.processedRowsPerSecond,
+    addBatchMs: durations.addBatch ?? p.batchDurationMs,
+    sinkCommitMs: durations.commitBatch ?? 0,
+    kafkaLatest,
+    kafkaEnd,
+    kafkaStart,
+    kafkaBehind,
+    filesOutstanding,
+    bytesOutstanding,
+    msBehind,
+    stateRows,
+    stateBytes,
+    stateRemoved,
+    stateUpdated,
+    stateCommitMs,
+    repartitionMs: durations['controlBatch.REPARTITION'] ?? null,
+    watermark: p.eventTime.watermark !== undefined ? 1 : 0,
+    restart: previousRunId !== null && p.runId !== '' && p.runId !== previousRunId ? 1 : 0,
+    arrival: null,
+    timeBehindSec: null,
+  };
+}
+
+/** Facts about the query's shape from its latest report. */
+export function extractFacts(p: Progress): QueryFacts {
+  const kinds = new Set<string>();
+  const topics = new Set<string>();
+  let partitions = 0;
+  for (const source of p.sources) {
+    kinds.add(source.kind);
+    if (source.kind !== 'kafka') continue;
+    const offsets = source.endOffset ?? source.startOffset;
+    if (typeof offsets === 'object' && offsets !== null && !Array.isArray(offsets)) {
+      for (const [topic, byPartition] of Object.entries(offsets as Record<string, unknown>)) {
+        topics.add(topic);
+        if (typeof byPartition === 'object' && byPartition !== null) {
+          partitions += Object.keys(byPartition).length;
+        }
+      }
+    } else {
+      const match = /\[(?:Subscribe|Assign|SubscribePattern)\[([^\]]*)\]/.exec(source.description);
+      if (match) topics.add(match[1]!);
+    }
+  }
+  let provider: QueryFacts['stateProvider'] = null;
+  let shuffle: number | null = null;
+  const operators: string[] = [];
+  for (const op of p.stateOperators) {
+    operators.push(op.operatorName ?? 'stateful operator');
+    const keys = Object.keys(op.customMetrics);
+    if (keys.some((key) => key.startsWith('rocksdb'))) provider = 'rocksdb';
+    else if (provider === null && keys.includes('loadedMapCacheHitCount')) provider = 'hdfs';
+    else if (provider === null) provider = 'unknown';
+    if (op.numShufflePartitions !== null) {
+      shuffle = shuffle === null ? op.numShufflePartitions : Math.min(shuffle, op.numShufflePartitions);
+    }
+  }
+  let spread: number | null = null;
+  if (p.eventTime.max && p.eventTime.min) {
+    const value = Date.parse(p.eventTime.max) - Date.parse(p.eventTime.min);
+    spread = Number.isFinite(value) ? value : null;
+  }
+  return {
+    sourceKinds: [...kinds],
+    kafkaPartitions: partitions,
+    kafkaTopics: [...topics].slice(0, 5),
+    sink: p.sink.description.slice(0, 120),
+    stateProvider: provider,
+    shufflePartitions: shuffle,
+    stateOperators: operators.slice(0, 5),
+    eventTimeSpreadMs: spread,
+  };
+}

@@ -1,0 +1,180 @@
+/**
+ * Why a query falls behind, and what to change: an admission cap below the arrival rate, too
+ * little throughput, a giant catch-up batch after downtime, partitions below the core count, state
+ * and sink costs. Every number in evidence and advice comes from the batches.
+ */
+import type { DetectorContext } from '../detectors/detector.js';
+import * as fmt from '../format.js';
+import { median } from '../statistics.js';
+import type { Advice, Cause } from '../types.js';
+import { clamp, rank, type Explained } from './explained.js';
+import {
+  kafkaPartitionBound,
+  slowSink,
+  slowStateCommit,
+  stateStoreMemory,
+  tooFewShufflePartitions,
+  unboundedState,
+  type CauseInput,
+} from './shared-causes.js';
+
+export function explainLag(ctx: DetectorContext): { causes: Cause[]; advice: Advice[] } {
+  const input: CauseInput = {
+    features: ctx.features,
+    latest: ctx.latest,
+    facts: ctx.facts,
+    cores: ctx.options.cores,
+  };
+  const capped = rateLimitTooLow(ctx);
+  const capacity = insufficientCapacity(ctx, capped !== null);
+  const capacityBound = capacity !== null;
+  const explained = rank([
+    capped,
+    capacity,
+    oversizedBatches(ctx),
+    kafkaPartitionBound(input, capacityBound),
+    tooFewShufflePartitions(input, capacityBound),
+    unboundedState(input, 0.45),
+    stateStoreMemory(input),
+    slowStateCommit(input),
+    slowSink(input),
+  ]);
+  if (explained.causes.length === 0) {
+    explained.causes.push({
+      code: 'insufficient_capacity',
+      confidence: 0.4,
+      evidence: `the lag signal rose from ${describeStart(ctx)} while batches took ${fmt.ms(ctx.latest.d)}; the source reports too little to separate arrival from processing rates.`,
+    });
+    explained.advice.push({
+      text: 'Compare inputRowsPerSecond with processedRowsPerSecond and the Spark UI (scheduler delay, GC, spill) to find the slow stage; add compute if every stage is busy.',
+    });
+  }
+  return explained;
+}
+
+function describeStart(ctx: DetectorContext): string {
+  const finite = ctx.analysis.series.filter(Number.isFinite);
+  const first = finite[Math.max(0, finite.length - 8)] ?? 0;
+  return ctx.analysis.signal === 'files' ? `${fmt.count(first)} files` : fmt.seconds(first);
+}
+
+/** Interval between batch starts people configured, or the cadence when it is back to back. */
+function intervalSec(ctx: DetectorContext): number {
+  const { analysis } = ctx;
+  if (analysis.triggerMs > 0) return analysis.triggerMs / 1000;
+  const gaps: number[] = [];
+  const recent = ctx.features.slice(-8);
+  for (let i = 1; i < recent.length; i += 1) {
+    if (!recent[i]!.restart) gaps.push(recent[i]!.t - recent[i - 1]!.t);
+  }
+  const gap = median(gaps);
+  return (Number.isFinite(gap) && gap > 0 ? gap : analysis.cadenceMs) / 1000;
+}
+
+function rateLimitTooLow(ctx: DetectorContext): Explained | null {
+  const { analysis, facts, latest } = ctx;
+  const cap = analysis.cappedRows;
+  const arrival = analysis.arrivalRate;
+  if (cap === null || arrival === null || arrival <= 0) return null;
+  const interval = intervalSec(ctx);
+  const admitted = cap / Math.max(interval, latest.d / 1000);
+  if (admitted >= arrival * 0.99) return null;
+  const durationShare = latest.d / 1000 / interval;
+  const kafka = facts.sourceKinds.includes('kafka');
+  const autoloader = facts.sourceKinds.includes('autoloader');
+  const advice: Advice[] = [];
+  if (kafka) {
+    const value = fmt.niceCeil(arrival * interval * 1.3);
+    const projectedMs = latest.d * (value / cap);
+    advice.push({
+      text: `Raise maxOffsetsPerTrigger from ${fmt.count(cap)} to at least ${value} (arrival ${fmt.rate(arrival)} × ${fmt.seconds(interval)} trigger interval, plus 30% headroom to drain the backlog).${
+        projectedMs > interval * 1000
+          ? ` Batches of that size would take about ${fmt.ms(projectedMs)}, longer than the trigger interval, so the cluster also needs more throughput.`
+          : ` Batches of that size should take about ${fmt.ms(projectedMs)}, inside the ${fmt.seconds(interval)} trigger interval.`
+      }`,
+      setting: 'maxOffsetsPerTrigger',
+      value: String(value),
+    });
+  } else {
+    const needed = (arrival * interval * 1.3) / cap;
+    advice.push({
+      text: `Raise ${autoloader ? 'cloudFiles.maxFilesPerTrigger' : 'maxFilesPerTrigger'} (or maxBytesPerTrigger) to about ${fmt.factor(needed)} its current value: each batch admits ${fmt.count(cap)} rows while ${fmt.count(arrival * interval)} arrive per trigger interval.`,
+      setting: autoloader ? 'cloudFiles.maxFilesPerTrigger' : 'maxFilesPerTrigger',
+    });
+  }
+  return {
+    cause: {
+      code: 'rate_limit_too_low',
+      confidence: durationShare <= 0.8 ? 0.9 : 0.6,
+      evidence: `each of the last batches read exactly ${fmt.count(cap)} ${kafka ? 'offsets' : 'rows'} (the admission cap) and finished in ${fmt.ms(latest.d)} of a ${fmt.seconds(interval)} interval, while ${fmt.rate(arrival)} arrived: the cap admits only ${fmt.rate(admitted)}.`,
+    },
+    advice,
+  };
+}
+
+function insufficientCapacity(ctx: DetectorContext, capped: boolean): Explained | null {
+  const { analysis, latest } = ctx;
+  const rho = analysis.loadFactor;
+  const interval = intervalSec(ctx);
+  const backToBack = analysis.triggerMs === 0 || latest.d >= analysis.triggerMs;
+  if (rho === null || analysis.arrivalRate === null || analysis.capacity === null) return null;
+  // With a cap that is the bottleneck, capacity matters only if it is short of arrivals too.
+  if (rho < (capped ? 1.0 : 0.95)) return null;
+  const needed = Math.max(1.05, rho * 1.15);
+  return {
+    cause: {
+      code: 'insufficient_capacity',
+      confidence: clamp(capped ? 0.35 + (rho - 1) : 0.6 + (rho - 1) * 1.5, 0.3, 0.95),
+      evidence: `${fmt.rate(analysis.arrivalRate)} arrive while the query processes ${fmt.rate(analysis.capacity)} per second of busy time (rows ÷ addBatch): load factor ${rho.toFixed(2)}${backToBack ? ', batches run back to back' : ''}.`,
+    },
+    advice: [
+      {
+        text: `Give the query about ${fmt.factor(needed)} its current throughput (load factor ${rho.toFixed(2)} plus headroom to drain the backlog): more or larger workers. ${
+          backToBack
+            ? 'A longer trigger interval will not help: batches already run back to back, and a longer interval only adds idle time.'
+            : `A longer trigger interval than ${fmt.seconds(interval)} will not help: it only adds idle time.`
+        }`,
+      },
+    ],
+  };
+}
+
+function oversizedBatches(ctx: DetectorContext): Explained | null {
+  const { features, analysis, facts } = ctx;
+  let restartIndex = -1;
+  for (let i = features.length - 1; i >= 0; i -= 1) {
+    if (features[i]!.restart) {
+      restartIndex = i;
+      break;
+    }
+  }
+  if (restartIndex < 0) return null;
+  const first = features[restartIndex]!;
+  const others = features.filter((_, i) => i !== restartIndex && features[i]!.rows > 0);
+  if (others.length < 3) return null;
+  const usualRows = median(others.map((f) => f.rows));
+  const usualD = median(others.map((f) => f.d));
+  if (!(first.rows >= 5 * usualRows || first.d >= 5 * usualD)) return null;
+  if (analysis.cappedRows !== null && first.rows <= analysis.cappedRows * 1.01) return null;
+  const target = Math.max(analysis.triggerMs, usualD);
+  const capRows = analysis.capacity !== null ? fmt.niceCeil((analysis.capacity * target) / 1000) : fmt.niceCeil(usualRows);
+  const kafka = facts.sourceKinds.includes('kafka');
+  const advice: Advice = kafka
+    ? {
+        text: `Cap catch-up batches with maxOffsetsPerTrigger ${capRows}: about what the query processes in ${fmt.ms(target)}, its normal batch duration, so a backlog drains as a series of normal batches instead of one giant one.`,
+        setting: 'maxOffsetsPerTrigger',
+        value: String(capRows),
+      }
+    : {
+        text: `Cap catch-up batches with ${facts.sourceKinds.includes('autoloader') ? 'cloudFiles.maxFilesPerTrigger' : 'maxFilesPerTrigger'} or maxBytesPerTrigger so each batch holds about ${fmt.count(capRows)} rows, what the query processes in ${fmt.ms(target)}.`,
+        setting: facts.sourceKinds.includes('autoloader') ? 'cloudFiles.maxFilesPerTrigger' : 'maxFilesPerTrigger',
+      };
+  return {
+    cause: {
+      code: 'oversized_batches',
+      confidence: 0.8,
+      evidence: `the first batch after the restart${first.batchId !== null ? ` (batch ${first.batchId})` : ''} read ${fmt.count(first.rows)} rows, ${fmt.factor(first.rows / Math.max(1, usualRows))} the usual ${fmt.count(usualRows)}, and ran for ${fmt.ms(first.d)} against a usual ${fmt.ms(usualD)}, with no admission cap.`,
+    },
+    advice: [advice],
+  };
+}

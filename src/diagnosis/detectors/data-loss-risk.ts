@@ -1,0 +1,61 @@
+/**
+ * `data_loss_risk` (Kafka): the age of the oldest unread data is forecast to reach the topic's
+ * retention. Forecast: (retention − time behind) ÷ growth of time behind per second of wall time,
+ * the linear extrapolation Prometheus' predict_linear makes, on a Theil–Sen slope.
+ */
+import { TUNING } from '../engine-options.js';
+import * as fmt from '../format.js';
+import { mannKendallCritical, mannKendallS } from '../statistics.js';
+import { CLEAR, type DetectorContext, type Finding } from './detector.js';
+
+export function detectDataLossRisk(ctx: DetectorContext): Finding {
+  const { analysis, options } = ctx;
+  if (analysis.signal !== 'kafka' || analysis.timeBehindSec === null) return CLEAR;
+  const retentionSec = options.retentionMs / 1000;
+  const behind = analysis.timeBehindSec;
+  const slopePerSec = (analysis.trendPerMin ?? 0) / 60;
+  const finite = analysis.series.filter(Number.isFinite).slice(-8);
+  const growing =
+    slopePerSec > 0.005 &&
+    (finite.length < 5 || mannKendallS(finite, 0.005) >= mannKendallCritical(finite.length) / 2);
+  const breachInSec = behind >= retentionSec ? 0 : growing ? (retentionSec - behind) / slopePerSec : Infinity;
+  const horizonSec = TUNING.dataLossHorizonMs / 1000;
+  const near = behind >= 0.8 * retentionSec;
+  if (ctx.memo) {
+    if (breachInSec > 2 * horizonSec && !near) return CLEAR;
+  } else if (breachInSec > horizonSec && !near) {
+    return CLEAR;
+  }
+  const breachAtMs = ctx.nowMs + breachInSec * 1000;
+  const breachText = Number.isFinite(breachInSec)
+    ? breachInSec === 0
+      ? 'has already reached'
+      : `will reach the ${fmt.seconds(retentionSec)} retention in about ${fmt.seconds(breachInSec)} (${fmt.iso(breachAtMs)})`
+    : `is within 20% of the ${fmt.seconds(retentionSec)} retention`;
+  const arrival = analysis.arrivalRate;
+  return {
+    verdict: 'fire',
+    severity: breachInSec <= horizonSec / 4 || near ? 'critical' : 'warning',
+    summary: `Data loss risk: the oldest unread Kafka data is ${fmt.seconds(behind)} old and ${breachText === 'has already reached' ? `has reached the ${fmt.seconds(retentionSec)} retention` : breachText}`,
+    metrics: {
+      timeBehindSec: Math.round(behind),
+      timeBehindTrendSecPerMin: Math.round(slopePerSec * 600) / 10,
+      breachAt: Number.isFinite(breachInSec) ? fmt.iso(breachAtMs) : null,
+      ...(arrival !== null ? { arrivalRate: Math.round(arrival) } : {}),
+    },
+    causes: [
+      {
+        code: 'retention_breach_forecast',
+        confidence: near ? 0.95 : 0.7,
+        evidence: `time behind grows ${fmt.seconds(slopePerSec * 60)} per minute from ${fmt.seconds(behind)}; Kafka deletes segments older than the ${fmt.seconds(retentionSec)} retention, and failOnDataLoss (default true) then fails the query, or skips the lost offsets when false.`,
+      },
+    ],
+    advice: [
+      {
+        text: `Fix the lag before ${Number.isFinite(breachInSec) ? fmt.iso(breachAtMs) : 'the retention is reached'} (see the lag incident's advice), or buy time by raising the topic's retention.ms above ${fmt.seconds(retentionSec)} while it catches up.`,
+        setting: 'retention.ms',
+        value: String(Math.round(Math.max(options.retentionMs * 2, (behind + 86_400) * 1000))),
+      },
+    ],
+  };
+}

@@ -1,0 +1,50 @@
+/**
+ * What every detector receives and returns. A detector is a pure function of the query's recent
+ * batches; the tracker turns its verdicts into an incident lifecycle with hysteresis.
+ */
+import type { BatchFeatures, QueryFacts } from '../batch-features.js';
+import type { ResolvedEngineOptions } from '../engine-options.js';
+import type { Analysis } from '../query-analysis.js';
+import type { Advice, Cause, IncidentMetrics, Severity } from '../types.js';
+
+export interface DetectorContext {
+  /** The ring, oldest first; the newest batch is last. */
+  features: readonly BatchFeatures[];
+  latest: BatchFeatures;
+  facts: QueryFacts;
+  analysis: Analysis;
+  options: ResolvedEngineOptions;
+  /** Detector memory kept while an incident of its kind is open (e.g. the level at onset). */
+  memo: Record<string, number> | null;
+  /** The time of judgement, epoch ms (the latest batch end when fed progress). */
+  nowMs: number;
+  /** End of the latest report of any kind (idle reports included), epoch ms. */
+  lastSeenMs: number;
+}
+
+/**
+ * - `fire`: evidence to open (or keep open) an incident;
+ * - `hold`: neither open nor back to normal (hysteresis band);
+ * - `clear`: back to normal; the tracker resolves after enough consecutive clears.
+ */
+export type Verdict = 'fire' | 'hold' | 'clear';
+
+export interface Finding {
+  verdict: Verdict;
+  severity: Severity;
+  summary: string;
+  metrics: IncidentMetrics;
+  causes: Cause[];
+  advice: Advice[];
+  /** Values to remember while open (merged into the memo). */
+  memo?: Record<string, number>;
+}
+
+export const CLEAR: Finding = {
+  verdict: 'clear',
+  severity: 'warning',
+  summary: '',
+  metrics: {},
+  causes: [],
+  advice: [],
+};

@@ -1,0 +1,146 @@
+/**
+ * `lag`: the query is losing ground. Judged on the lag signal (time behind when the source reports
+ * a backlog, files/bytes outstanding for Delta and Auto Loader, batch duration when the backlog
+ * lives inside the batches) over a short window:
+ * - trend: a Mann–Kendall-significant rise, material against the level at the start of the
+ *   window and still rising at the newest batch (a burst that drains, a single slow batch or a
+ *   noisy steady stream does not pass all three);
+ * - level: a backlog of more than `lagLevelSec` that will not drain within the catch-up budget.
+ * Resolves when the signal is back near its level before the episode.
+ */
+import { explainLag } from '../causes/lag-causes.js';
+import { TUNING } from '../engine-options.js';
+import * as fmt from '../format.js';
+import { mannKendallCritical, mannKendallS, median, quantile } from '../statistics.js';
+import type { IncidentMetrics, Severity } from '../types.js';
+import { CLEAR, type DetectorContext, type Finding } from './detector.js';
+
+const MIN_ABS: Record<string, number> = { kafka: 2, kinesis: 2, duration: 2, files: 2, bytes: 1 << 20 };
+
+export function detectLag(ctx: DetectorContext): Finding {
+  const { analysis } = ctx;
+  const series = analysis.series;
+  const values: number[] = [];
+  for (let i = series.length - 1; i >= 0 && values.length < TUNING.lagWindow; i -= 1) {
+    if (Number.isFinite(series[i]!)) values.unshift(series[i]!);
+  }
+  if (values.length < 3) return CLEAR;
+  const isTime = analysis.signal !== 'files' && analysis.signal !== 'bytes';
+  const minAbs = MIN_ABS[analysis.signal]!;
+  const current = values[values.length - 1]!;
+  const windowBase = median(values.slice(0, 3));
+
+  if (ctx.memo) {
+    // Open: resolve once back near the level before the episode.
+    const base = ctx.memo.base!;
+    const normal = Math.max(base * 1.25, base + minAbs, isTime ? (2 * analysis.cadenceMs) / 1000 : 0);
+    if (current <= normal) return CLEAR;
+    return finding(ctx, 'fire', {});
+  }
+
+  const trend = trendEvidence(ctx, values, windowBase, minAbs);
+  const level =
+    isTime &&
+    values.length >= 3 &&
+    values.slice(-3).every((value) => value >= TUNING.lagLevelSec) &&
+    (analysis.drainEtaSec === null || analysis.drainEtaSec > TUNING.catchUpBudgetSec);
+  if (!trend && !level) return CLEAR;
+  // The normal level: what the signal read before the episode (low quantile of the ring).
+  const ringLow = quantile(series.filter(Number.isFinite), 0.1);
+  const base = Math.max(Math.min(windowBase, Number.isFinite(ringLow) ? ringLow : windowBase), 0);
+  return finding(ctx, 'fire', { base });
+}
+
+function trendEvidence(
+  ctx: DetectorContext,
+  values: number[],
+  windowBase: number,
+  minAbs: number,
+): boolean {
+  const n = values.length;
+  if (n < 6) return false;
+  const current = values[n - 1]!;
+  if (mannKendallS(values, 0.005) < mannKendallCritical(n)) return false;
+  if (current < windowBase * TUNING.lagGrowthRatio || current - windowBase < minAbs) return false;
+  // Still rising at the newest batch: a burst that has started to drain is not lag.
+  const recentHigh = Math.max(...values.slice(n - 4, n - 1));
+  if (current < recentHigh * 0.98) return false;
+  const { analysis } = ctx;
+  if (analysis.signal === 'duration' || (analysis.signal === 'kafka' && ctx.latest.kafkaBehind === 0)) {
+    // Backlog inside the batches: they must overrun the trigger, and capacity must not be
+    // comfortably above the arrivals (durations converging to o/(1−ρ) also rise for a while).
+    const lastDurations = ctx.features.slice(-3).map((f) => f.d);
+    if (analysis.triggerMs > 0 && median(lastDurations) <= analysis.triggerMs) return false;
+    if (analysis.loadFactor !== null && analysis.loadFactor < 0.97) return false;
+  }
+  return true;
+}
+
+function finding(ctx: DetectorContext, verdict: 'fire', memo: Record<string, number>): Finding {
+  const { analysis, latest } = ctx;
+  const metrics = lagMetrics(ctx);
+  const behind = analysis.timeBehindSec;
+  const severity: Severity =
+    (behind !== null && behind >= TUNING.criticalTimeBehindSec) ||
+    (analysis.loadFactor !== null && analysis.loadFactor >= 1.5 && analysis.cappedRows === null)
+      ? 'critical'
+      : 'warning';
+  const { causes, advice } = explainLag(ctx);
+  const parts: string[] = [];
+  if (analysis.signal === 'files' || analysis.signal === 'bytes') {
+    const backlog = analysis.signal === 'files' ? latest.filesOutstanding! : latest.bytesOutstanding!;
+    const unit = analysis.signal === 'files' ? `${fmt.count(backlog)} files` : fmt.bytes(backlog);
+    parts.push(`Falling behind: ${unit} outstanding at the source`);
+    if (analysis.trendPerMin !== null && analysis.trendPerMin > 0) {
+      parts.push(
+        analysis.signal === 'files'
+          ? `growing ${fmt.count(analysis.trendPerMin)} files per minute`
+          : `growing ${fmt.bytes(analysis.trendPerMin)} per minute`,
+      );
+    }
+  } else {
+    parts.push(`Falling behind: ${behind === null ? 'data' : fmt.seconds(behind)} of data waiting`);
+    if (analysis.trendPerMin !== null && analysis.trendPerMin > 0) {
+      parts.push(`growing ${fmt.seconds(analysis.trendPerMin)} per minute`);
+    }
+  }
+  parts.push(
+    analysis.drainEtaSec === null ? 'not draining' : `draining, about ${fmt.seconds(analysis.drainEtaSec)} to catch up`,
+  );
+  return { verdict, severity, summary: parts.join(', '), metrics, causes, advice, memo };
+}
+
+export function lagMetrics(ctx: DetectorContext): IncidentMetrics {
+  const { analysis, latest } = ctx;
+  const metrics: IncidentMetrics = {
+    batchDurationMs: latest.d,
+    drainEtaSec: analysis.drainEtaSec === null ? null : Math.round(analysis.drainEtaSec),
+  };
+  if (analysis.triggerMs > 0) metrics.triggerIntervalMs = analysis.triggerMs;
+  if (analysis.timeBehindSec !== null) metrics.timeBehindSec = round1(analysis.timeBehindSec);
+  const isTime = analysis.signal !== 'files' && analysis.signal !== 'bytes';
+  if (isTime && analysis.trendPerMin !== null) metrics.timeBehindTrendSecPerMin = round1(analysis.trendPerMin);
+  if (latest.kafkaBehind !== null) {
+    metrics.backlog = latest.kafkaBehind;
+    metrics.backlogUnit = 'offsets';
+  } else if (latest.filesOutstanding !== null) {
+    metrics.backlog = latest.filesOutstanding;
+    metrics.backlogUnit = 'files';
+  } else if (latest.bytesOutstanding !== null) {
+    metrics.backlog = latest.bytesOutstanding;
+    metrics.backlogUnit = 'bytes';
+  } else if (latest.msBehind !== null) {
+    metrics.backlog = latest.msBehind;
+    metrics.backlogUnit = 'ms';
+  }
+  if (analysis.arrivalRate !== null) metrics.arrivalRate = round1(analysis.arrivalRate);
+  const processing = latest.procRate ?? analysis.capacity;
+  if (processing !== null) metrics.processingRate = round1(processing);
+  if (latest.stateRows !== null) metrics.stateRows = latest.stateRows;
+  if (latest.stateBytes !== null) metrics.stateBytes = latest.stateBytes;
+  return metrics;
+}
+
+function round1(value: number): number {
+  return Math.round(value * 10) / 10;
+}

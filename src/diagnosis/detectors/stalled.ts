@@ -1,0 +1,49 @@
+/**
+ * `stalled`: no progress for far longer than the query's cadence while data was waiting. Progress
+ * arrives when a batch ends, so the expected silence grows with the batch durations; an idle query
+ * (nothing arriving, nothing behind) may be silent as long as it likes.
+ */
+import { TUNING } from '../engine-options.js';
+import * as fmt from '../format.js';
+import { CLEAR, type DetectorContext, type Finding } from './detector.js';
+
+/** Silence after which the query counts as stalled, ms. */
+export function stallThresholdMs(ctx: DetectorContext): number {
+  return Math.max(TUNING.stallFactor * ctx.analysis.cadenceMs, TUNING.stallMinMs);
+}
+
+export function detectStalled(ctx: DetectorContext): Finding {
+  const { latest, analysis } = ctx;
+  const silentMs = ctx.nowMs - Math.max(ctx.lastSeenMs, latest.t + latest.d);
+  const threshold = stallThresholdMs(ctx);
+  if (silentMs <= threshold) return CLEAR;
+  const recentRows = ctx.features.slice(-5).some((f) => f.rows > 0);
+  const behind =
+    (latest.kafkaBehind ?? 0) > 0 || (latest.filesOutstanding ?? 0) > 0 || (latest.msBehind ?? 0) > 0;
+  const arriving = analysis.arrivalRate !== null && analysis.arrivalRate > 0 && recentRows;
+  if (!behind && !arriving) return CLEAR;
+  const silentSec = Math.round(silentMs / 1000);
+  const waiting =
+    latest.kafkaBehind !== null && latest.kafkaBehind > 0
+      ? `${fmt.count(latest.kafkaBehind)} offsets were behind`
+      : latest.filesOutstanding !== null && latest.filesOutstanding > 0
+        ? `${fmt.count(latest.filesOutstanding)} files were outstanding`
+        : `${fmt.rate(analysis.arrivalRate ?? 0)} were arriving`;
+  return {
+    verdict: 'fire',
+    severity: 'critical',
+    summary: `No progress for ${fmt.seconds(silentSec)} (the query reports every ${fmt.ms(analysis.cadenceMs)}) while ${waiting}`,
+    metrics: {
+      silentSec,
+      batchDurationMs: latest.d,
+      ...(analysis.triggerMs > 0 ? { triggerIntervalMs: analysis.triggerMs } : {}),
+      ...(analysis.timeBehindSec !== null ? { timeBehindSec: Math.round(analysis.timeBehindSec + silentSec) } : {}),
+    },
+    causes: [],
+    advice: [
+      {
+        text: `Check the run in the Spark UI: a batch${latest.batchId !== null ? ` after batch ${latest.batchId}` : ''} has run for ${fmt.seconds(silentSec)} (a stuck task, a hung sink or source call) or the driver stopped without a termination event. If the run has failed or hung, restart it; the checkpoint resumes from the last committed batch.`,
+      },
+    ],
+  };
+}

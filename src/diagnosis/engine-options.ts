@@ -1,0 +1,66 @@
+/**
+ * Engine options (the contract in engine.ts re-exports `EngineOptions`) and the tuning constants
+ * the detectors share. Defaults are documented where each option is declared.
+ */
+
+export interface EngineOptions {
+  /** Processing-time trigger interval, ms, when known. @defaultValue inferred from the gaps between batch starts */
+  triggerMs?: number;
+  /** Cores of the cluster; enables the partition-count causes. @defaultValue undefined (those causes are not judged) */
+  cores?: number;
+  /** Kafka topic retention, ms, for data-loss forecasts. @defaultValue 604_800_000 (7 days) */
+  retentionMs?: number;
+  /** A state repartition (`controlBatch.REPARTITION`) longer than this is slow. @defaultValue 600_000 (10 minutes) */
+  repartitionThresholdMs?: number;
+}
+
+export interface ResolvedEngineOptions {
+  triggerMs: number | null;
+  cores: number | null;
+  retentionMs: number;
+  repartitionThresholdMs: number;
+}
+
+export const DEFAULT_RETENTION_MS = 7 * 86_400_000;
+export const DEFAULT_REPARTITION_THRESHOLD_MS = 10 * 60_000;
+
+export function resolveEngineOptions(options: EngineOptions = {}): ResolvedEngineOptions {
+  const positive = (value: number | undefined): number | null =>
+    typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null;
+  return {
+    triggerMs: positive(options.triggerMs),
+    cores: positive(options.cores) && options.cores! >= 1 ? Math.floor(options.cores!) : null,
+    retentionMs: positive(options.retentionMs) || DEFAULT_RETENTION_MS,
+    repartitionThresholdMs: positive(options.repartitionThresholdMs) || DEFAULT_REPARTITION_THRESHOLD_MS,
+  };
+}
+
+/** Tuning shared by the detectors; see ../shared/reference/detection.md for where each comes from. */
+export const TUNING = {
+  /** Per-batch features kept per query. */
+  ringSize: 48,
+  /** Batches in the lag trend window (Mann–Kendall, Theil–Sen). */
+  lagWindow: 8,
+  /** Time behind must reach this multiple of its level at the start of the window to open lag. */
+  lagGrowthRatio: 1.4,
+  /** Batches the "back to normal" condition must hold before an incident resolves. */
+  clearBatches: 3,
+  /** Time behind above which a slowly draining backlog is lag on its own, s. */
+  lagLevelSec: 600,
+  /** A backlog that takes longer than this to drain is an incident (Flink's catch-up budget), s. */
+  catchUpBudgetSec: 1800,
+  /** Time behind at which lag becomes critical, s. */
+  criticalTimeBehindSec: 1800,
+  /** State-growth window, batches. */
+  stateWindow: 16,
+  /** Silence longer than this many cadences (and at least stallMinMs) with data waiting is a stall. */
+  stallFactor: 10,
+  stallMinMs: 5 * 60_000,
+  /** Forecast horizon for a retention breach. */
+  dataLossHorizonMs: 24 * 3_600_000,
+  /** Assumed repartition cost when the query has none of its own: fixed part and per GB of state. */
+  repartitionBaseMs: 20_000,
+  repartitionMsPerGb: 30_000,
+  /** A repartition this many times slower than predicted is slow even under the threshold. */
+  repartitionSlowFactor: 4,
+} as const;

@@ -1,0 +1,198 @@
+/**
+ * Numbers derived from a query's recent batches that every detector shares: trigger interval
+ * (known or inferred), cadence, arrival rate, processing capacity, load factor, admission cap, and
+ * the lag signal (time behind, or the backlog when only a count is known).
+ * Physics: ../shared/reference/detection.md "How micro-batches behave".
+ */
+import type { BatchFeatures } from './batch-features.js';
+import { median, quantile, theilSen } from './statistics.js';
+
+export type LagSignalKind = 'kafka' | 'kinesis' | 'files' | 'bytes' | 'duration';
+
+export interface Analysis {
+  /** Trigger interval, ms: as given, else inferred; 0 = batches run back to back (default trigger). */
+  triggerMs: number;
+  triggerInferred: boolean;
+  /** Expected time between progress reports, ms. */
+  cadenceMs: number;
+  signal: LagSignalKind;
+  /** Lag signal per batch of `features` (seconds for kafka/kinesis/duration, else counts); NaN = unknown. */
+  series: number[];
+  /** Rows/s arriving at the source, recent. */
+  arrivalRate: number | null;
+  /** Rows/s the query processes per second of busy time (rows ÷ addBatch), recent. */
+  capacity: number | null;
+  /** arrival ÷ capacity (DS2's ρ). */
+  loadFactor: number | null;
+  /** Rows every recent batch read when they all read the same (an admission cap reached). */
+  cappedRows: number | null;
+  timeBehindSec: number | null;
+  /** Growth of the lag signal per minute of wall time (negative when draining). */
+  trendPerMin: number | null;
+  /** Seconds until the backlog drains at the current trend; null = not draining. */
+  drainEtaSec: number | null;
+}
+
+/** Rows/s arriving, for the batch `f` appended after `previous` (oldest first). */
+export function arrivalRateAt(previous: readonly BatchFeatures[], f: BatchFeatures): number | null {
+  // Kafka: growth of the latest offsets between batch starts, over up to 5 batches to smooth
+  // the fetch-time jitter (17.1+ fetches after the batch, older runtimes at planning).
+  if (f.kafkaLatest !== null) {
+    for (let k = Math.min(5, previous.length); k >= 1; k -= 1) {
+      const base = previous[previous.length - k]!;
+      if (base.kafkaLatest === null || base.t >= f.t) continue;
+      const growth = f.kafkaLatest - base.kafkaLatest;
+      if (growth >= 0) return growth / ((f.t - base.t) / 1000);
+    }
+  }
+  // Otherwise the input rate is the arrival rate unless a cap or a restart distorts it.
+  if (f.inRate !== null && f.inRate > 0 && !f.restart) return f.inRate;
+  const last = previous[previous.length - 1];
+  return last ? last.arrival : null;
+}
+
+/** Seconds of data waiting at the source after batch `f`. */
+export function timeBehindOf(f: BatchFeatures): number | null {
+  if (f.kafkaBehind !== null) {
+    if (f.kafkaBehind > 0 && f.arrival !== null && f.arrival > 0) return f.kafkaBehind / f.arrival;
+    if (f.kafkaBehind > 0) return null;
+    // Reads 0 (planning-time latest offsets): what arrived during the batch is waiting.
+    return f.rows > 0 ? f.d / 1000 : 0;
+  }
+  if (f.msBehind !== null) return f.msBehind / 1000;
+  if (f.filesOutstanding !== null || f.bytesOutstanding !== null) return null;
+  return f.rows > 0 ? f.d / 1000 : 0;
+}
+
+export function signalKind(features: readonly BatchFeatures[]): LagSignalKind {
+  const last = features[features.length - 1];
+  if (!last) return 'duration';
+  if (last.kafkaBehind !== null) return 'kafka';
+  if (last.msBehind !== null) return 'kinesis';
+  if (last.filesOutstanding !== null) return 'files';
+  if (last.bytesOutstanding !== null) return 'bytes';
+  return 'duration';
+}
+
+function signalValue(f: BatchFeatures, kind: LagSignalKind): number {
+  switch (kind) {
+    case 'kafka':
+    case 'kinesis':
+      return f.timeBehindSec ?? Number.NaN;
+    case 'files':
+      return f.filesOutstanding ?? Number.NaN;
+    case 'bytes':
+      return f.bytesOutstanding ?? Number.NaN;
+    case 'duration':
+      return f.rows > 0 || f.d > 0 ? f.d / 1000 : Number.NaN;
+  }
+}
+
+/**
+ * Trigger interval from the gaps between batch starts that had idle time before them (the
+ * previous batch ended early); null when batches always ran back to back.
+ */
+export function inferTriggerMs(features: readonly BatchFeatures[]): number | null {
+  const gaps: number[] = [];
+  for (let i = 1; i < features.length; i += 1) {
+    const prev = features[i - 1]!;
+    const cur = features[i]!;
+    if (cur.restart) continue;
+    const gap = cur.t - prev.t;
+    if (gap <= 0) continue;
+    if (gap > prev.d + Math.max(100, gap * 0.05)) gaps.push(gap);
+  }
+  if (gaps.length < 3) return null;
+  // Idle triggers without a report make some gaps whole multiples of T: the low quantile is T.
+  return Math.round(quantile(gaps, 0.2));
+}
+
+export function analyze(
+  features: readonly BatchFeatures[],
+  knownTriggerMs: number | null,
+): Analysis {
+  const inferred = knownTriggerMs === null ? inferTriggerMs(features) : null;
+  const triggerMs = knownTriggerMs ?? inferred ?? 0;
+  const recent = features.slice(-8);
+  const durations = recent.map((f) => f.d);
+  const last = features[features.length - 1];
+  const cadenceMs = Math.max(triggerMs, median(durations) || 0, last?.d ?? 0);
+
+  const signal = signalKind(features);
+  const series = features.map((f) => signalValue(f, signal));
+
+  const arrivals = recent.map((f) => f.arrival ?? Number.NaN).filter(Number.isFinite);
+  const arrivalRate = arrivals.length > 0 ? median(arrivals.slice(-5)) : null;
+
+  const busy = recent
+    .filter((f) => f.rows > 0 && f.addBatchMs > 0 && !f.restart)
+    .map((f) => f.rows / (f.addBatchMs / 1000));
+  const capacity = busy.length > 0 ? median(busy) : null;
+  const loadFactor =
+    arrivalRate !== null && capacity !== null && capacity > 0 ? arrivalRate / capacity : null;
+
+  const lastRows = features.slice(-5).map((f) => f.rows);
+  let cappedRows: number | null = null;
+  if (lastRows.length >= 4 && lastRows[0]! > 0) {
+    const low = Math.min(...lastRows);
+    const high = Math.max(...lastRows);
+    if (low > 0 && (high - low) / high <= 0.01) cappedRows = Math.round(median(lastRows));
+  }
+
+  const timeBehindSec =
+    last === undefined
+      ? null
+      : signal === 'duration'
+        ? last.rows > 0
+          ? last.d / 1000
+          : 0
+        : last.timeBehindSec;
+
+  // Trend against wall time over the trend window of the same run segment.
+  const window = trendWindow(features, series);
+  let trendPerMin: number | null = null;
+  let drainEtaSec: number | null = null;
+  if (window.xs.length >= 3) {
+    const slopePerMs = theilSen(window.xs, window.ys);
+    if (Number.isFinite(slopePerMs)) {
+      trendPerMin = slopePerMs * 60_000;
+      const current = window.ys[window.ys.length - 1]!;
+      if (slopePerMs < 0 && current > 0) {
+        // Seconds (or files, bytes) left ÷ how fast they shrink per second.
+        drainEtaSec = current / (-slopePerMs * 1000);
+      }
+    }
+  }
+
+  return {
+    triggerMs,
+    triggerInferred: knownTriggerMs === null,
+    cadenceMs,
+    signal,
+    series,
+    arrivalRate,
+    capacity,
+    loadFactor,
+    cappedRows,
+    timeBehindSec,
+    trendPerMin,
+    drainEtaSec,
+  };
+}
+
+function trendWindow(
+  features: readonly BatchFeatures[],
+  series: number[],
+): { xs: number[]; ys: number[] } {
+  const xs: number[] = [];
+  const ys: number[] = [];
+  for (let i = features.length - 1; i >= 0 && xs.length < 8; i -= 1) {
+    const value = series[i]!;
+    if (!Number.isFinite(value)) continue;
+    const f = features[i]!;
+    xs.unshift(f.t + f.d);
+    ys.unshift(value);
+    if (f.restart) break;
+  }
+  return { xs, ys };
+}

@@ -1,0 +1,308 @@
+/**
+ * One query's diagnosis, fed progress in order. Keeps a fixed ring of per-batch features, runs the
+ * detectors on every batch and turns their verdicts into incidents with a lifecycle: open on
+ * evidence, update while it lasts, resolve only after the condition has been back to normal for a
+ * few batches (hysteresis: one episode is one incident). Pure: time comes in as data.
+ */
+import type { Progress } from '../progress/types.js';
+import { extractFacts, extractFeatures, type BatchFeatures, type QueryFacts } from './batch-features.js';
+import { detectDataLossRisk } from './detectors/data-loss-risk.js';
+import type { DetectorContext, Finding } from './detectors/detector.js';
+import { detectLag } from './detectors/lag.js';
+import { detectSlowRepartition } from './detectors/slow-repartition.js';
+import { detectStalled, stallThresholdMs } from './detectors/stalled.js';
+import { detectStateGrowth } from './detectors/state-growth.js';
+import { resolveEngineOptions, TUNING, type EngineOptions, type ResolvedEngineOptions } from './engine-options.js';
+import { FeatureRing } from './feature-ring.js';
+import { iso } from './format.js';
+import { analyze, arrivalRateAt, timeBehindOf, type Analysis } from './query-analysis.js';
+import {
+  TRACKER_STATE_MAX_BYTES,
+  TRACKER_STATE_VERSION,
+  TrackerStateError,
+  type OpenIncidentState,
+  type TrackerState,
+} from './tracker-state.js';
+import type { Health, Incident, IncidentChange, IncidentKind, QueryReport, QuerySnapshot } from './types.js';
+
+export type { TrackerState };
+export { TrackerStateError };
+
+type BatchDetector = (ctx: DetectorContext) => Finding;
+
+/** Detectors judged on every batch, in report order. */
+const BATCH_DETECTORS: [IncidentKind, BatchDetector][] = [
+  ['lag', detectLag],
+  ['data_loss_risk', detectDataLossRisk],
+  ['state_growth', detectStateGrowth],
+  ['slow_repartition', detectSlowRepartition],
+];
+
+/** Consecutive "back to normal" batches before an incident resolves. */
+const CLEAR_BATCHES: Partial<Record<IncidentKind, number>> = { slow_repartition: 1, stalled: 1 };
+const MAX_RESOLVED = 8;
+
+export class QueryTracker {
+  private readonly options: ResolvedEngineOptions;
+  private ring: FeatureRing;
+  private facts: QueryFacts | null = null;
+  private runId: string | null = null;
+  private lastSeenMs: number | null = null;
+  private batches = 0;
+  private open: Partial<Record<IncidentKind, OpenIncidentState>> = {};
+  private resolved: Incident[] = [];
+  private analysisCache: Analysis | null = null;
+
+  private constructor(
+    readonly id: string,
+    public name: string | null,
+    options: EngineOptions = {},
+  ) {
+    this.options = resolveEngineOptions(options);
+    this.ring = new FeatureRing(TUNING.ringSize);
+  }
+
+  static create(id: string, name: string | null, options?: EngineOptions): QueryTracker {
+    return new QueryTracker(id, name, options);
+  }
+
+  static restore(state: TrackerState, options?: EngineOptions): QueryTracker {
+    if (typeof state !== 'object' || state === null || typeof state.id !== 'string') {
+      throw new TrackerStateError('tracker state is not an object with a query "id"');
+    }
+    if (state.v !== TRACKER_STATE_VERSION) {
+      throw new TrackerStateError(`tracker state version ${String(state.v)} is not ${TRACKER_STATE_VERSION}`);
+    }
+    const tracker = new QueryTracker(state.id, typeof state.name === 'string' ? state.name : null, options);
+    tracker.ring = FeatureRing.fromJSON(state.ring, TUNING.ringSize);
+    tracker.facts = state.facts ?? null;
+    tracker.runId = typeof state.runId === 'string' ? state.runId : null;
+    tracker.lastSeenMs = typeof state.lastSeenMs === 'number' ? state.lastSeenMs : null;
+    tracker.batches = typeof state.batches === 'number' ? state.batches : tracker.ring.size;
+    tracker.open = typeof state.open === 'object' && state.open !== null ? { ...state.open } : {};
+    tracker.resolved = Array.isArray(state.resolved) ? state.resolved.slice(-MAX_RESOLVED) : [];
+    return tracker;
+  }
+
+  /** Feeds one progress report; returns the incident changes it causes. */
+  observe(p: Progress): IncidentChange[] {
+    if (p.name !== null) this.name = p.name;
+    const last = this.ring.last();
+    const progress = p.timestampMissing && last ? { ...p, timestampMs: last.t + Math.max(last.d, 1) } : p;
+    const sameRun = this.runId !== null && progress.runId === this.runId;
+    if (last) {
+      if (progress.timestampMs < last.t && !p.timestampMissing) return []; // older report, out of order
+      if (sameRun && progress.batchId !== null && last.batchId !== null && progress.batchId < last.batchId) {
+        return [];
+      }
+    }
+    const repeat = last !== undefined && progress.batchId !== null && progress.batchId === last.batchId;
+    const end = progress.timestampMs + progress.batchDurationMs;
+    this.lastSeenMs = Math.max(this.lastSeenMs ?? end, end);
+    if (repeat && progress.numInputRows === 0 && sameRun) {
+      // A no-data report keeps the batchId of the last batch: the query is alive and idle.
+      return this.resolveStalled(last.batchId, end);
+    }
+
+    const features = extractFeatures(progress, this.runId);
+    const previous = repeat ? this.ring.all().slice(0, -1) : this.ring.all();
+    features.arrival = arrivalRateAt(previous, features);
+    features.timeBehindSec = timeBehindOf(features);
+    if (repeat) {
+      // A retried batch (same batchId): the newer report replaces the older one.
+      if (last!.restart) features.restart = 1;
+      this.ring.replaceLast(features);
+    } else {
+      this.ring.push(features);
+      this.batches += 1;
+    }
+    this.runId = progress.runId || this.runId;
+    if (this.facts === null || this.batches % 16 === 1 || features.restart || features.repartitionMs !== null) {
+      this.facts = extractFacts(progress);
+    }
+    this.analysisCache = null;
+
+    const changes = this.resolveStalled(features.batchId, end);
+    const ctxBase = this.context(end);
+    for (const [kind, detector] of BATCH_DETECTORS) {
+      const ctx = { ...ctxBase, memo: this.open[kind]?.memo ?? null };
+      const change = this.apply(kind, detector(ctx), features.batchId, features.t);
+      if (change) changes.push(change);
+    }
+    return changes;
+  }
+
+  /** Judges what depends on the clock (a stall) at `nowMs`. */
+  tick(nowMs: number): IncidentChange[] {
+    if (this.ring.size === 0) return [];
+    const ctx = { ...this.context(nowMs), memo: this.open.stalled?.memo ?? null };
+    const finding = detectStalled(ctx);
+    if (finding.verdict !== 'fire') return [];
+    const openedAtMs = (this.lastSeenMs ?? nowMs) + stallThresholdMs(ctx);
+    const change = this.apply('stalled', finding, this.ring.last()!.batchId, Math.min(openedAtMs, nowMs));
+    return change ? [change] : [];
+  }
+
+  /** The query's report: open incidents first, then resolved ones, newest first within each. */
+  report(nowMs?: number): QueryReport {
+    const open = Object.values(this.open).map((state) => state!.incident);
+    if (nowMs !== undefined && !this.open.stalled && this.ring.size > 0) {
+      // A stall judged at `nowMs` without changing the tracker (tick() records it).
+      const ctx = { ...this.context(nowMs), memo: null };
+      const finding = detectStalled(ctx);
+      if (finding.verdict === 'fire') {
+        const at = Math.min((this.lastSeenMs ?? nowMs) + stallThresholdMs(ctx), nowMs);
+        open.push(this.newIncident('stalled', finding, this.ring.last()!.batchId, at));
+      }
+    }
+    const byOpened = (a: Incident, b: Incident) => b.openedAt.localeCompare(a.openedAt);
+    const incidents = [...open.sort(byOpened), ...[...this.resolved].sort(byOpened)];
+    return { id: this.id, name: this.name, health: healthOf(open), incidents };
+  }
+
+  snapshot(): QuerySnapshot {
+    const last = this.ring.last();
+    const analysis = last ? this.analysis() : null;
+    const open = Object.values(this.open).map((state) => state!.incident);
+    return {
+      id: this.id,
+      name: this.name,
+      health: healthOf(open),
+      timeBehindSec: analysis?.timeBehindSec ?? null,
+      batchDurationMs: last?.d ?? null,
+      triggerMs: analysis ? analysis.triggerMs : null,
+      stateRows: last?.stateRows ?? null,
+      lastProgressAt: this.lastSeenMs === null ? null : iso(this.lastSeenMs),
+      lastBatchId: last?.batchId ?? null,
+      arrivalRate: analysis?.arrivalRate ?? null,
+      processingRate: last?.procRate ?? analysis?.capacity ?? null,
+      openIncidents: Object.keys(this.open) as IncidentKind[],
+    };
+  }
+
+  toState(): TrackerState {
+    const state: TrackerState = {
+      v: TRACKER_STATE_VERSION,
+      id: this.id,
+      name: this.name,
+      ring: this.ring.toJSON(),
+      facts: this.facts,
+      runId: this.runId,
+      lastSeenMs: this.lastSeenMs,
+      batches: this.batches,
+      open: this.open,
+      resolved: this.resolved,
+    };
+    // Bounded whatever happened: drop the oldest resolved incidents, then the oldest features.
+    while (JSON.stringify(state).length > TRACKER_STATE_MAX_BYTES) {
+      if (state.resolved.length > 0) state.resolved = state.resolved.slice(1);
+      else if (state.ring.length > 8) state.ring = state.ring.slice(Math.ceil(state.ring.length / 4));
+      else break;
+    }
+    return structuredClone(state);
+  }
+
+  private analysis(): Analysis {
+    if (!this.analysisCache) this.analysisCache = analyze(this.ring.all(), this.options.triggerMs);
+    return this.analysisCache;
+  }
+
+  private context(nowMs: number): Omit<DetectorContext, 'memo'> {
+    const features = this.ring.all();
+    return {
+      features,
+      latest: features[features.length - 1]!,
+      facts: this.facts ?? emptyFacts(),
+      analysis: this.analysis(),
+      options: this.options,
+      nowMs,
+      lastSeenMs: this.lastSeenMs ?? nowMs,
+    };
+  }
+
+  private resolveStalled(batchId: number | null, atMs: number): IncidentChange[] {
+    const state = this.open.stalled;
+    if (!state) return [];
+    return [this.resolve('stalled', state, batchId, atMs)];
+  }
+
+  private apply(kind: IncidentKind, finding: Finding, batchId: number | null, atMs: number): IncidentChange | null {
+    const state = this.open[kind];
+    if (!state) {
+      if (finding.verdict !== 'fire') return null;
+      const incident = this.newIncident(kind, finding, batchId, atMs);
+      this.open[kind] = { incident, memo: finding.memo ?? {}, clearStreak: 0 };
+      return this.change('opened', incident);
+    }
+    if (finding.verdict === 'clear') {
+      state.clearStreak += 1;
+      if (state.clearStreak >= (CLEAR_BATCHES[kind] ?? TUNING.clearBatches)) {
+        return this.resolve(kind, state, batchId, atMs);
+      }
+      return null;
+    }
+    state.clearStreak = 0;
+    if (finding.verdict === 'hold') return null;
+    const incident = state.incident;
+    const escalated = incident.severity !== finding.severity;
+    const topCauseChanged = incident.causes[0]?.code !== finding.causes[0]?.code;
+    incident.severity = finding.severity;
+    incident.summary = finding.summary;
+    incident.metrics = finding.metrics;
+    if (finding.causes.length > 0) {
+      incident.causes = finding.causes;
+      incident.advice = finding.advice;
+    }
+    if (finding.memo) Object.assign(state.memo, finding.memo);
+    return escalated || (topCauseChanged && finding.causes.length > 0) ? this.change('updated', incident) : null;
+  }
+
+  private newIncident(kind: IncidentKind, finding: Finding, batchId: number | null, atMs: number): Incident {
+    return {
+      kind,
+      severity: finding.severity,
+      openedAtBatchId: batchId,
+      openedAt: iso(atMs),
+      resolvedAtBatchId: null,
+      resolvedAt: null,
+      summary: finding.summary,
+      causes: finding.causes,
+      advice: finding.advice,
+      metrics: finding.metrics,
+    };
+  }
+
+  private resolve(kind: IncidentKind, state: OpenIncidentState, batchId: number | null, atMs: number): IncidentChange {
+    delete this.open[kind];
+    const incident = state.incident;
+    incident.resolvedAtBatchId = batchId;
+    incident.resolvedAt = iso(atMs);
+    this.resolved.push(incident);
+    if (this.resolved.length > MAX_RESOLVED) this.resolved.shift();
+    return this.change('resolved', incident);
+  }
+
+  private change(type: IncidentChange['type'], incident: Incident): IncidentChange {
+    return { type, queryId: this.id, queryName: this.name, incident: structuredClone(incident) };
+  }
+}
+
+function healthOf(open: Incident[]): Health {
+  if (open.some((incident) => incident.severity === 'critical')) return 'critical';
+  return open.length > 0 ? 'warning' : 'ok';
+}
+
+function emptyFacts(): QueryFacts {
+  return {
+    sourceKinds: [],
+    kafkaPartitions: 0,
+    kafkaTopics: [],
+    sink: '',
+    stateProvider: null,
+    shufflePartitions: null,
+    stateOperators: [],
+    eventTimeSpreadMs: null,
+  };
+}
+
+export type { BatchFeatures };

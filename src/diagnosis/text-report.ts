@@ -1,0 +1,61 @@
+/**
+ * The people-facing report of `streamdoctor diagnose --format text`: one short block per query,
+ * worst first, readable in an 80-column terminal. Plain text; no colour codes so it pipes cleanly.
+ */
+import type { DiagnoseOutput, Incident, QueryReport } from './types.js';
+
+const HEALTH_LABEL = { critical: 'CRITICAL', warning: 'WARNING', ok: 'OK' } as const;
+
+export function renderTextReport(output: DiagnoseOutput): string {
+  if (output.queries.length === 0) return 'No queries in the input.\n';
+  const counts = { critical: 0, warning: 0, ok: 0 };
+  for (const query of output.queries) counts[query.health] += 1;
+  const header = `${output.queries.length} ${output.queries.length === 1 ? 'query' : 'queries'}: ${counts.critical} critical, ${counts.warning} warning, ${counts.ok} ok`;
+  return `${header}\n\n${output.queries.map(renderQuery).join('\n')}`;
+}
+
+function renderQuery(query: QueryReport): string {
+  const title = query.name === null ? query.id : `${query.name} (${query.id})`;
+  const lines = [`${HEALTH_LABEL[query.health].padEnd(8)} ${title}`];
+  const open = query.incidents.filter((incident) => incident.resolvedAt === null);
+  const resolved = query.incidents.filter((incident) => incident.resolvedAt !== null);
+  if (open.length === 0 && resolved.length === 0) lines.push('  No incidents.');
+  for (const incident of open) lines.push(...renderIncident(incident, true));
+  if (resolved.length > 0) {
+    lines.push(`  Resolved (${resolved.length}):`);
+    for (const incident of resolved) {
+      lines.push(
+        `    - ${incident.kind}: ${incident.summary} [${span(incident)}]`,
+      );
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function renderIncident(incident: Incident, detailed: boolean): string[] {
+  const lines = [`  ● ${incident.kind} (${incident.severity}) since ${where(incident.openedAtBatchId, incident.openedAt)}`];
+  lines.push(`    ${incident.summary}`);
+  if (!detailed) return lines;
+  if (incident.causes.length > 0) {
+    lines.push('    Why:');
+    for (const cause of incident.causes) {
+      lines.push(`      ${cause.confidence.toFixed(2)} ${cause.code}: ${cause.evidence}`);
+    }
+  }
+  if (incident.advice.length > 0) {
+    lines.push('    What to change:');
+    for (const advice of incident.advice) {
+      const setting = advice.setting ? ` [${advice.setting}${advice.value ? ` = ${advice.value}` : ''}]` : '';
+      lines.push(`      - ${advice.text}${setting}`);
+    }
+  }
+  return lines;
+}
+
+function where(batchId: number | null, at: string): string {
+  return batchId === null ? at : `batch ${batchId} (${at})`;
+}
+
+function span(incident: Incident): string {
+  return `${where(incident.openedAtBatchId, incident.openedAt)} → ${where(incident.resolvedAtBatchId, incident.resolvedAt ?? '')}`;
+}

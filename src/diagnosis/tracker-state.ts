@@ -1,0 +1,41 @@
+/**
+ * The serialized state of a `QueryTracker`: what the worker stores in Redis per query between
+ * detect jobs. JSON-safe and bounded (a fixed ring of features, a few incidents): ≤ 24 KB.
+ */
+import type { QueryFacts } from './batch-features.js';
+import type { SerializedFeatures } from './feature-ring.js';
+import type { Incident, IncidentKind } from './types.js';
+
+export const TRACKER_STATE_VERSION = 1;
+export const TRACKER_STATE_MAX_BYTES = 24 * 1024;
+
+export interface OpenIncidentState {
+  incident: Incident;
+  /** Detector memory while open (e.g. the level before the episode). */
+  memo: Record<string, number>;
+  /** Consecutive batches judged back to normal. */
+  clearStreak: number;
+}
+
+export interface TrackerState {
+  v: typeof TRACKER_STATE_VERSION;
+  id: string;
+  name: string | null;
+  ring: SerializedFeatures[];
+  facts: QueryFacts | null;
+  runId: string | null;
+  /** End of the latest report of any kind (idle reports included), epoch ms. */
+  lastSeenMs: number | null;
+  batches: number;
+  open: Partial<Record<IncidentKind, OpenIncidentState>>;
+  /** Resolved incidents, oldest first, bounded. */
+  resolved: Incident[];
+}
+
+export class TrackerStateError extends Error {
+  readonly code = 'streamdoctor_invalid_tracker_state';
+  constructor(message: string) {
+    super(message);
+    this.name = 'TrackerStateError';
+  }
+}
