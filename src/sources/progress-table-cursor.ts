@@ -25,6 +25,7 @@ const cursorSchema = z.object({
     z.string(),
     z.object({
       r: z.array(z.tuple([z.number(), z.number()])),
+      f: z.object({ b: z.number(), t: z.array(z.number()) }).nullable(),
       n: z.array(z.number()).optional(),
       last: z.number(),
     }),

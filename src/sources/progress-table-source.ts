@@ -32,7 +32,7 @@ export interface ProgressTableSourceOptions {
   initialLookbackMs?: number;
   /** Rows per statement (`row_limit`). @defaultValue 20_000 */
   pageRows?: number;
-  /** Bytes per statement (`byte_limit`), below the 25 MiB INLINE limit. @defaultValue 20 MiB */
+  /** Bytes per statement (`byte_limit`), below the 25 MiB INLINE limit. @defaultValue 24 MiB */
   pageBytes?: number;
   /** Statements per poll; beyond it the poll returns `more: true`. @defaultValue 5 */
   maxPagesPerPoll?: number;
@@ -94,11 +94,11 @@ export class ProgressTableSource implements ProgressSource<ProgressTableCursor> 
           format: 'JSON_ARRAY',
           disposition: 'INLINE',
           row_limit: this.options.pageRows ?? 20_000,
-          byte_limit: this.options.pageBytes ?? 20 * 1024 * 1024,
+          byte_limit: this.options.pageBytes ?? 24 * 1024 * 1024,
         },
         this.options.statement,
       );
-      const [qi, ri, bi, ii, pi] = PROGRESS_TABLE_COLUMNS.map((name) => column(result.columns, name)) as [number, number, number, number, number];
+      const [qi, ri, bi, ei, ii, pi] = PROGRESS_TABLE_COLUMNS.map((name) => column(result.columns, name)) as [number, number, number, number, number, number];
       for (const row of result.rows) {
         const queryId = row[qi] ?? '';
         const runId = row[ri] ?? '';
@@ -108,10 +108,11 @@ export class ProgressTableSource implements ProgressSource<ProgressTableCursor> 
           warnings.push(`progress row of query ${queryId} has no usable ingested_at (${String(row[ii])}); skipped`);
           continue;
         }
-        position = { afterUs: ingestedUs, afterKey: rowKey(queryId, runId, batchText ?? null) };
+        const eventText = row[ei] ?? null;
+        position = { afterUs: ingestedUs, afterKey: rowKey(queryId, runId, batchText ?? null, eventText) };
         watermarkUs = Math.max(watermarkUs, ingestedUs);
         const batchId = batchText === null || batchText === undefined ? null : Number(batchText);
-        if (!seen.add(queryId, runId, batchId, ingestedUs)) {
+        if (!seen.add(queryId, runId, batchId, Number(eventText ?? 0), ingestedUs)) {
           duplicates += 1;
           continue;
         }

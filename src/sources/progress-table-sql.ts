@@ -8,17 +8,17 @@
 import type { StatementParameter } from '../databricks/wire-types.js';
 
 export const PROGRESS_TABLE_STATEMENT = [
-  'SELECT query_id, run_id, batch_id, unix_micros(ingested_at) AS ingested_us, progress_json',
+  'SELECT query_id, run_id, batch_id, unix_millis(event_time) AS event_ms, unix_micros(ingested_at) AS ingested_us, progress_json',
   'FROM IDENTIFIER(:table)',
   "WHERE (array_contains(from_json(:query_ids, 'ARRAY<STRING>'), query_id)",
   "    OR array_contains(from_json(:query_names, 'ARRAY<STRING>'), query_name))",
   '  AND (ingested_at > timestamp_micros(:after_us)',
-  "    OR (ingested_at = timestamp_micros(:after_us) AND concat_ws('/', query_id, run_id, CAST(batch_id AS STRING)) > :after_key))",
-  "ORDER BY ingested_at, concat_ws('/', query_id, run_id, CAST(batch_id AS STRING))",
+  "    OR (ingested_at = timestamp_micros(:after_us) AND concat_ws('/', query_id, run_id, CAST(batch_id AS STRING), CAST(unix_millis(event_time) AS STRING)) > :after_key))",
+  "ORDER BY ingested_at, concat_ws('/', query_id, run_id, CAST(batch_id AS STRING), CAST(unix_millis(event_time) AS STRING))",
 ].join('\n');
 
 /** Result columns, in order. */
-export const PROGRESS_TABLE_COLUMNS = ['query_id', 'run_id', 'batch_id', 'ingested_us', 'progress_json'] as const;
+export const PROGRESS_TABLE_COLUMNS = ['query_id', 'run_id', 'batch_id', 'event_ms', 'ingested_us', 'progress_json'] as const;
 
 export interface ProgressPageParams {
   /** `catalog.schema.table`. */
@@ -30,9 +30,9 @@ export interface ProgressPageParams {
   afterKey: string;
 }
 
-/** The row key as the statement computes it (`concat_ws` skips a NULL batch id). */
-export function rowKey(queryId: string, runId: string, batchId: string | null): string {
-  return [queryId, runId, batchId].filter((part) => part !== null && part !== undefined).join('/');
+/** The row key as the statement computes it (`concat_ws` skips NULLs). */
+export function rowKey(queryId: string, runId: string, batchId: string | null, eventMs: string | null): string {
+  return [queryId, runId, batchId, eventMs].filter((part) => part !== null && part !== undefined).join('/');
 }
 
 export function progressPageParameters(params: ProgressPageParams): StatementParameter[] {

@@ -1,13 +1,17 @@
 /**
- * The set of (query, run, batch) rows already read whose `ingested_at` is still inside the re-read
- * window. Per run it stores batch-id ranges (runs count batches up, so this is usually one range) and
- * the newest ingestion time, so the set stays small and JSON-serializable however many rows pass.
+ * Which progress rows were already read, among those the next read can return again (their
+ * `ingested_at` is inside the re-read window). Per run it keeps batch-id ranges (runs count batches
+ * up, so this is usually one range) and, for the newest batch id, the trigger times seen: idle
+ * (no-data) progress events repeat a batch id with a new timestamp, and each one is a new row. The
+ * set stays small and JSON-serializable however many rows pass.
  */
 
 export interface SeenRun {
   /** Sorted, disjoint, inclusive batch-id ranges. */
   r: [number, number][];
-  /** Ingestion times (µs) of rows without a batch id (Spark 2.1/2.2), newest last, capped. */
+  /** The newest batch id and the trigger times (epoch ms) of its rows. */
+  f: { b: number; t: number[] } | null;
+  /** Trigger times of rows without a batch id (Spark 2.1/2.2), newest last, capped. */
   n?: number[];
   /** Newest ingestion time (µs) of any row of the run. */
   last: number;
@@ -15,32 +19,48 @@ export interface SeenRun {
 
 export type SeenState = Record<string, SeenRun>;
 
-const MAX_NULL_BATCH = 500;
+const MAX_TIMES = 200;
+
+function pushCapped(list: number[], value: number): void {
+  list.push(value);
+  if (list.length > MAX_TIMES) list.shift();
+}
 
 export class SeenBatches {
   private readonly runs: Map<string, SeenRun>;
 
   constructor(state: SeenState = {}) {
-    this.runs = new Map(Object.entries(state).map(([key, run]) => [key, { r: run.r.map(([lo, hi]) => [lo, hi] as [number, number]), n: run.n?.slice(), last: run.last }]));
+    this.runs = new Map(
+      Object.entries(state).map(([key, run]) => [
+        key,
+        { r: run.r.map(([lo, hi]) => [lo, hi] as [number, number]), f: run.f ? { b: run.f.b, t: run.f.t.slice() } : null, n: run.n?.slice(), last: run.last },
+      ]),
+    );
   }
 
-  /** Records a row; returns false when it had been seen already. */
-  add(queryId: string, runId: string, batchId: number | null, ingestedUs: number): boolean {
+  /** Records a row; returns false when it had been read already. */
+  add(queryId: string, runId: string, batchId: number | null, eventMs: number, ingestedUs: number): boolean {
     const key = `${queryId}/${runId}`;
     let run = this.runs.get(key);
     if (!run) {
-      run = { r: [], last: ingestedUs };
+      run = { r: [], f: null, last: ingestedUs };
       this.runs.set(key, run);
     }
     if (batchId === null) {
       run.n ??= [];
-      if (run.n.includes(ingestedUs)) return false;
-      run.n.push(ingestedUs);
-      if (run.n.length > MAX_NULL_BATCH) run.n.shift();
+      if (run.n.includes(eventMs)) return false;
+      pushCapped(run.n, eventMs);
       run.last = Math.max(run.last, ingestedUs);
       return true;
     }
-    if (run.r.some(([lo, hi]) => batchId >= lo && batchId <= hi)) return false;
+    const known = run.r.some(([lo, hi]) => batchId >= lo && batchId <= hi);
+    if (known) {
+      // A repeated batch id is new only as another trigger of the newest batch (idle events).
+      if (!run.f || run.f.b !== batchId || run.f.t.includes(eventMs)) return false;
+      pushCapped(run.f.t, eventMs);
+      run.last = Math.max(run.last, ingestedUs);
+      return true;
+    }
     run.r.push([batchId, batchId]);
     run.r.sort((a, b) => a[0] - b[0]);
     const merged: [number, number][] = [];
@@ -50,6 +70,7 @@ export class SeenBatches {
       else merged.push([range[0], range[1]]);
     }
     run.r = merged;
+    if (!run.f || batchId > run.f.b) run.f = { b: batchId, t: [eventMs] };
     run.last = Math.max(run.last, ingestedUs);
     return true;
   }

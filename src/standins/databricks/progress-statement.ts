@@ -25,13 +25,13 @@ export type Evaluation = { ok: true; columns: ResultColumn[]; rows: (string | nu
 // The stand-in keeps its own copy of the shape: a product change that alters the SQL shows up as a
 // failing test instead of a silently agreeing fake.
 const PROGRESS_PAGE_SQL = `
-SELECT query_id, run_id, batch_id, unix_micros(ingested_at) AS ingested_us, progress_json
+SELECT query_id, run_id, batch_id, unix_millis(event_time) AS event_ms, unix_micros(ingested_at) AS ingested_us, progress_json
 FROM IDENTIFIER(:table)
 WHERE (array_contains(from_json(:query_ids, 'ARRAY<STRING>'), query_id)
     OR array_contains(from_json(:query_names, 'ARRAY<STRING>'), query_name))
   AND (ingested_at > timestamp_micros(:after_us)
-    OR (ingested_at = timestamp_micros(:after_us) AND concat_ws('/', query_id, run_id, CAST(batch_id AS STRING)) > :after_key))
-ORDER BY ingested_at, concat_ws('/', query_id, run_id, CAST(batch_id AS STRING))`;
+    OR (ingested_at = timestamp_micros(:after_us) AND concat_ws('/', query_id, run_id, CAST(batch_id AS STRING), CAST(unix_millis(event_time) AS STRING)) > :after_key))
+ORDER BY ingested_at, concat_ws('/', query_id, run_id, CAST(batch_id AS STRING), CAST(unix_millis(event_time) AS STRING))`;
 
 const PROGRESS_PAGE_TOKENS = tokenize(PROGRESS_PAGE_SQL);
 const SELECT_ONE = tokenize('SELECT 1');
@@ -40,6 +40,7 @@ const PROGRESS_COLUMNS: ResultColumn[] = [
   { name: 'query_id', type_name: 'STRING', type_text: 'STRING' },
   { name: 'run_id', type_name: 'STRING', type_text: 'STRING' },
   { name: 'batch_id', type_name: 'LONG', type_text: 'BIGINT' },
+  { name: 'event_ms', type_name: 'LONG', type_text: 'BIGINT' },
   { name: 'ingested_us', type_name: 'LONG', type_text: 'BIGINT' },
   { name: 'progress_json', type_name: 'STRING', type_text: 'STRING' },
 ];
@@ -95,7 +96,9 @@ function parseJsonStringArray(value: string | null | undefined): Set<string> | n
 }
 
 function key(row: ProgressRow): string {
-  return [row.query_id, row.run_id, row.batch_id === null ? null : String(row.batch_id)].filter((part) => part !== null).join('/');
+  return [row.query_id, row.run_id, row.batch_id === null ? null : String(row.batch_id), row.event_time_ms === null ? null : String(row.event_time_ms)]
+    .filter((part) => part !== null)
+    .join('/');
 }
 
 export function evaluateStatement(
@@ -169,6 +172,7 @@ export function evaluateStatement(
       row.query_id,
       row.run_id,
       row.batch_id === null ? null : String(row.batch_id),
+      row.event_time_ms === null ? null : String(row.event_time_ms),
       String(row.ingested_us),
       row.progress_json,
     ]),

@@ -10,7 +10,7 @@ export interface ProgressRow {
   query_name: string | null;
   batch_id: number | null;
   /** Trigger start of the batch (the progress `timestamp`), epoch ms. */
-  event_time_ms: number;
+  event_time_ms: number | null;
   /** Microseconds since epoch, as Delta stores a TIMESTAMP. */
   ingested_us: number;
   progress_json: string;
@@ -47,7 +47,7 @@ export class ProgressTable {
       run_id: progress.runId,
       query_name: typeof progress.name === 'string' ? progress.name : null,
       batch_id: typeof progress.batchId === 'number' ? progress.batchId : null,
-      event_time_ms: typeof progress.timestamp === 'string' ? Date.parse(progress.timestamp) : ingestedMs,
+      event_time_ms: typeof progress.timestamp === 'string' && Number.isFinite(Date.parse(progress.timestamp)) ? Date.parse(progress.timestamp) : null,
       ingested_us: ingestedUs,
       progress_json: progressJson,
       visible_at_ms: ingestedMs + (options.visibleAfterMs ?? 0),
