@@ -4,15 +4,18 @@
  */
 import type { Health, Incident, IncidentKind } from '../diagnosis/types.js';
 
-/** Latest key numbers of one query (mirrors QueryTracker.snapshot()). */
+/** Latest key numbers of one query (QueryTracker.snapshot(), stored as the engine gives it). */
 export interface StreamSnapshot {
   timeBehindSec: number | null;
   batchDurationMs: number | null;
   triggerMs: number | null;
   stateRows: number | null;
   health: Health;
-  lastProgressAt: number | null;
+  /** ISO time (engine) or epoch ms. */
+  lastProgressAt: string | number | null;
   lastBatchId: number | null;
+  arrivalRate?: number | null;
+  processingRate?: number | null;
 }
 
 /** Where a stream comes from and how to link to it. */

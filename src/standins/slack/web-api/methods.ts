@@ -1,5 +1,6 @@
 /** The Web API methods the stand-in implements, by name. Anything else answers `unknown_method`. */
 import * as chat from './chat-methods.js';
+import { conversationsHistory, conversationsReplies } from './conversations-history.js';
 import * as files from './files-methods.js';
 import type { MethodHandler } from './method-context.js';
 import * as views from './views-methods.js';
@@ -21,5 +22,7 @@ export const WEB_API_METHODS: Readonly<Record<string, MethodHandler>> = {
   'files.info': files.info,
   'conversations.info': workspace.conversationsInfo,
   'conversations.list': workspace.conversationsList,
+  'conversations.history': conversationsHistory,
+  'conversations.replies': conversationsReplies,
   'users.info': workspace.usersInfo,
 };
