@@ -15,7 +15,7 @@ export class SlackAuthError extends Error {
   }
 }
 
-export function singleWorkspaceAuthorize(botToken: string, clientOptions: WebClientOptions = {}): Authorize {
+export function singleWorkspaceAuthorize(botToken: string, clientOptions: WebClientOptions = {}): Authorize<boolean> {
   let pending: Promise<AuthorizeResult> | null = null;
   const lookup = async (): Promise<AuthorizeResult> => {
     const client = new webApi.WebClient(botToken, { ...clientOptions, retryConfig: { retries: 2 } });

@@ -22,6 +22,8 @@ export interface AdviceOptions {
    * @defaultValue 15
    */
   maxAdvice?: number;
+  /** Modal only: offer a "Share in thread" submit button (when the alert has a thread). @defaultValue false */
+  shareable?: boolean;
 }
 
 function adviceBlocks(record: IncidentRecordView, options: AdviceOptions, maxBlocks: number): KnownBlock[] {
@@ -71,6 +73,7 @@ export function renderAdviceModal(record: IncidentRecordView, options: AdviceOpt
     callback_id: VIEW_IDS.adviceModal,
     title: plainText('Tuning advice', SLACK_LIMITS.modalTitle),
     close: plainText('Close', SLACK_LIMITS.modalTitle),
+    ...(options.shareable ? { submit: plainText('Share in thread', SLACK_LIMITS.modalTitle) } : {}),
     blocks: adviceBlocks(record, options, SLACK_LIMITS.viewBlocks),
     private_metadata: JSON.stringify({ incidentId: record.id }).slice(0, SLACK_LIMITS.privateMetadata),
   };

@@ -1,0 +1,14 @@
+/** The Acknowledge button on an alert. */
+import type { SlackDeps } from '../../src/slack/deps.js';
+import { acknowledgeIncident } from '../../src/slack/operations/incident-actions.js';
+import { tellClicker, type BlockActionArgs } from './action-args.js';
+
+export async function acknowledgeAction(args: BlockActionArgs, deps: SlackDeps): Promise<void> {
+  await args.ack();
+  const action = args.action;
+  const incidentId = action.type === 'button' ? action.value : undefined;
+  if (!incidentId) return tellClicker(args, 'This button is out of date; nothing was changed.');
+  const outcome = await acknowledgeIncident(args.client, deps, incidentId, args.body.user.id);
+  // Success shows in the alert itself (who and when) and its thread; only refusals need a word.
+  if (!outcome.ok) await tellClicker(args, outcome.message);
+}

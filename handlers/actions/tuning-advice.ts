@@ -1,0 +1,24 @@
+/**
+ * The Tuning advice button: opens a modal with the full advice. The trigger_id lives 3 s, so the
+ * modal opens right after one store read; if that fails the advice comes as an ephemeral message.
+ */
+import { nowOf, type SlackDeps } from '../../src/slack/deps.js';
+import { databricksUrlFor } from '../../src/slack/operations/databricks-url.js';
+import { renderAdviceMessage, renderAdviceModal } from '../../src/slack/render/advice.js';
+import { tellClicker, type BlockActionArgs } from './action-args.js';
+
+export async function tuningAdviceAction(args: BlockActionArgs, deps: SlackDeps): Promise<void> {
+  await args.ack();
+  const incidentId = args.action.type === 'button' ? args.action.value : undefined;
+  const record = incidentId ? await deps.store.getIncident(incidentId) : null;
+  if (!record) return tellClicker(args, 'This incident is gone (it expired from the store), so its advice is too. `/stream tune <query>` shows the latest.');
+  const stream = await deps.store.getStream(record.queryId);
+  const options = { nowMs: nowOf(deps), queryName: stream?.name ?? record.queryName, databricksUrl: databricksUrlFor(stream) };
+  try {
+    await args.client.views.open({ trigger_id: args.body.trigger_id, view: renderAdviceModal(record, { ...options, shareable: record.slack != null }) });
+  } catch (error) {
+    deps.logger.warn({ err: error, incidentId: record.id }, 'could not open the advice modal; answering ephemerally');
+    const message = renderAdviceMessage(record, options);
+    await args.respond({ response_type: 'ephemeral', replace_original: false, text: message.text, blocks: message.blocks });
+  }
+}

@@ -1,0 +1,12 @@
+/** The Unacknowledge button on an acknowledged alert. */
+import type { SlackDeps } from '../../src/slack/deps.js';
+import { unacknowledgeIncident } from '../../src/slack/operations/incident-actions.js';
+import { tellClicker, type BlockActionArgs } from './action-args.js';
+
+export async function unacknowledgeAction(args: BlockActionArgs, deps: SlackDeps): Promise<void> {
+  await args.ack();
+  const incidentId = args.action.type === 'button' ? args.action.value : undefined;
+  if (!incidentId) return tellClicker(args, 'This button is out of date; nothing was changed.');
+  const outcome = await unacknowledgeIncident(args.client, deps, incidentId, args.body.user.id);
+  if (!outcome.ok) await tellClicker(args, outcome.message);
+}

@@ -1,0 +1,16 @@
+/** The Unsilence button on a silenced alert. */
+import type { SlackDeps } from '../../src/slack/deps.js';
+import { unsilenceStream } from '../../src/slack/operations/incident-actions.js';
+import { tellClicker, type BlockActionArgs } from './action-args.js';
+
+export async function unsilenceAction(args: BlockActionArgs, deps: SlackDeps): Promise<void> {
+  await args.ack();
+  const incidentId = args.action.type === 'button' ? args.action.value : undefined;
+  if (!incidentId) return tellClicker(args, 'This button is out of date; nothing was changed.');
+  const permission = await deps.permissions.check('unmute', args.body.user.id);
+  if (!permission.allowed) return tellClicker(args, permission.reason);
+  const record = await deps.store.getIncident(incidentId);
+  if (!record) return tellClicker(args, 'This incident is gone (it expired from the store).');
+  const outcome = await unsilenceStream(args.client, deps, record.queryId, args.body.user.id);
+  if (!outcome.ok) await tellClicker(args, outcome.message);
+}

@@ -1,0 +1,33 @@
+/** `/stream status [query|all]`: the health table of this channel's streams, one stream, or all. */
+import type { StreamRecord } from '../../../src/store/types.js';
+import { nowOf } from '../../../src/slack/deps.js';
+import { lookupStream, streamsRoutedTo } from '../../../src/slack/operations/stream-lookup.js';
+import { toStreamView } from '../../../src/slack/operations/stream-views.js';
+import { renderStatus } from '../../../src/slack/render/status-table.js';
+import { replyPrivately, type CommandContext } from '../command-context.js';
+
+export async function statusSubcommand(ctx: CommandContext, query: string | null, all: boolean): Promise<void> {
+  const { store } = ctx.deps;
+  let streams: StreamRecord[];
+  let scopeLabel: string;
+  if (all) {
+    streams = await store.listStreams();
+    scopeLabel = 'all streams';
+  } else if (query) {
+    const found = await lookupStream(ctx.deps, query, ctx.channelId, 'status');
+    if (!found.ok) return replyPrivately(ctx, found.message);
+    streams = [found.stream];
+    scopeLabel = found.stream.name || found.stream.queryId;
+  } else {
+    streams = await streamsRoutedTo(ctx.deps, ctx.channelId);
+    scopeLabel = 'this channel';
+    if (streams.length === 0) {
+      const bound = await store.getChannelBinding(ctx.channelId);
+      const stream = bound ? await store.getStream(bound) : null;
+      if (stream) streams = [stream];
+    }
+  }
+  const [open, silences] = await Promise.all([store.listOpenIncidents(), store.listSilences()]);
+  const views = streams.map((stream) => toStreamView(stream, open, silences.find((silence) => silence.queryId === stream.queryId)));
+  await replyPrivately(ctx, renderStatus(views, { nowMs: nowOf(ctx.deps), scopeLabel }));
+}

@@ -1,0 +1,102 @@
+/**
+ * The Slack app factory: Bolt 5 with the HTTP receiver (POST /slack/events serves commands,
+ * interactivity and events, signatures verified, requests older than 5 minutes rejected) or Socket
+ * Mode when an app-level token is given. Tokens come in as options (read from the environment by
+ * src/config); the Web API base URL can point at the local Slack (`slackApiUrl`).
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { App, type Authorize, type CustomRoute } from '@slack/bolt';
+import { registerHandlers } from '../../handlers/index.js';
+import type { Logger } from '../observability/logger.js';
+import { redactSecrets } from '../observability/logger.js';
+import { singleWorkspaceAuthorize } from './authorize.js';
+import { boltLogger } from './bolt-logger.js';
+import type { SlackDeps } from './deps.js';
+
+export class SlackAppConfigError extends Error {
+  readonly code = 'streamdoctor_slack_config_invalid';
+  constructor(message: string) {
+    super(message);
+    this.name = 'SlackAppConfigError';
+  }
+}
+
+export interface SlackAppOptions {
+  /** SLACK_SIGNING_SECRET; required in HTTP mode. */
+  signingSecret?: string;
+  /** SLACK_BOT_TOKEN (`xoxb-…`); required unless `authorize` is given. */
+  botToken?: string;
+  /** SLACK_APP_TOKEN (`xapp-…`); when set the app uses Socket Mode. */
+  appToken?: string;
+  /** Replaces single-workspace auth (multi-workspace OAuth later). */
+  authorize?: Authorize<boolean>;
+  /** SLACK_API_URL: Web API base, e.g. `http://127.0.0.1:4010/api/`. @defaultValue Slack's */
+  slackApiUrl?: string;
+  /** Extra HTTP routes on the same server (`/healthz`, `/metrics`). */
+  customRoutes?: CustomRoute[];
+  /**
+   * Use Socket Mode.
+   * @defaultValue true when `appToken` is set
+   */
+  socketMode?: boolean;
+  logger: Logger;
+  deps: SlackDeps;
+  /**
+   * Registers the listeners.
+   * @defaultValue every handler under handlers/
+   */
+  register?: (app: App, deps: SlackDeps) => void;
+}
+
+export interface SlackAppHandle {
+  app: App;
+  mode: 'http' | 'socket';
+  /** Starts listening; resolves to the bound port in HTTP mode (0 picks a free one). */
+  start(port?: number): Promise<{ port: number | null }>;
+  stop(): Promise<void>;
+}
+
+export function createSlackApp(options: SlackAppOptions): SlackAppHandle {
+  const socketMode = options.socketMode ?? Boolean(options.appToken);
+  if (!options.botToken && !options.authorize) throw new SlackAppConfigError('set SLACK_BOT_TOKEN (xoxb-…) or pass an authorize function');
+  if (!socketMode && !options.signingSecret) throw new SlackAppConfigError('set SLACK_SIGNING_SECRET (Basic Information → App Credentials) so requests can be verified');
+  if (socketMode && !options.appToken) throw new SlackAppConfigError('Socket Mode needs SLACK_APP_TOKEN (xapp-…, scope connections:write)');
+  const clientOptions = options.slackApiUrl ? { slackApiUrl: options.slackApiUrl.endsWith('/') ? options.slackApiUrl : `${options.slackApiUrl}/` } : {};
+  const logger = options.logger;
+  const app = new App({
+    ...(socketMode ? { socketMode: true, appToken: options.appToken } : {}),
+    ...(options.signingSecret ? { signingSecret: options.signingSecret } : {}),
+    authorize: options.authorize ?? singleWorkspaceAuthorize(options.botToken!, clientOptions),
+    clientOptions,
+    logger: boltLogger(logger),
+    customRoutes: options.customRoutes ?? [],
+    // Listeners ack first and answer through response_url / the Web API, so Slack gets its 200 fast.
+    processBeforeResponse: false,
+  });
+  app.error(async (error) => {
+    const original = (error as { original?: unknown }).original ?? error;
+    logger.error({ err: original, code: (error as { code?: string }).code }, `slack app error: ${redactSecrets((original as Error)?.message ?? String(original))}`);
+  });
+  (options.register ?? registerHandlers)(app, options.deps);
+
+  let server: Server | null = null;
+  return {
+    app,
+    mode: socketMode ? 'socket' : 'http',
+    async start(port = 3000) {
+      if (socketMode) {
+        await app.start();
+        logger.info('slack app connected in Socket Mode');
+        return { port: null };
+      }
+      server = (await app.start(port)) as Server;
+      const bound = (server.address() as AddressInfo | null)?.port ?? port;
+      logger.info({ port: bound }, 'slack app listening on POST /slack/events');
+      return { port: bound };
+    },
+    async stop() {
+      await app.stop();
+    },
+  };
+}

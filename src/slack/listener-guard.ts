@@ -1,0 +1,56 @@
+/**
+ * Wraps every listener: acknowledges if the listener failed before it could, logs one clear line
+ * (never a token: the logger redacts), and tells the person with an ephemeral message, never a
+ * stack trace and never a channel post.
+ */
+import type { AllMiddlewareArgs, AnyMiddlewareArgs, RespondFn } from '@slack/bolt';
+import { redactSecrets, type Logger } from '../observability/logger.js';
+
+type GuardedArgs = AnyMiddlewareArgs & AllMiddlewareArgs & { ack?: (response?: never) => Promise<void>; respond?: RespondFn };
+
+/** A stable code for the log line and the user's message. */
+export function errorCode(error: unknown): string {
+  const code = (error as { code?: unknown })?.code;
+  if (typeof code === 'string' && /^[a-z0-9_]{3,60}$/i.test(code)) return code;
+  return 'streamdoctor_internal_error';
+}
+
+export function userFacingError(error: unknown): string {
+  const code = errorCode(error);
+  if (code === 'slack_webapi_platform_error') {
+    const platform = (error as { data?: { error?: string } }).data?.error ?? 'unknown';
+    return `Slack refused the request (\`${platform}\`). If it says \`not_in_channel\` or \`channel_not_found\`, invite the app to the channel and try again.`;
+  }
+  if (code.startsWith('streamdoctor_store') || code === 'ECONNREFUSED' || code === 'streamdoctor_redis_unavailable') {
+    return `StreamDoctor could not reach its store (\`${code}\`). Nothing was changed; try again in a minute.`;
+  }
+  return `Sorry, that did not work (\`${code}\`). It is logged for the team running StreamDoctor; try again in a minute.`;
+}
+
+export function guardListener<A extends GuardedArgs>(name: string, logger: Logger, listener: (args: A) => Promise<void>): (args: A) => Promise<void> {
+  return async (args: A) => {
+    let acked = false;
+    const originalAck = args.ack;
+    if (originalAck) {
+      (args as { ack: unknown }).ack = async (response?: never) => {
+        acked = true;
+        return originalAck(response);
+      };
+    }
+    try {
+      await listener(args);
+    } catch (error) {
+      const code = errorCode(error);
+      logger.error(
+        { listener: name, code, err: error, user: (args.body as { user_id?: string; user?: { id?: string } })?.user_id ?? (args.body as { user?: { id?: string } })?.user?.id },
+        `slack listener ${name} failed: ${redactSecrets((error as Error)?.message ?? String(error))}`,
+      );
+      try {
+        if (originalAck && !acked) await originalAck();
+        if (args.respond) await args.respond({ response_type: 'ephemeral', replace_original: false, text: userFacingError(error) });
+      } catch (replyError) {
+        logger.warn({ listener: name, err: replyError }, 'could not tell the user about the failure');
+      }
+    }
+  };
+}

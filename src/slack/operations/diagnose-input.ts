@@ -1,0 +1,80 @@
+/**
+ * `/stream diagnose`: reads progress JSON (pasted, or a file shared in the channel), runs the engine
+ * and renders its report. The file is downloaded with the bot token only from Slack's own hosts
+ * (or the configured local Slack), and only up to a size cap.
+ */
+import type { webApi } from '@slack/bolt';
+import { diagnose } from '../../diagnosis/engine.js';
+import { readProgressInput } from '../../progress/read-progress-input.js';
+import { nowOf, type SlackDeps } from '../deps.js';
+import { renderDiagnoseReport } from '../render/diagnose-report.js';
+import type { RenderedMessage } from '../render/types.js';
+
+export const DEFAULT_MAX_FILE_BYTES = 20 * 1024 * 1024;
+export const DEFAULT_MAX_RECORDS = 50_000;
+
+export class DiagnoseInputError extends Error {
+  constructor(
+    readonly code: 'streamdoctor_diagnose_no_input' | 'streamdoctor_diagnose_file_too_large' | 'streamdoctor_diagnose_file_unreadable' | 'streamdoctor_diagnose_file_host',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'DiagnoseInputError';
+  }
+}
+
+export function diagnoseText(text: string, deps: SlackDeps, inputLabel: string): RenderedMessage {
+  const maxRecords = deps.diagnose?.maxRecords ?? DEFAULT_MAX_RECORDS;
+  const { records, warnings } = readProgressInput(text);
+  const used = records.slice(-maxRecords);
+  if (records.length > maxRecords) warnings.unshift(`only the last ${maxRecords} of ${records.length} progress reports were diagnosed`);
+  // Judge stalls at the latest batch in the input, not at "now": pasted history is usually old.
+  const output = diagnose(used.map((record) => record.progress));
+  return renderDiagnoseReport(output, { nowMs: nowOf(deps), records: used.length, warnings, inputLabel });
+}
+
+function allowedHost(url: URL, deps: SlackDeps, apiBase: string | undefined): boolean {
+  const host = url.hostname.toLowerCase();
+  if (url.protocol === 'https:' && (host === 'slack.com' || host.endsWith('.slack.com') || host.endsWith('.slack-edge.com'))) return true;
+  if (deps.fileHosts?.some((allowed) => allowed.toLowerCase() === url.host.toLowerCase())) return true;
+  if (apiBase) {
+    try {
+      return new URL(apiBase).host === url.host;
+    } catch {
+      return false;
+    }
+  }
+  return false;
+}
+
+export interface DownloadedFile {
+  name: string;
+  text: string;
+}
+
+export async function downloadSharedFile(client: webApi.WebClient, deps: SlackDeps, fileId: string, botToken: string): Promise<DownloadedFile> {
+  const maxBytes = deps.diagnose?.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  const info = await client.files.info({ file: fileId });
+  const file = info.file as { name?: string; size?: number; url_private_download?: string; url_private?: string } | undefined;
+  const name = file?.name ?? fileId;
+  if (!file) throw new DiagnoseInputError('streamdoctor_diagnose_file_unreadable', `Slack did not return file ${fileId}.`);
+  if ((file.size ?? 0) > maxBytes) {
+    throw new DiagnoseInputError('streamdoctor_diagnose_file_too_large', `${name} is ${(file.size! / 1048576).toFixed(1)} MiB; the limit here is ${(maxBytes / 1048576).toFixed(0)} MiB. Run \`streamdoctor diagnose ${name}\` locally instead.`);
+  }
+  const href = file.url_private_download ?? file.url_private;
+  if (!href) throw new DiagnoseInputError('streamdoctor_diagnose_file_unreadable', `${name} has no download link.`);
+  const url = new URL(href);
+  if (!allowedHost(url, deps, client.slackApiUrl)) {
+    throw new DiagnoseInputError('streamdoctor_diagnose_file_host', `${name} is hosted outside Slack (${url.host}); the bot token is only sent to Slack.`);
+  }
+  const response = await fetch(url, { headers: { authorization: `Bearer ${botToken}` }, redirect: 'error', signal: AbortSignal.timeout(20_000) });
+  if (!response.ok || !response.body) throw new DiagnoseInputError('streamdoctor_diagnose_file_unreadable', `downloading ${name} failed with HTTP ${response.status}.`);
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    total += chunk.byteLength;
+    if (total > maxBytes) throw new DiagnoseInputError('streamdoctor_diagnose_file_too_large', `${name} is larger than ${(maxBytes / 1048576).toFixed(0)} MiB.`);
+    chunks.push(Buffer.from(chunk));
+  }
+  return { name, text: Buffer.concat(chunks).toString('utf8') };
+}
