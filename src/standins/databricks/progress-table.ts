@@ -23,6 +23,11 @@ export interface InsertProgressOptions {
   ingestedAtMs?: number;
   /** Readers see the row this long after `ingestedAtMs` (a late/out-of-order write). @defaultValue 0 */
   visibleAfterMs?: number;
+  /**
+   * Column values written as given instead of extracted from the JSON, which then need not parse (a
+   * faulty writer). @defaultValue extracted from the JSON
+   */
+  columns?: { query_id: string; run_id: string; query_name?: string | null; batch_id?: number | null };
 }
 
 export class ProgressTable {
@@ -33,9 +38,15 @@ export class ProgressTable {
 
   /** Inserts one progress JSON; returns the stored row. Throws on JSON that is not a progress object. */
   insert(progressJson: string, nowMs: number, options: InsertProgressOptions = {}): ProgressRow {
-    const progress = JSON.parse(progressJson) as Record<string, unknown>;
-    if (!progress || typeof progress !== 'object' || typeof progress.id !== 'string' || typeof progress.runId !== 'string') {
-      throw new TypeError('a progress row needs a StreamingQueryProgress JSON object with string "id" and "runId"');
+    let progress: Record<string, unknown>;
+    if (options.columns) {
+      const { query_id, run_id, query_name, batch_id } = options.columns;
+      progress = { id: query_id, runId: run_id, name: query_name ?? null, batchId: batch_id ?? null };
+    } else {
+      progress = JSON.parse(progressJson) as Record<string, unknown>;
+      if (!progress || typeof progress !== 'object' || typeof progress.id !== 'string' || typeof progress.runId !== 'string') {
+        throw new TypeError('a progress row needs a StreamingQueryProgress JSON object with string "id" and "runId"');
+      }
     }
     const ingestedMs = options.ingestedAtMs ?? nowMs;
     // Distinct microsecond stamps for rows written in the same ms, like separate Delta commits.
