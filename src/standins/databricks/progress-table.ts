@@ -54,8 +54,8 @@ export class ProgressTable {
     if (options.ingestedAtMs === undefined && ingestedUs <= this.lastIngestedUs) ingestedUs = this.lastIngestedUs + 1;
     this.lastIngestedUs = Math.max(this.lastIngestedUs, ingestedUs);
     const row: ProgressRow = {
-      query_id: progress.id,
-      run_id: progress.runId,
+      query_id: String(progress.id),
+      run_id: String(progress.runId),
       query_name: typeof progress.name === 'string' ? progress.name : null,
       batch_id: typeof progress.batchId === 'number' ? progress.batchId : null,
       event_time_ms: typeof progress.timestamp === 'string' && Number.isFinite(Date.parse(progress.timestamp)) ? Date.parse(progress.timestamp) : null,
