@@ -1,0 +1,49 @@
+/** Shared pieces of the pipeline tests: unique prefixes, a silent logger, polling waits. */
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { createLogger } from '../../../src/observability/logger.js';
+
+export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+export function uniquePrefix(tag: string): { prefix: string; queuePrefix: string } {
+  const prefix = `sdtest-${tag}-${randomUUID().slice(0, 8)}`;
+  return { prefix, queuePrefix: `{${prefix}}` };
+}
+
+export const silentLogger = createLogger({ name: 'test', level: 'silent' });
+
+/** Polls `check` until it returns a truthy value or the deadline passes (bounded in time and count). */
+export async function waitFor<T>(check: () => Promise<T> | T, what: string, timeoutMs = 20_000, everyMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (let i = 0; i < 10_000 && Date.now() < deadline; i++) {
+    try {
+      const value = await check();
+      if (value) return value;
+    } catch (err) {
+      last = err;
+    }
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+}
+
+/** Deletes every key under a prefix with SCAN + UNLINK (never FLUSHDB). */
+export async function deletePrefix(url: string, ...prefixes: string[]): Promise<void> {
+  const redis = new Redis(url);
+  try {
+    for (const prefix of prefixes) {
+      for (const pattern of [`${prefix}:*`, `{${prefix}}:*`]) {
+        let cursor = '0';
+        for (let i = 0; i < 100_000; i++) {
+          const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+          if (keys.length) await redis.unlink(...keys);
+          cursor = next;
+          if (cursor === '0') break;
+        }
+      }
+    }
+  } finally {
+    redis.disconnect();
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * The whole pipeline in one process against real Redis and the local Slack: simulated Databricks
+ * progress → poll → detect (the real engine) → notify → Slack. Every progress event is observed once
+ * (also when the source replays from scratch), and each incident has exactly one Slack message that
+ * is updated in place.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { engineTrackers } from '../../jobs/engine-trackers.js';
+import { WebClientChat } from '../../jobs/slack-chat.js';
+import { startWorker, type WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
+import { startLocalSlack, type LocalSlack } from '../../src/standins/slack/index.js';
+import { incidentIdOf } from '../../src/store/index.js';
+import { deletePrefix, REDIS_URL, silentLogger, uniquePrefix, waitFor } from './helpers/harness.js';
+import { SimulatedSource, queryIdOf } from './helpers/sim-source.js';
+
+let runtime: WorkerRuntime | undefined;
+let slack: LocalSlack | undefined;
+let prefixes: { prefix: string; queuePrefix: string } | undefined;
+
+afterEach(async () => {
+  await runtime?.close();
+  await slack?.close();
+  if (prefixes) await deletePrefix(REDIS_URL, prefixes.prefix);
+  runtime = undefined;
+  slack = undefined;
+});
+
+async function counter(rt: WorkerRuntime, name: string): Promise<number> {
+  const metric = await rt.metrics.registry.getSingleMetric(name)?.get();
+  return (metric?.values ?? []).reduce((sum, v) => sum + v.value, 0);
+}
+
+describe('pipeline in one process', () => {
+  it('detects every batch once and posts each incident once, updating it in place', async () => {
+    prefixes = uniquePrefix('pipe');
+    slack = await startLocalSlack();
+    // 60 batches of ~10–11.5 s end just before now, so "now" ticks see live streams.
+    const settings = { queries: 6, laggingQueries: 1, startMs: Date.now() - 11 * 60_000, batches: 70 };
+    const source = new SimulatedSource(settings);
+    runtime = await startWorker({
+      redisUrl: REDIS_URL,
+      ...prefixes,
+      logger: silentLogger,
+      sources: new Map([['sim', { id: 'sim', source, describe: (p) => ({ jobId: `job-${p.id.slice(-2)}` }) }]]),
+      trackers: engineTrackers(),
+      chat: new WebClientChat({ token: 'xoxb-local-streamdoctor', slackApiUrl: slack.apiUrl }),
+      routing: { defaultChannel: 'C0DATAALRT' },
+    });
+    const expected = source.visible(Date.now());
+    expect(expected).toBeGreaterThan(300);
+
+    await runtime.queues.poll.add('poll', { sourceId: 'sim' });
+    await waitFor(async () => (await counter(runtime!, 'streamdoctor_progress_events_total')) >= expected, 'all progress observed');
+
+    const lagging = await waitFor(async () => {
+      const open = await runtime!.store.listOpenIncidents();
+      return open.find((r) => r.queryId === queryIdOf(0) && r.kind === 'lag' && r.slack !== null);
+    }, 'the lag incident posted');
+    const messages = slack.messages('C0DATAALRT');
+    const keyed = messages.filter((m) => (m.metadata as { event_payload?: { key?: string } } | undefined)?.event_payload?.key === lagging.id);
+    expect(keyed).toHaveLength(1);
+    expect(keyed[0]!.ts).toBe(lagging.slack!.ts);
+    expect(keyed[0]!.text).toContain('orders_lagging_0');
+    // Steady queries open nothing; the only top-level messages are incidents of the lagging query.
+    for (const m of messages) expect(String((m.metadata as { event_payload?: { key?: string } }).event_payload?.key)).toContain(queryIdOf(0));
+
+    const stream = await runtime.store.getStream(queryIdOf(3));
+    expect(stream).toMatchObject({ name: 'orders_steady_3', jobId: 'job-03', source: 'sim', health: 'ok' });
+    expect(stream!.snapshot?.lastBatchId).toBe(stream!.lastObservedBatchId);
+    expect(await runtime.store.timeBehindHistory(queryIdOf(0), 0)).not.toHaveLength(0);
+
+    // The source forgets its cursor and replays everything: nothing is observed twice.
+    await runtime.store.setCursor('sim', null);
+    await runtime.queues.poll.add('poll', { sourceId: 'sim' });
+    await waitFor(async () => (await counter(runtime!, 'streamdoctor_progress_duplicates_total')) >= expected, 'replay skipped');
+    await waitFor(async () => (await runtime!.queues.depths()).detect!.waiting === 0, 'detect drained');
+    expect(await counter(runtime, 'streamdoctor_progress_events_total')).toBe(expected);
+    expect(slack.messages('C0DATAALRT').filter((m) => (m.metadata as { event_payload?: { key?: string } }).event_payload?.key === lagging.id)).toHaveLength(1);
+    expect(incidentIdOf(queryIdOf(0), lagging.incident)).toBe(lagging.id);
+  }, 60_000);
+});
