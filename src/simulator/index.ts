@@ -7,3 +7,16 @@ export { StreamSimulator, type BatchTruth, type SimulatedBatch } from './stream-
 export { toSparkJson, toSparkPrettyJson } from './spark-json.js';
 export { javaDoubleToString, sparkTimestamp } from './java-format.js';
 export { SeededRandom } from './random.js';
+export {
+  labelScenario,
+  simulateScenario,
+  resolveOnset,
+  EARLY_TOLERANCE_REPORTS,
+  type Scenario,
+  type ExpectedIncident,
+  type OnsetRule,
+  type ScenarioEngineOptions,
+  type ResolvedExpectation,
+  type LabelledRun,
+} from './scenario.js';
+export { SCENARIOS, scenarioByName } from './scenarios/index.js';

@@ -95,7 +95,11 @@ export interface SinkSpec {
   kind?: 'delta' | 'foreachBatch' | 'kafka' | 'console';
   /** @defaultValue a realistic description for the kind */
   description?: string;
-  /** Write throughput of the sink, rows/s; time to write is part of `addBatch`. @defaultValue Infinity */
+  /**
+   * Write throughput of the sink, rows/s. The write time is part of `addBatch`, and on Databricks it
+   * also shows in `commitBatch` (the sink-side time of the batch), so a slow sink is visible as
+   * `commitBatch` dominating `addBatch`. @defaultValue Infinity
+   */
   writeRowsPerSec?: number;
   /** Time to commit the written data (Databricks `commitBatch`), ms. @defaultValue 250 */
   commitMs?: number;
@@ -134,7 +138,20 @@ export type SimEvent =
   /** Batch `atBatch` hangs for `durationMs` (a stuck task or sink) before it completes. */
   | { type: 'stall'; atBatch: number; durationMs: number }
   /** A GC pause inside batch `atBatch`. */
-  | { type: 'gc'; atBatch: number; pauseMs: number };
+  | { type: 'gc'; atBatch: number; pauseMs: number }
+  /**
+   * From batch `atBatch` on, the running query's environment changes without a restart: a sink that
+   * slows down, state commits that slow down (throttled checkpoint storage), fewer healthy executors.
+   */
+  | {
+      type: 'change';
+      atBatch: number;
+      sinkWriteRowsPerSec?: number;
+      sinkCommitMs?: number;
+      stateCommitMsPerMillionUpdated?: number;
+      stateCommitMsPerGb?: number;
+      rowsPerSecPerCore?: number;
+    };
 
 export interface StreamSpec {
   /** Query id (stable across restarts). @defaultValue a UUID drawn from the seed */

@@ -36,7 +36,18 @@ export class StateStoreModel {
   ) {
     this.partitions = partitions;
     this.total = Math.round(spec.initialRows);
-    if (this.total > 0) this.buckets.push({ eventMs: startMs, keys: this.total });
+    if (this.total > 0) {
+      // With a watermark, initial keys are spread over the live window so they expire gradually,
+      // as they would in a query that has been running for a while.
+      const span = spec.watermarkMs ?? 0;
+      const pieces = span > 0 ? 30 : 1;
+      let left = this.total;
+      for (let i = 0; i < pieces; i++) {
+        const keys = i === pieces - 1 ? left : Math.floor(this.total / pieces);
+        left -= keys;
+        this.buckets.push({ eventMs: startMs - span + ((i + 1) * span) / pieces, keys });
+      }
+    }
   }
 
   get rows(): number {

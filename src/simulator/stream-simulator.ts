@@ -226,6 +226,19 @@ export class StreamSimulator {
     }
   }
 
+  private applyChange(): void {
+    const change = this.eventFor('change', this.batchId);
+    if (!change) return;
+    this.eventsDone.add(change);
+    if (change.sinkWriteRowsPerSec !== undefined) this.sink.writeRowsPerSec = change.sinkWriteRowsPerSec;
+    if (change.sinkCommitMs !== undefined) this.sink.commitMs = change.sinkCommitMs;
+    if (change.rowsPerSecPerCore !== undefined) this.processing.rowsPerSecPerCore = change.rowsPerSecPerCore;
+    if (this.state && change.stateCommitMsPerMillionUpdated !== undefined) {
+      this.state.spec.commitMsPerMillionUpdated = change.stateCommitMsPerMillionUpdated;
+    }
+    if (this.state && change.stateCommitMsPerGb !== undefined) this.state.spec.commitMsPerGb = change.stateCommitMsPerGb;
+  }
+
   private newRun(): void {
     this.runId = this.random.uuid();
     this.firstOfRun = true;
@@ -245,7 +258,7 @@ export class StreamSimulator {
   }
 
   /** Stage parallelism caps the cluster: read tasks, and shuffle partitions when the plan shuffles. */
-  private perRowMs(): number {
+  private perRowMs(includeSink = true): number {
     const p = this.processing;
     const readTasks = Math.max(1, Math.min(p.cores, this.source.inputTasks));
     const rate = p.rowsPerSecPerCore;
@@ -256,8 +269,9 @@ export class StreamSimulator {
     } else {
       ms = (1 / (rate * readTasks)) * 1_000;
     }
-    if (Number.isFinite(this.sink.writeRowsPerSec)) ms += 1_000 / this.sink.writeRowsPerSec;
-    if (this.state) {
+    if (includeSink && Number.isFinite(this.sink.writeRowsPerSec)) ms += 1_000 / this.sink.writeRowsPerSec;
+    if (includeSink && this.state) {
+      // Commit time per updated key is charged by the state model; counted here only for capacity.
       const s = this.state.spec;
       const updatedPerRow = Math.min(1, s.newKeysPerRow + s.updatesPerRow);
       ms += (updatedPerRow * s.commitMsPerMillionUpdated) / 1e6;
@@ -285,11 +299,12 @@ export class StreamSimulator {
   private runBatch(startMs: number): SimulatedBatch {
     const retried = this.retrying !== null;
     const firstOfRun = this.firstOfRun;
+    this.applyChange();
     const rows = this.retrying ? this.retrying.rows : this.source.plan(startMs);
     const consumedBefore = this.source.consumedRows();
     const p = this.processing;
     const overhead = p.overheadMs * this.random.factor(p.noise / 2);
-    const computeMs = rows * this.perRowMs() * this.random.factor(p.noise);
+    const computeMs = rows * this.perRowMs(false) * this.random.factor(p.noise);
 
     // Event times of the rows read: they arrived between these two points.
     const firstRowAt = rows > 0 ? this.log.arrivalTimeOf(consumedBefore) : null;
@@ -307,7 +322,8 @@ export class StreamSimulator {
     if (stall) this.eventsDone.add(stall);
     const stallMs = stall?.durationMs ?? 0;
     const stateMs = stateResult ? stateResult.workMs + stateResult.commitMs : 0;
-    const sinkCommitMs = this.sink.commitMs * this.random.factor(0.1);
+    const sinkWriteMs = Number.isFinite(this.sink.writeRowsPerSec) ? (rows / this.sink.writeRowsPerSec) * 1_000 : 0;
+    const sinkCommitMs = this.sink.commitMs * this.random.factor(0.1) + sinkWriteMs * this.random.factor(p.noise);
 
     const durations: [string, number][] = [];
     const latestOffsetMs = Math.round(overhead * 0.12);

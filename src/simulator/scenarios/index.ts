@@ -1,0 +1,15 @@
+/** The labelled corpus: every kind, every cause, and every must-not-fire case of issue 2. */
+
+import type { Scenario } from '../scenario.js';
+import { LAG } from './lag.js';
+import { MUST_NOT_FIRE } from './must-not-fire.js';
+import { STATE_AND_MORE } from './state-and-more.js';
+
+export const SCENARIOS: Scenario[] = [...MUST_NOT_FIRE, ...LAG, ...STATE_AND_MORE];
+
+/** A scenario by name; throws with the known names when it does not exist. */
+export function scenarioByName(name: string): Scenario {
+  const found = SCENARIOS.find((s) => s.name === name);
+  if (!found) throw new Error(`unknown scenario "${name}"; known: ${SCENARIOS.map((s) => s.name).join(', ')}`);
+  return found;
+}
