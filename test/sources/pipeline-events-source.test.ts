@@ -1,0 +1,79 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createDatabricksClient, NotFoundError, type DatabricksClient } from '../../src/databricks/index.js';
+import { PipelineEventsSource, type PipelineEventsCursor, type SourcedProgress, type SourceSignal } from '../../src/sources/index.js';
+import { startLocalDatabricks, type LocalDatabricks } from '../../src/standins/databricks/index.js';
+import { simulator } from './simulated-progress.js';
+
+const PAT = 'dapi-local-test-token-000000000002';
+const START = Date.UTC(2026, 8, 14, 10, 0, 0);
+const PIPELINE = 'abcdef12-abcd-3456-7890-abcd1234ef56';
+
+let local: LocalDatabricks;
+let client: DatabricksClient;
+
+beforeEach(async () => {
+  local = await startLocalDatabricks({ tokens: [PAT], startMs: START, speed: 0, pipelines: [{ pipelineId: PIPELINE, name: 'orders-dlt' }] });
+  client = createDatabricksClient({ host: local.url, credentials: { kind: 'pat', token: PAT }, retry: { baseDelayMs: 1, maxDelayMs: 5 }, sleep: async () => undefined });
+});
+afterEach(async () => {
+  await local.close();
+});
+
+describe('PipelineEventsSource', () => {
+  it('turns stream_progress into parsed progress and flow_progress into backlog signals, paging with page_token alone', async () => {
+    local.addStream('silver', { generator: simulator('silver_orders', START, 5), pipelineId: PIPELINE });
+    local.addStream('gold', { generator: simulator('gold_orders', START, 6), pipelineId: PIPELINE });
+    // Events unrelated to progress are skipped.
+    local.appendPipelineEvent(PIPELINE, { event_type: 'cluster_resources', message: 'Scaled to 4 executors', details: { cluster_resources: {} } }, START + 1_000);
+    const source = new PipelineEventsSource({ client, pipelineIds: [PIPELINE], pageSize: 7, now: () => local.clock.now(), initialLookbackMs: 60_000 });
+
+    let cursor: PipelineEventsCursor | null = null;
+    const progress: SourcedProgress[] = [];
+    const signals: SourceSignal[] = [];
+    for (let step = 0; step < 10; step += 1) {
+      local.clock.advance(30_000);
+      local.tick();
+      const result = await source.poll(cursor);
+      expect(result.warnings).toEqual([]);
+      progress.push(...result.progress);
+      signals.push(...result.signals);
+      cursor = result.cursor;
+    }
+    const written = local.requests().byRoute['GET /api/2.0/pipelines/{id}/events']!;
+    expect(written).toBeGreaterThan(10); // more than one page per poll at pageSize 7
+    const keys = progress.map((record) => `${record.progress.name}/${record.progress.batchId}/${record.progress.timestampMs}`);
+    expect(new Set(keys).size).toBe(keys.length);
+    const silver = progress.filter((record) => record.progress.name === 'silver_orders').map((record) => record.progress.batchId);
+    expect(silver.length).toBeGreaterThan(10);
+    expect(silver).toEqual([...silver].sort((a, b) => a! - b!));
+    expect(progress[0]!.origin.source).toBe('pipeline_event_log');
+    const backlog = signals.filter((signal) => signal.type === 'flow_backlog');
+    expect(backlog.length).toBe(progress.length);
+    expect(backlog[0]).toMatchObject({ pipelineId: PIPELINE, flowName: expect.stringMatching(/_orders$/) });
+    expect(typeof (backlog[0] as { backlogBytes: number }).backlogBytes).toBe('number');
+  });
+
+  it('reports a failed pipeline update with its exception message', async () => {
+    local.appendPipelineEvent(
+      PIPELINE,
+      {
+        event_type: 'update_progress',
+        level: 'ERROR',
+        message: "Update 7e1c is FAILED.",
+        origin: { update_id: '7e1c-update' },
+        error: { fatal: true, exceptions: [{ class_name: 'org.apache.spark.SparkException', message: 'Job aborted due to stage failure' }] },
+        details: { update_progress: { state: 'FAILED' } },
+      },
+      START + 5_000,
+    );
+    local.clock.advance(10_000);
+    const result = await new PipelineEventsSource({ client, pipelineIds: [PIPELINE], now: () => local.clock.now() }).poll(null);
+    expect(result.signals).toEqual([
+      { type: 'pipeline_failed', pipelineId: PIPELINE, updateId: '7e1c-update', message: 'Job aborted due to stage failure', atMs: START + 5_000 },
+    ]);
+  });
+
+  it('fails with NotFoundError for a pipeline id that does not exist', async () => {
+    await expect(new PipelineEventsSource({ client, pipelineIds: ['no-such-pipeline'] }).poll(null)).rejects.toBeInstanceOf(NotFoundError);
+  });
+});
