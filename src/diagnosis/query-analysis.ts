@@ -37,12 +37,15 @@ export interface Analysis {
 export function arrivalRateAt(previous: readonly BatchFeatures[], f: BatchFeatures): number | null {
   // Kafka: growth of the latest offsets between batch starts, over up to 5 batches to smooth
   // the fetch-time jitter (17.1+ fetches after the batch, older runtimes at planning).
+  // A backlog after the batch means the latest offsets were read at its end (17.1+); none means
+  // they were read at planning and the batch consumed up to them.
   if (f.kafkaLatest !== null) {
+    const fetchedAt = (x: BatchFeatures) => ((x.kafkaBehind ?? 0) > 0 ? x.t + x.d : x.t);
     for (let k = Math.min(5, previous.length); k >= 1; k -= 1) {
       const base = previous[previous.length - k]!;
-      if (base.kafkaLatest === null || base.t >= f.t) continue;
+      if (base.kafkaLatest === null || fetchedAt(base) >= fetchedAt(f)) continue;
       const growth = f.kafkaLatest - base.kafkaLatest;
-      if (growth >= 0) return growth / ((f.t - base.t) / 1000);
+      if (growth >= 0) return growth / ((fetchedAt(f) - fetchedAt(base)) / 1000);
     }
   }
   // Otherwise the input rate is the arrival rate unless a cap or a restart distorts it.
@@ -69,8 +72,11 @@ export function signalKind(features: readonly BatchFeatures[]): LagSignalKind {
   if (!last) return 'duration';
   if (last.kafkaBehind !== null) return 'kafka';
   if (last.msBehind !== null) return 'kinesis';
-  if (last.filesOutstanding !== null) return 'files';
-  if (last.bytesOutstanding !== null) return 'bytes';
+  // An uncapped file source reads everything listed, so its backlog metrics read 0 however far
+  // behind it is: then the backlog lives inside the batches.
+  const recent = features.slice(-8);
+  if (last.filesOutstanding !== null && recent.some((f) => (f.filesOutstanding ?? 0) > 0)) return 'files';
+  if (last.bytesOutstanding !== null && recent.some((f) => (f.bytesOutstanding ?? 0) > 0)) return 'bytes';
   return 'duration';
 }
 

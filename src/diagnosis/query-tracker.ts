@@ -7,7 +7,7 @@
 import type { Progress } from '../progress/types.js';
 import { extractFacts, extractFeatures, type BatchFeatures, type QueryFacts } from './batch-features.js';
 import { detectDataLossRisk } from './detectors/data-loss-risk.js';
-import type { DetectorContext, Finding } from './detectors/detector.js';
+import type { DetectorContext, Finding, WatermarkWatch } from './detectors/detector.js';
 import { detectLag } from './detectors/lag.js';
 import { detectSlowRepartition } from './detectors/slow-repartition.js';
 import { detectStalled, stallThresholdMs } from './detectors/stalled.js';
@@ -52,6 +52,7 @@ export class QueryTracker {
   private open: Partial<Record<IncidentKind, OpenIncidentState>> = {};
   private resolved: Incident[] = [];
   private analysisCache: Analysis | null = null;
+  private watermark: WatermarkWatch = { startMs: null, nowMs: null, delayMs: null };
 
   private constructor(
     readonly id: string,
@@ -81,6 +82,7 @@ export class QueryTracker {
     tracker.batches = typeof state.batches === 'number' ? state.batches : tracker.ring.size;
     tracker.open = typeof state.open === 'object' && state.open !== null ? { ...state.open } : {};
     tracker.resolved = Array.isArray(state.resolved) ? state.resolved.slice(-MAX_RESOLVED) : [];
+    if (state.watermark && typeof state.watermark === 'object') tracker.watermark = { ...state.watermark };
     return tracker;
   }
 
@@ -121,6 +123,7 @@ export class QueryTracker {
       this.facts = extractFacts(progress);
     }
     this.analysisCache = null;
+    this.watchWatermark(progress, features);
 
     const changes = this.resolveStalled(features.batchId, end);
     const ctxBase = this.context(end);
@@ -192,6 +195,7 @@ export class QueryTracker {
       batches: this.batches,
       open: this.open,
       resolved: this.resolved,
+      watermark: this.watermark,
     };
     // Bounded whatever happened: drop the oldest resolved incidents, then the oldest features.
     while (JSON.stringify(state).length > TRACKER_STATE_MAX_BYTES) {
@@ -217,7 +221,20 @@ export class QueryTracker {
       options: this.options,
       nowMs,
       lastSeenMs: this.lastSeenMs ?? nowMs,
+      watermark: this.watermark,
     };
+  }
+
+  /** Tracks how far the watermark moved since state was last removed (see state-growth.ts). */
+  private watchWatermark(p: Progress, f: BatchFeatures): void {
+    const wm = p.eventTime.watermark ? Date.parse(p.eventTime.watermark) : Number.NaN;
+    if (!Number.isFinite(wm) || wm <= 0) return;
+    const max = p.eventTime.max ? Date.parse(p.eventTime.max) : Number.NaN;
+    if (Number.isFinite(max) && max >= wm) this.watermark.delayMs = max - wm;
+    if (this.watermark.startMs === null || f.stateRemoved > 0 || wm < this.watermark.startMs) {
+      this.watermark.startMs = wm;
+    }
+    this.watermark.nowMs = wm;
   }
 
   private resolveStalled(batchId: number | null, atMs: number): IncidentChange[] {
@@ -244,9 +261,10 @@ export class QueryTracker {
     state.clearStreak = 0;
     if (finding.verdict === 'hold') return null;
     const incident = state.incident;
-    const escalated = incident.severity !== finding.severity;
+    // Severity only escalates while open: a number hovering at a threshold must not flap.
+    const escalated = incident.severity === 'warning' && finding.severity === 'critical';
     const topCauseChanged = incident.causes[0]?.code !== finding.causes[0]?.code;
-    incident.severity = finding.severity;
+    if (escalated) incident.severity = 'critical';
     incident.summary = finding.summary;
     incident.metrics = finding.metrics;
     if (finding.causes.length > 0) {

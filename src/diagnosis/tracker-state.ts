@@ -4,6 +4,7 @@
  */
 import type { QueryFacts } from './batch-features.js';
 import type { SerializedFeatures } from './feature-ring.js';
+import type { WatermarkWatch } from './detectors/detector.js';
 import type { Incident, IncidentKind } from './types.js';
 
 export const TRACKER_STATE_VERSION = 1;
@@ -30,6 +31,7 @@ export interface TrackerState {
   open: Partial<Record<IncidentKind, OpenIncidentState>>;
   /** Resolved incidents, oldest first, bounded. */
   resolved: Incident[];
+  watermark?: WatermarkWatch;
 }
 
 export class TrackerStateError extends Error {

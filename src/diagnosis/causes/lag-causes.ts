@@ -75,8 +75,10 @@ function rateLimitTooLow(ctx: DetectorContext): Explained | null {
   const { analysis, facts, latest } = ctx;
   const cap = analysis.cappedRows;
   const arrival = analysis.arrivalRate;
-  if (cap === null || arrival === null || arrival <= 0) return null;
+  if (cap === null) return null;
   const interval = intervalSec(ctx);
+  if (analysis.signal === 'files' || analysis.signal === 'bytes') return fileCapTooLow(ctx, cap, interval);
+  if (arrival === null || arrival <= 0) return null;
   const admitted = cap / Math.max(interval, latest.d / 1000);
   if (admitted >= arrival * 0.99) return null;
   const durationShare = latest.d / 1000 / interval;
@@ -109,6 +111,37 @@ function rateLimitTooLow(ctx: DetectorContext): Explained | null {
       evidence: `each of the last batches read exactly ${fmt.count(cap)} ${kafka ? 'offsets' : 'rows'} (the admission cap) and finished in ${fmt.ms(latest.d)} of a ${fmt.seconds(interval)} interval, while ${fmt.rate(arrival)} arrived: the cap admits only ${fmt.rate(admitted)}.`,
     },
     advice,
+  };
+}
+
+/**
+ * File sources: the input rate is the admitted rate, so arrivals are unknown; the evidence is that
+ * every batch reads the same amount while the outstanding files keep growing.
+ */
+function fileCapTooLow(ctx: DetectorContext, cap: number, interval: number): Explained | null {
+  const { features, facts, latest } = ctx;
+  const recent = features.slice(-8);
+  const first = recent[0]!;
+  const unit = ctx.analysis.signal === 'files' ? 'files' : 'bytes';
+  const before = unit === 'files' ? first.filesOutstanding : first.bytesOutstanding;
+  const after = unit === 'files' ? latest.filesOutstanding : latest.bytesOutstanding;
+  if (before === null || after === null || after <= before) return null;
+  const perBatch = (after - before) / Math.max(1, recent.length - 1);
+  const durationShare = latest.d / 1000 / interval;
+  const setting = facts.sourceKinds.includes('autoloader') ? 'cloudFiles.maxFilesPerTrigger' : 'maxFilesPerTrigger';
+  const amount = (value: number) => (unit === 'files' ? `${fmt.count(value)} files` : fmt.bytes(value));
+  return {
+    cause: {
+      code: 'rate_limit_too_low',
+      confidence: durationShare <= 0.8 ? 0.85 : 0.55,
+      evidence: `each of the last batches read exactly ${fmt.count(cap)} rows (the admission cap) in ${fmt.ms(latest.d)} of a ${fmt.seconds(interval)} interval, while the outstanding backlog grew from ${amount(before)} to ${amount(after)} (+${amount(perBatch)} per batch).`,
+    },
+    advice: [
+      {
+        text: `Raise ${setting} (or maxBytesPerTrigger) so each batch also takes the ${amount(perBatch)} that pile up per batch now, plus headroom to drain the ${amount(after)} outstanding${durationShare <= 0.8 ? `; batches finish in ${fmt.percent(durationShare)} of the interval, so there is room` : '; batches already fill most of the interval, so the cluster also needs more throughput'}.`,
+        setting,
+      },
+    ],
   };
 }
 

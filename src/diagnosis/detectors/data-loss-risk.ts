@@ -5,7 +5,7 @@
  */
 import { TUNING } from '../engine-options.js';
 import * as fmt from '../format.js';
-import { mannKendallCritical, mannKendallS } from '../statistics.js';
+import { mannKendallCritical, mannKendallS, theilSen } from '../statistics.js';
 import { CLEAR, type DetectorContext, type Finding } from './detector.js';
 
 export function detectDataLossRisk(ctx: DetectorContext): Finding {
@@ -13,19 +13,31 @@ export function detectDataLossRisk(ctx: DetectorContext): Finding {
   if (analysis.signal !== 'kafka' || analysis.timeBehindSec === null) return CLEAR;
   const retentionSec = options.retentionMs / 1000;
   const behind = analysis.timeBehindSec;
-  const slopePerSec = (analysis.trendPerMin ?? 0) / 60;
-  const finite = analysis.series.filter(Number.isFinite).slice(-8);
+  // A forecast needs a steadier slope than the lag trend: fit the whole ring since the last restart.
+  const xs: number[] = [];
+  const ys: number[] = [];
+  for (let i = ctx.features.length - 1; i >= 0; i -= 1) {
+    const value = analysis.series[i]!;
+    const f = ctx.features[i]!;
+    if (Number.isFinite(value)) {
+      xs.unshift((f.t + f.d) / 1000);
+      ys.unshift(value);
+    }
+    if (f.restart) break;
+  }
+  if (ys.length < 6) return CLEAR;
+  const slopePerSec = theilSen(xs, ys);
+  const recent = ys.slice(-12);
   const growing =
-    slopePerSec > 0.005 &&
-    (finite.length < 5 || mannKendallS(finite, 0.005) >= mannKendallCritical(finite.length) / 2);
-  const breachInSec = behind >= retentionSec ? 0 : growing ? (retentionSec - behind) / slopePerSec : Infinity;
+    slopePerSec > 0.005 && mannKendallS(recent, 0.005) >= mannKendallCritical(recent.length) / 2;
+  const breachInSec =
+    behind >= retentionSec ? 0 : slopePerSec > 0.005 ? (retentionSec - behind) / slopePerSec : Infinity;
   const horizonSec = TUNING.dataLossHorizonMs / 1000;
   const near = behind >= 0.8 * retentionSec;
-  if (ctx.memo) {
-    if (breachInSec > 2 * horizonSec && !near) return CLEAR;
-  } else if (breachInSec > horizonSec && !near) {
-    return CLEAR;
-  }
+  // Open on a significant rise that breaches within the horizon; stay open (hysteresis) while
+  // the forecast stays within 4× the horizon.
+  const firing = ctx.memo ? breachInSec <= 4 * horizonSec : growing && breachInSec <= horizonSec;
+  if (!firing && !near) return CLEAR;
   const breachAtMs = ctx.nowMs + breachInSec * 1000;
   const breachText = Number.isFinite(breachInSec)
     ? breachInSec === 0

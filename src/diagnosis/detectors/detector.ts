@@ -7,6 +7,15 @@ import type { ResolvedEngineOptions } from '../engine-options.js';
 import type { Analysis } from '../query-analysis.js';
 import type { Advice, Cause, IncidentMetrics, Severity } from '../types.js';
 
+export interface WatermarkWatch {
+  /** Watermark when state rows were last removed (or first seen), epoch ms. */
+  startMs: number | null;
+  /** Latest watermark, epoch ms. */
+  nowMs: number | null;
+  /** Latest eventTime.max − watermark, ms: how long keys are kept. */
+  delayMs: number | null;
+}
+
 export interface DetectorContext {
   /** The ring, oldest first; the newest batch is last. */
   features: readonly BatchFeatures[];
@@ -20,6 +29,8 @@ export interface DetectorContext {
   nowMs: number;
   /** End of the latest report of any kind (idle reports included), epoch ms. */
   lastSeenMs: number;
+  /** Watermark progress: how far it advanced since state was last removed, and its delay. */
+  watermark: WatermarkWatch;
 }
 
 /**

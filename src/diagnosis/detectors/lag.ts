@@ -11,7 +11,7 @@
 import { explainLag } from '../causes/lag-causes.js';
 import { TUNING } from '../engine-options.js';
 import * as fmt from '../format.js';
-import { mannKendallCritical, mannKendallS, median, quantile } from '../statistics.js';
+import { mannKendallCritical, mannKendallS, median, quantile, theilSen } from '../statistics.js';
 import type { IncidentMetrics, Severity } from '../types.js';
 import { CLEAR, type DetectorContext, type Finding } from './detector.js';
 
@@ -33,22 +33,38 @@ export function detectLag(ctx: DetectorContext): Finding {
   if (ctx.memo) {
     // Open: resolve once back near the level before the episode.
     const base = ctx.memo.base!;
-    const normal = Math.max(base * 1.25, base + minAbs, isTime ? (2 * analysis.cadenceMs) / 1000 : 0);
+    // The trigger interval bounds the normal time behind of a healthy query (17.1+ shows ~T).
+    const normal = Math.max(base * 1.25, base + minAbs, isTime ? (1.5 * analysis.triggerMs) / 1000 : 0);
     if (current <= normal) return CLEAR;
     return finding(ctx, 'fire', {});
   }
 
   const trend = trendEvidence(ctx, values, windowBase, minAbs);
-  const level =
-    isTime &&
-    values.length >= 3 &&
-    values.slice(-3).every((value) => value >= TUNING.lagLevelSec) &&
-    (analysis.drainEtaSec === null || analysis.drainEtaSec > TUNING.catchUpBudgetSec);
+  const level = isTime && levelEvidence(ctx, values);
   if (!trend && !level) return CLEAR;
   // The normal level: what the signal read before the episode (low quantile of the ring).
   const ringLow = quantile(series.filter(Number.isFinite), 0.1);
   const base = Math.max(Math.min(windowBase, Number.isFinite(ringLow) ? ringLow : windowBase), 0);
   return finding(ctx, 'fire', { base });
+}
+
+/**
+ * A large backlog (a catch-up after downtime, the aftermath of a stall) is lag when it does not
+ * drain within the catch-up budget. Judged on the last 4 batches, all above the level, so the
+ * jump into the backlog itself does not count as growth.
+ */
+function levelEvidence(ctx: DetectorContext, values: number[]): boolean {
+  if (values.length < 4) return false;
+  const tail = values.slice(-4);
+  if (!tail.every((value) => value >= TUNING.lagLevelSec)) return false;
+  const ends: number[] = [];
+  const { series } = ctx.analysis;
+  for (let i = series.length - 1; i >= 0 && ends.length < 4; i -= 1) {
+    if (Number.isFinite(series[i]!)) ends.unshift((ctx.features[i]!.t + ctx.features[i]!.d) / 1000);
+  }
+  const slope = theilSen(ends, tail);
+  if (!(slope < 0)) return true;
+  return tail[tail.length - 1]! / -slope > TUNING.catchUpBudgetSec;
 }
 
 function trendEvidence(
@@ -58,7 +74,8 @@ function trendEvidence(
   minAbs: number,
 ): boolean {
   const n = values.length;
-  if (n < 6) return false;
+  // A query's first batches fill up from an empty start; judge trends once there is a history.
+  if (n < 6 || ctx.features.length < 8) return false;
   const current = values[n - 1]!;
   if (mannKendallS(values, 0.005) < mannKendallCritical(n)) return false;
   if (current < windowBase * TUNING.lagGrowthRatio || current - windowBase < minAbs) return false;
@@ -66,12 +83,13 @@ function trendEvidence(
   const recentHigh = Math.max(...values.slice(n - 4, n - 1));
   if (current < recentHigh * 0.98) return false;
   const { analysis } = ctx;
+  // Uncapped, capacity comfortably above arrivals: durations converging to o/(1−ρ) after a
+  // start or a step in load also rise for a while, but the query is not losing ground.
+  if (analysis.cappedRows === null && analysis.loadFactor !== null && analysis.loadFactor < 0.95) return false;
   if (analysis.signal === 'duration' || (analysis.signal === 'kafka' && ctx.latest.kafkaBehind === 0)) {
-    // Backlog inside the batches: they must overrun the trigger, and capacity must not be
-    // comfortably above the arrivals (durations converging to o/(1−ρ) also rise for a while).
+    // Backlog inside the batches: they must overrun the trigger.
     const lastDurations = ctx.features.slice(-3).map((f) => f.d);
     if (analysis.triggerMs > 0 && median(lastDurations) <= analysis.triggerMs) return false;
-    if (analysis.loadFactor !== null && analysis.loadFactor < 0.97) return false;
   }
   return true;
 }

@@ -21,7 +21,7 @@ export function detectStateGrowth(ctx: DetectorContext): Finding {
   const { latest } = ctx;
   if (latest.stateRows === null) return CLEAR;
   const watermark = latest.watermark === 1;
-  const window = watermark ? TUNING.ringSize : TUNING.stateWindow;
+  const window = TUNING.stateWindow;
   const recent = ctx.features.slice(-window).filter((f) => f.stateRows !== null);
   const stats = stateGrowthStats(recent);
 
@@ -36,6 +36,15 @@ export function detectStateGrowth(ctx: DetectorContext): Finding {
   }
 
   if (!stats || recent.length < window * 0.75) return CLEAR;
+  if (watermark) {
+    // With a watermark, state fills for about the watermark delay (plus the window) before the
+    // first keys expire. Growth is unbounded only once the watermark has moved well past that
+    // with nothing removed.
+    const { startMs, nowMs, delayMs } = ctx.watermark;
+    if (startMs === null || nowMs === null) return CLEAR;
+    const advance = nowMs - startMs;
+    if (advance < Math.max(2 * (delayMs ?? 0), 30 * 60_000)) return CLEAR;
+  }
   const growth = stats.last - stats.first;
   if (stats.z < 3 || growth <= 0) return CLEAR;
   if (stats.removed > 0.01 * growth) return CLEAR;
