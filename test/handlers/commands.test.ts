@@ -1,0 +1,202 @@
+/**
+ * `/stream` commands sent to the running app as Slack sends them (signed form posts from the local
+ * Slack), against a real Redis store holding incidents the engine found in simulated streams.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { IncidentRecord } from '../../src/store/types.js';
+import { CHANNEL, DEV, MARIA, startHarness, type Harness } from './helpers/harness.js';
+import { postAlert, seedScenario, type SeededStream } from './helpers/seed.js';
+
+const RUN_URL = 'https://adb-1234567890123456.7.azuredatabricks.net/jobs/812/runs/99120';
+let h: Harness;
+let orders: SeededStream;
+let sensor: SeededStream;
+let healthy: SeededStream;
+let nowMs = 0;
+
+function text(json: unknown): string {
+  return JSON.stringify(json);
+}
+
+/** Runs a command and returns what the app answered through response_url (bounded wait). */
+async function run(commandText: string, user = MARIA, channel = CHANNEL) {
+  const outcome = await h.slack.interactions.slashCommand({ user, channel, text: commandText });
+  expect(outcome.delivery.status).toBe(200);
+  expect(outcome.delivery.durationMs).toBeLessThan(3000);
+  const record = await h.until(() => h.slack.responses().find((r) => r.url === outcome.responseUrl && r.responses.length > 0));
+  return record.responses[0] as { response_type?: string; text: string; blocks?: unknown[] };
+}
+
+beforeAll(async () => {
+  h = await startHarness({ now: () => nowMs });
+  orders = await seedScenario(h.store, 'kafka-uncapped-overload-12pct', { runPageUrl: RUN_URL });
+  sensor = await seedScenario(h.store, 'kafka-partition-bound', { jobId: '4471', workspace: 'adb-1234567890123456.7.azuredatabricks.net' });
+  healthy = await seedScenario(h.store, 'healthy-steady');
+  nowMs = Math.max(orders.nowMs, sensor.nowMs, healthy.nowMs);
+  await h.store.setRoute('query', orders.queryId, CHANNEL);
+  await h.store.setRoute('query', sensor.queryId, CHANNEL);
+  for (const record of [...orders.incidents, ...sensor.incidents]) await postAlert(h.client, h.deps, record, CHANNEL);
+});
+
+afterAll(async () => {
+  await h?.close();
+});
+
+describe('/stream commands', () => {
+  it('seeds real engine incidents', () => {
+    expect(orders.incidents.map((r) => r.kind)).toContain('lag');
+    expect(sensor.incidents.map((r) => r.kind)).toContain('lag');
+    expect(healthy.incidents).toEqual([]);
+  });
+
+  it('help and odd text get a short private answer', async () => {
+    const help = await run('');
+    expect(help.response_type).toBe('ephemeral');
+    expect(text(help.blocks)).toContain('/stream mute &lt;query&gt; &lt;duration&gt;');
+    const odd = await run('frobnicate the <!channel>');
+    expect(odd.response_type).toBe('ephemeral');
+    expect(odd.text).toContain('`frobnicate` is not a /stream command');
+    const badMute = await run('mute orders_5min_agg forever');
+    expect(badMute.text).toContain('(`forever` is not one). Usage: `/stream mute');
+  });
+
+  it('status lists this channel\'s streams worst first, or all, or one', async () => {
+    const here = await run('status');
+    const body = text(here.blocks);
+    expect(body).toContain('orders_5min_agg');
+    expect(body).toContain('sensor_ingest');
+    expect(body).not.toContain('orders_ingest'); // not routed here
+    expect(body).toContain(`<${RUN_URL}|orders_5min_agg>`);
+    expect(body).toContain('https://adb-1234567890123456.7.azuredatabricks.net/jobs/4471|sensor_ingest');
+    expect(body).toMatch(/🔴 \*<[^>]+\|(sensor_ingest|orders_5min_agg)>\* · \d+m( \d+s)? behind/);
+    const all = await run('status all');
+    expect(text(all.blocks)).toContain('orders_ingest');
+    expect(text(all.blocks)).toContain('🔴 2 critical');
+    const one = await run('status sensor');
+    expect(text(one.blocks)).toContain('sensor_ingest');
+    expect(text(one.blocks)).not.toContain('orders_5min_agg');
+  });
+
+  it('partial names match when unambiguous, otherwise the candidates are listed', async () => {
+    const ambiguous = await run('tune orders');
+    expect(ambiguous.text).toContain('`orders` matches 2 streams');
+    expect(ambiguous.text).toContain('`orders_5min_agg`');
+    expect(ambiguous.text).toContain('`orders_ingest`');
+    const missing = await run('tune sensr_ingest');
+    expect(missing.text).toContain('No stream called `sensr_ingest`. Did you mean');
+  });
+
+  it('tune gives the full advice with the engine\'s numbers', async () => {
+    const reply = await run('tune orders_5min');
+    const body = text(reply.blocks);
+    const incident = orders.incidents[0]!.incident;
+    expect(body).toContain('Tuning advice · orders_5min_agg');
+    for (const cause of incident.causes) expect(body).toContain(cause.evidence.slice(0, 40).replace(/"/g, '\\"'));
+    expect(incident.advice.length).toBeGreaterThan(0);
+    expect(body).toContain(`*1.* ${incident.advice[0]!.text.slice(0, 30)}`);
+    const calm = await run('tune orders_ingest');
+    expect(calm.text).toContain('has had no incidents');
+  });
+
+  it('ack acknowledges the open incident and updates the alert in place', async () => {
+    const reply = await run('ack sensor_ingest', DEV);
+    expect(reply.text).toContain('You acknowledged the incident on `sensor_ingest`');
+    const record = (await h.store.getIncident(sensor.incidents[0]!.id)) as IncidentRecord;
+    expect(record.acknowledgedBy).toBe(DEV);
+    const alert = h.slack.messages(CHANNEL).find((m) => m.ts === record.slack!.ts)!;
+    expect(text(alert.blocks)).toContain(`Acknowledged by <@${DEV}>`);
+    expect(alert.edited).toBeDefined();
+    expect(text(h.slack.thread(CHANNEL, record.slack!.ts).map((m) => m.text))).toContain('Acknowledged');
+    const again = await run('ack sensor_ingest', MARIA);
+    expect(again.text).toContain(`<@${DEV}> already acknowledged`);
+  });
+
+  it('mute silences a stream for the duration, says so in the channel, and unmute ends it', async () => {
+    const before = h.slack.messages(CHANNEL).length;
+    const reply = await run('mute orders_5min_agg 2h');
+    expect(reply.response_type).toBe('in_channel');
+    expect(reply.text).toContain('Silenced `orders_5min_agg` for 2h');
+    expect(await h.store.isSilenced(orders.queryId)).toBe(true);
+    const silence = await h.store.silences.get(orders.queryId);
+    expect(silence).toMatchObject({ byUser: MARIA, untilMs: nowMs + 2 * 3_600_000 });
+    const ref = (await h.store.getIncident(orders.incidents[0]!.id))!.slack!;
+    const alert = h.slack.messages(CHANNEL).find((m) => m.ts === ref.ts)!;
+    expect(text(alert.blocks)).toContain('🔕');
+    expect(text(alert.blocks)).toContain('incident_unsilence');
+    expect(h.slack.messages(CHANNEL).length).toBe(before + 1); // the in-channel reply, no new alert
+    const unmute = await run('unmute orders_5min_agg');
+    expect(unmute.text).toContain('no longer silenced');
+    expect(await h.store.isSilenced(orders.queryId)).toBe(false);
+    const notMuted = await run('unmute orders_5min_agg');
+    expect(notMuted.response_type).toBe('ephemeral');
+    expect(notMuted.text).toContain('is not silenced');
+  });
+
+  it('watch and unwatch change routing, to this channel or a named one', async () => {
+    const reply = await run('watch job 812 <#C0STREAMNG|streaming>');
+    expect(reply.response_type).toBe('in_channel');
+    expect(reply.text).toContain('routed alerts for job `812` to <#C0STREAMNG>');
+    expect(await h.store.routing.listRoutes()).toContainEqual({ scope: 'job', id: '812', channel: 'C0STREAMNG' });
+    const wrong = await run('unwatch job 812 <#C0GENERAL1|general>');
+    expect(wrong.text).toContain('nothing changed');
+    const healthyWatch = await run('watch orders_ingest');
+    expect(healthyWatch.text).toContain('query `orders_ingest` to <#C0DATAALRT>');
+    expect(await h.store.resolveChannel({ queryId: healthy.queryId })).toBe(CHANNEL);
+    await run('unwatch job:812');
+    await run('unwatch orders_ingest');
+    expect((await h.store.routing.listRoutes()).map((r) => r.id)).not.toContain('812');
+    expect(await h.store.resolveChannel({ queryId: healthy.queryId })).toBeNull();
+    const none = await run('unwatch job 999');
+    expect(none.text).toContain('No `watch` routes job `999`');
+  });
+
+  it('in a channel bound to one incident the query can be left out', async () => {
+    const unbound = await run('tune', MARIA, 'C0STREAMNG');
+    expect(unbound.text).toContain('Say which stream');
+    await h.store.bindChannel('C0STREAMNG', sensor.queryId);
+    const bound = await run('tune', MARIA, 'C0STREAMNG');
+    expect(text(bound.blocks)).toContain('Tuning advice · sensor_ingest');
+    const status = await run('status', MARIA, 'C0STREAMNG');
+    expect(text(status.blocks)).toContain('sensor_ingest');
+  });
+
+  it('diagnose runs the engine on pasted progress JSON', async () => {
+    const pasted = orders.jsonl.split('\n').slice(0, 90).join('\n');
+    const reply = await run(`diagnose ${pasted}`);
+    const body = text(reply.blocks);
+    expect(body).toContain('Diagnosis of 90 progress reports');
+    expect(body).toContain('orders_5min_agg');
+    expect(body).toContain('Falling behind* (critical, open');
+    expect(reply.text).toContain('orders_5min_agg is critical');
+    const junk = await run('diagnose {"not": "progress"}\nnot json at all');
+    expect(text(junk.blocks)).toContain('No progress reports found');
+    expect(text(junk.blocks)).toContain('Skipped while reading');
+  });
+
+  it('diagnose reads the last file shared in the channel', async () => {
+    const none = await run('diagnose', MARIA, 'C0GENERAL1');
+    expect(none.text).toContain('share a `.json`/`.jsonl` file');
+    const shared = await h.slack.interactions.shareFile({ user: MARIA, channel: 'C0GENERAL1', name: 'sensor-progress.jsonl', bytes: Buffer.from(sensor.jsonl) });
+    expect(shared.delivery.status).toBe(200);
+    await h.until(async () => (await h.redis.keys(`${h.store.keys.prefix}:slack:last-file:C0GENERAL1`)).length === 1);
+    const reply = await run('diagnose', MARIA, 'C0GENERAL1');
+    expect(text(reply.blocks)).toContain(`Diagnosis of ${sensor.progress.length} progress reports`);
+    expect(text(reply.blocks)).toContain('sensor_ingest');
+  });
+
+  it('mute, unmute, watch and unwatch honour the permission policy', async () => {
+    const restricted = await startHarness({ policy: { users: [MARIA] }, now: () => nowMs });
+    try {
+      const stream = await seedScenario(restricted.store, 'healthy-steady');
+      const deny = await restricted.slack.interactions.slashCommand({ user: DEV, channel: CHANNEL, text: `mute ${stream.name} 30m` });
+      const denied = await restricted.until(() => restricted.slack.responses().find((r) => r.url === deny.responseUrl && r.responses.length > 0));
+      expect((denied.responses[0] as { text: string }).text).toContain(`Only <@${MARIA}> may mute`);
+      expect(await restricted.store.isSilenced(stream.queryId)).toBe(false);
+      const allow = await restricted.slack.interactions.slashCommand({ user: MARIA, channel: CHANNEL, text: `mute ${stream.name} 30m` });
+      await restricted.until(() => restricted.slack.responses().find((r) => r.url === allow.responseUrl && r.responses.length > 0));
+      expect(await restricted.store.isSilenced(stream.queryId)).toBe(true);
+    } finally {
+      await restricted.close();
+    }
+  });
+});
