@@ -104,7 +104,7 @@ export function createDetectProcessor(deps: DetectDeps) {
     const nowMs = now();
     changes.push(...tracker.tick(nowMs));
     const snapshot = tracker.snapshot();
-    const result = await deps.store.queries.commitDetect(queryId, {
+    await deps.store.queries.commitDetect(queryId, {
       expectedVersion: load.stateVersion,
       state: tracker.toState(),
       lastSeq: load.lastSeq,
@@ -117,13 +117,14 @@ export function createDetectProcessor(deps: DetectDeps) {
       timeBehindSec: observed > 0 ? snapshot.timeBehindSec : null,
       changes,
       nowMs,
+      observed,
     });
     deps.metrics.progressEvents.inc(observed);
     if (duplicates > 0) deps.metrics.progressDuplicates.inc(duplicates);
     for (const change of changes) deps.metrics.detections.inc({ kind: change.incident.kind, change: change.type });
     if (load.corrupt > 0) deps.logger.warn({ queryId, corrupt: load.corrupt }, 'skipped unreadable inbox entries');
-    if (result.outbox.length > 0 || changes.length > 0) await drainOutbox(deps.store, deps.queues, queryId, nowMs);
-    else if ((await deps.store.redis.llen(deps.store.keys.outbox(queryId))) > 0) await drainOutbox(deps.store, deps.queues, queryId, nowMs);
+    // Also drains intents a crashed run committed but never enqueued.
+    await drainOutbox(deps.store, deps.queues, queryId, nowMs);
     return { observed, duplicates, changes: changes.length };
   };
 }

@@ -67,6 +67,8 @@ export interface DetectCommit {
   timeBehindSec: number | null;
   changes: IncidentChange[];
   nowMs: number;
+  /** Progress events observed by this run (kept as a running count on the stream). @defaultValue 0 */
+  observed?: number;
 }
 
 export interface DetectCommitResult {
@@ -96,7 +98,7 @@ const COMMIT = new LuaScript(`
 -- KEYS: 1 meta, 2 state, 3 inbox, 4 history, 5 outbox, 6 queryIncidents, 7.. incident keys
 -- ARGV: 1 expectedVersion, 2 stateJson, 3 lastSeq, 4 snapshotJson, 5 health, 6 name,
 --       7 lastRunId, 8 lastBatchId, 9 lastObservedAt, 10 histBucket, 11 histValue, 12 histMinBucket,
---       13 nowMs, 14 resolvedTtlMs, 15 queryId, 16 nChanges, then 7 per change:
+--       13 nowMs, 14 resolvedTtlMs, 15 queryId, 16 nChanges, 17 observed, then 7 per change:
 --       id, kind, type, incidentJson, openedAtMs, resolvedAtMs, queryName
 local current = tonumber(redis.call('HGET', KEYS[1], 'stateVersion') or '0')
 if current ~= tonumber(ARGV[1]) then
@@ -121,6 +123,7 @@ if ARGV[7] ~= '' then table.insert(meta, 'lastRunId'); table.insert(meta, ARGV[7
 if ARGV[8] ~= '' then table.insert(meta, 'lastBatchId'); table.insert(meta, ARGV[8]) end
 if ARGV[9] ~= '' then table.insert(meta, 'lastObservedAt'); table.insert(meta, ARGV[9]) end
 redis.call('HSET', KEYS[1], unpack(meta))
+if tonumber(ARGV[17]) > 0 then redis.call('HINCRBY', KEYS[1], 'observed', ARGV[17]) end
 -- time-behind history: max per bucket, old buckets pruned
 if ARGV[10] ~= '' then
   local cur = redis.call('HGET', KEYS[4], ARGV[10])
@@ -138,7 +141,7 @@ end
 local out = {version}
 local n = tonumber(ARGV[16])
 for i = 1, n do
-  local b = 16 + (i - 1) * 7
+  local b = 17 + (i - 1) * 7
   local key = KEYS[6 + i]
   local id, kind, ctype, json = ARGV[b + 1], ARGV[b + 2], ARGV[b + 3], ARGV[b + 4]
   local exists = redis.call('EXISTS', key) == 1
@@ -324,6 +327,7 @@ export class QueryStateStore {
         this.resolvedRetentionMs,
         queryId,
         commit.changes.length,
+        commit.observed ?? 0,
         ...changeArgs,
       ],
     )) as number[];

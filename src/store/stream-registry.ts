@@ -36,6 +36,7 @@ export function decodeStream(queryId: string, hash: Record<string, string>): Str
     lastRunId: hash.lastRunId || null,
     lastObservedBatchId: numOrNull(hash.lastBatchId),
     lastObservedAt: numOrNull(hash.lastObservedAt),
+    observedCount: numOrNull(hash.observed) ?? 0,
   };
   for (const field of INFO_FIELDS) {
     if (field !== 'name' && hash[field]) record[field] = hash[field];

@@ -41,6 +41,8 @@ export interface StreamRecord extends StreamInfo {
   lastRunId: string | null;
   lastObservedBatchId: number | null;
   lastObservedAt: number | null;
+  /** Progress events the engine observed for this stream, ever (each exactly once). */
+  observedCount: number;
 }
 
 export type IncidentState = 'open' | 'resolved';

@@ -56,6 +56,7 @@ describe('pipeline in one process', () => {
       const open = await runtime!.store.listOpenIncidents();
       return open.find((r) => r.queryId === queryIdOf(0) && r.kind === 'lag' && r.slack !== null);
     }, 'the lag incident posted');
+    if (!lagging) throw new Error('unreachable');
     const messages = slack.messages('C0DATAALRT');
     const keyed = messages.filter((m) => (m.metadata as { event_payload?: { key?: string } } | undefined)?.event_payload?.key === lagging.id);
     expect(keyed).toHaveLength(1);
@@ -67,6 +68,8 @@ describe('pipeline in one process', () => {
     const stream = await runtime.store.getStream(queryIdOf(3));
     expect(stream).toMatchObject({ name: 'orders_steady_3', jobId: 'job-03', source: 'sim', health: 'ok' });
     expect(stream!.snapshot?.lastBatchId).toBe(stream!.lastObservedBatchId);
+    // Batch ids run 0..N without gaps in this simulation: observed exactly once each.
+    expect(stream!.observedCount).toBe(stream!.lastObservedBatchId! + 1);
     expect(await runtime.store.timeBehindHistory(queryIdOf(0), 0)).not.toHaveLength(0);
 
     // The source forgets its cursor and replays everything: nothing is observed twice.
