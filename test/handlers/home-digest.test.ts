@@ -1,0 +1,87 @@
+/** App Home (app_home_opened → views.publish) and the digest with its PNG chart (files.uploadV2). */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ACTION_IDS } from '../../src/slack/action-ids.js';
+import { postDigest } from '../../src/slack/operations/post-digest.js';
+import { CHANNEL, DEV, MARIA, startHarness, type Harness } from './helpers/harness.js';
+import { postAlert, seedScenario, type SeededStream } from './helpers/seed.js';
+
+let h: Harness;
+let orders: SeededStream;
+let sensor: SeededStream;
+let healthy: SeededStream;
+let nowMs = 0;
+const text = (json: unknown) => JSON.stringify(json);
+
+beforeAll(async () => {
+  h = await startHarness({ now: () => nowMs });
+  orders = await seedScenario(h.store, 'kafka-uncapped-overload-12pct');
+  sensor = await seedScenario(h.store, 'kafka-partition-bound');
+  healthy = await seedScenario(h.store, 'healthy-steady');
+  nowMs = Math.max(orders.nowMs, sensor.nowMs, healthy.nowMs);
+  for (const stream of [orders, sensor, healthy]) await h.store.setRoute('query', stream.queryId, CHANNEL);
+  for (const record of [...orders.incidents, ...sensor.incidents]) await postAlert(h.client, h.deps, record, CHANNEL);
+  await h.store.incidents.acknowledge(sensor.incidents[0]!.id, DEV, nowMs);
+  await h.store.silences.silence(orders.queryId, nowMs + 3_600_000, MARIA, nowMs);
+});
+
+afterAll(async () => {
+  await h?.close();
+});
+
+describe('App Home', () => {
+  it('publishes open incidents, silences and watches when the person opens the Home tab', async () => {
+    const outcome = await h.slack.interactions.openHome({ user: DEV });
+    expect(outcome.delivery.status).toBe(200);
+    const home = await h.until(() => h.slack.homeView(DEV));
+    const body = text(home.blocks);
+    expect(body).toContain('Open incidents (2)');
+    // Dev's own acknowledged incident comes first.
+    expect(body.indexOf('sensor_ingest')).toBeLessThan(body.indexOf('orders_5min_agg'));
+    expect(body).toContain(`👀 <@${DEV}>`);
+    expect(body).toContain('Silenced streams (1)');
+    expect(body).toContain('🔕 *orders_5min_agg* until');
+    expect(body).toContain('Watched streams (3)');
+    expect(body).toContain('query `orders_ingest` → <#C0DATAALRT>');
+    expect(home.blocks.length).toBeLessThanOrEqual(100);
+  });
+
+  it('Unsilence on the Home ends the silence and re-publishes', async () => {
+    const home = h.slack.homeView(DEV)!;
+    const outcome = await h.slack.interactions.viewAction({ user: DEV, viewId: home.id, actionId: ACTION_IDS.homeUnsilence });
+    expect(outcome.delivery.status).toBe(200);
+    await h.until(async () => !(await h.store.isSilenced(orders.queryId)));
+    const updated = await h.until(() => (text(h.slack.homeView(DEV)!.blocks).includes('Silenced streams (0)') ? h.slack.homeView(DEV) : undefined));
+    expect(text(updated!.blocks)).toContain('no longer silenced');
+  });
+});
+
+describe('digest', () => {
+  it('`/stream digest` posts the channel digest with the chart in its thread', async () => {
+    const before = h.slack.messages(CHANNEL).length;
+    const outcome = await h.slack.interactions.slashCommand({ user: MARIA, channel: CHANNEL, text: 'digest' });
+    expect(outcome.delivery.status).toBe(200);
+    const digest = await h.until(() => h.slack.messages(CHANNEL).slice(before).find((m) => text(m.blocks).includes('Daily stream health')));
+    const body = text(digest.blocks);
+    expect(body).toContain('Daily stream health · #data-alerts');
+    expect(body).toContain('🔴 *Streams in trouble*');
+    expect(body).toContain('🔴 2 critical · 🟢 1 ok');
+    expect(body.indexOf('orders_ingest')).toBeGreaterThan(body.indexOf('sensor_ingest')); // worst first
+    expect(body).toContain('*Incidents in the last 24 h* · 2 (2 still open)');
+    expect(body).toContain(`ack <@${DEV}>`);
+    expect(digest.blocks!.length).toBeLessThanOrEqual(50);
+    const chartMessage = await h.until(() => h.slack.thread(CHANNEL, digest.ts).find((m) => (m.files ?? []).length > 0));
+    const file = h.slack.files().find((f) => f.id === chartMessage.files![0]!.id)!;
+    expect(file.mimetype).toBe('image/png');
+    expect(file.bytes.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
+    expect(file.name).toMatch(/^time-behind-\d{4}-\d{2}-\d{2}\.png$/);
+    const reply = await h.until(() => h.slack.responses().find((r) => r.url === outcome.responseUrl && r.responses.length > 0));
+    expect((reply.responses[0] as { text: string }).text).toContain('Digest posted with the chart in its thread: 3 streams, 2 incidents');
+  });
+
+  it('postDigest for a channel with no streams still posts a helpful digest without a chart', async () => {
+    const result = await postDigest(h.client, h.deps, 'C0GENERAL1');
+    expect(result).toMatchObject({ streams: 0, incidents: 0, chart: 'skipped' });
+    const message = h.slack.messages('C0GENERAL1').find((m) => m.ts === result.ts)!;
+    expect(text(message.blocks)).toContain('No streams are routed to this channel');
+  });
+});
