@@ -23,7 +23,7 @@ export interface Harness {
   logLines: string[];
   eventsUrl: string;
   /** Waits until `check` passes (bounded), for work the app does after acking. */
-  until<T>(check: () => T | Promise<T>, timeoutMs?: number): Promise<T>;
+  until<T>(check: () => T | Promise<T>, timeoutMs?: number): Promise<Exclude<T, undefined | null | false>>;
   close(): Promise<void>;
 }
 
@@ -75,7 +75,7 @@ export async function startHarness(options: { policy?: PermissionPolicy; now?: (
       for (let attempt = 0; attempt < 500 && Date.now() < deadline; attempt += 1) {
         try {
           const value = await check();
-          if (value !== undefined && value !== null && value !== false) return value;
+          if (value !== undefined && value !== null && value !== false) return value as Exclude<typeof value, undefined | null | false>;
         } catch (error) {
           lastError = error;
         }
