@@ -1,0 +1,147 @@
+/**
+ * The watch file's schema (zod). Keys are snake_case as people write YAML; every object is strict,
+ * so a misspelled key is a mistake, not silently ignored. Secrets never appear here: auth names the
+ * environment variables that hold them.
+ */
+import { z } from 'zod';
+import { parseDuration } from '../util/duration.js';
+
+const ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;
+const CHANNEL = /^(#[a-z0-9][a-z0-9._-]{0,79}|[CGD][A-Z0-9]{8,})$/;
+
+export const duration = z.union([z.string(), z.number()]).transform((input, ctx) => {
+  try {
+    return parseDuration(String(input));
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: (error as Error).message });
+    return z.NEVER;
+  }
+});
+
+const envName = z
+  .string()
+  .regex(ENV_NAME, { error: 'must name an environment variable (capitals, digits, _), e.g. DATABRICKS_TOKEN — not the secret itself' });
+
+export const channel = z.string().regex(CHANNEL, {
+  error: 'must be a Slack channel written like "#streaming-alerts" (lower case, quoted in YAML) or a channel id like C0123456789',
+});
+
+export const AUTH_KEYS = ['token_env', 'client_id_env', 'client_secret_env'] as const;
+const auth = z
+  .strictObject({ token_env: envName.optional(), client_id_env: envName.optional(), client_secret_env: envName.optional() })
+  .superRefine((value, ctx) => {
+    const oauth = value.client_id_env !== undefined || value.client_secret_env !== undefined;
+    if (oauth && (value.client_id_env === undefined || value.client_secret_env === undefined)) {
+      ctx.addIssue({ code: 'custom', message: 'OAuth needs both client_id_env and client_secret_env, e.g. client_id_env: DATABRICKS_CLIENT_ID and client_secret_env: DATABRICKS_CLIENT_SECRET' });
+    }
+    if (oauth && value.token_env !== undefined) {
+      ctx.addIssue({ code: 'custom', message: 'write either token_env (a personal access token) or client_id_env + client_secret_env (OAuth), not both' });
+    }
+    if (!oauth && value.token_env === undefined) {
+      ctx.addIssue({ code: 'custom', message: 'name where the credentials are: token_env: DATABRICKS_TOKEN, or client_id_env/client_secret_env for a service principal' });
+    }
+  });
+
+export const JOB_KEYS = ['id', 'name', 'continuous', 'channel'] as const;
+const job = z.strictObject({
+  id: z.number().int().positive({ error: 'must be the numeric job id from the job URL, e.g. 19064954' }),
+  name: z.string().optional(),
+  continuous: z.boolean().optional(),
+  channel: channel.optional(),
+});
+
+export const PIPELINE_KEYS = ['id', 'name', 'channel'] as const;
+const pipeline = z.strictObject({
+  id: z.string().regex(/^[0-9a-f-]{8,}$/i, { error: 'must be the pipeline id (a UUID), e.g. abcdef12-abcd-3456-7890-abcd1234ef56' }),
+  name: z.string().optional(),
+  channel: channel.optional(),
+});
+
+export const WORKSPACE_KEYS = ['name', 'host', 'auth', 'warehouse_id', 'progress_table', 'jobs', 'pipelines'] as const;
+const workspace = z.strictObject({
+  name: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, { error: 'must be a short name (letters, digits, - and _), e.g. prod' }),
+  host: z.string().refine((text) => /^https?:\/\/[^/\s]+\/?$/.test(text) || /^[a-z0-9.-]+\.[a-z]{2,}$/i.test(text), {
+    error: 'must be the workspace URL, e.g. https://adb-1234567890123456.7.azuredatabricks.net',
+  }),
+  auth,
+  warehouse_id: z.union([z.string(), z.number()]).transform(String).optional(),
+  progress_table: z
+    .string()
+    .regex(/^[A-Za-z0-9_`-]+\.[A-Za-z0-9_`-]+\.[A-Za-z0-9_`-]+$/, { error: 'must be a three-part name catalog.schema.table, e.g. main.streamdoctor.streaming_progress' })
+    .optional(),
+  jobs: z.array(job).default([]),
+  pipelines: z.array(pipeline).default([]),
+});
+
+export const STREAM_KEYS = ['query_id', 'name', 'workspace', 'channel', 'job', 'trigger', 'cores', 'retention'] as const;
+const stream = z
+  .strictObject({
+    query_id: z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, { error: 'must be the query id (UUID) from the progress "id" field' }).optional(),
+    name: z.string().min(1).optional(),
+    workspace: z.string().optional(),
+    channel: channel.optional(),
+    job: z.number().int().positive().optional(),
+    trigger: duration.optional(),
+    cores: z.number().int().positive().optional(),
+    retention: duration.optional(),
+  })
+  .refine((value) => value.query_id !== undefined || value.name !== undefined, {
+    error: 'a stream needs query_id: <uuid> or name: <queryName>',
+  });
+
+export const DIGEST_KEYS = ['time', 'time_zone', 'channel'] as const;
+const digest = z.strictObject({
+  time: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, { error: 'must be a 24-hour time in quotes, e.g. "09:00"' }),
+  time_zone: z.string().refine(
+    (zone) => {
+      try {
+        new Intl.DateTimeFormat('en-US', { timeZone: zone });
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    { error: 'must be an IANA time zone, e.g. Europe/Berlin, America/New_York or UTC' },
+  ),
+  channel: channel.optional(),
+});
+
+export const THRESHOLD_KEYS = ['time_behind_warning', 'time_behind_critical', 'repartition', 'stalled_after'] as const;
+const thresholds = z.strictObject({
+  time_behind_warning: duration.optional(),
+  time_behind_critical: duration.optional(),
+  repartition: duration.optional(),
+  stalled_after: duration.optional(),
+});
+
+export const DEFAULTS_KEYS = ['channel'] as const;
+export const ROOT_KEYS = ['workspaces', 'streams', 'defaults', 'poll_interval', 'digest', 'retention', 'thresholds'] as const;
+
+export const watchFileSchema = z.strictObject({
+  workspaces: z.array(workspace).min(1, { error: 'list at least one workspace (name, host, auth)' }),
+  streams: z.array(stream).default([]),
+  defaults: z.strictObject({ channel }),
+  poll_interval: duration.default(60_000),
+  digest: digest.optional(),
+  retention: duration.default(7 * 86_400_000),
+  thresholds: thresholds.default({}),
+});
+
+export type WatchFileInput = z.input<typeof watchFileSchema>;
+export type WatchFileParsed = z.output<typeof watchFileSchema>;
+
+/** Keys allowed in the object at `path` (for "did you mean"). */
+export function knownKeysAt(path: (string | number)[]): readonly string[] {
+  const names = path.filter((part) => typeof part === 'string');
+  const last = names.at(-1);
+  if (path.length === 0) return ROOT_KEYS;
+  if (last === 'workspaces') return WORKSPACE_KEYS;
+  if (last === 'auth') return AUTH_KEYS;
+  if (last === 'jobs') return JOB_KEYS;
+  if (last === 'pipelines') return PIPELINE_KEYS;
+  if (last === 'streams') return STREAM_KEYS;
+  if (last === 'digest') return DIGEST_KEYS;
+  if (last === 'thresholds') return THRESHOLD_KEYS;
+  if (last === 'defaults') return DEFAULTS_KEYS;
+  return [];
+}
