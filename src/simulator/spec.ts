@@ -84,6 +84,12 @@ export interface StateSpec {
   msPerMillionRows?: number;
   /** GC pause per GB of in-memory state on the HDFS provider, ms per batch. @defaultValue 4000 */
   gcMsPerGb?: number;
+  /**
+   * GC time per GB of in-memory state per million rows processed (HDFS provider): with a large live
+   * heap every allocation costs more collection work, so throughput falls as the state grows.
+   * @defaultValue 0
+   */
+  gcMsPerGbPerMillionRows?: number;
   /** Repartition time per GB of state, ms. @defaultValue 30000 */
   repartitionMsPerGb?: number;
   /** Fixed part of a repartition, ms. @defaultValue 20000 */
@@ -150,6 +156,7 @@ export type SimEvent =
       sinkCommitMs?: number;
       stateCommitMsPerMillionUpdated?: number;
       stateCommitMsPerGb?: number;
+      stateNewKeysPerRow?: number;
       rowsPerSecPerCore?: number;
     };
 
@@ -202,6 +209,7 @@ export function resolveState(state: StateSpec): ResolvedState {
     commitMsPerGb: state.commitMsPerGb ?? 0,
     msPerMillionRows: state.msPerMillionRows ?? 20,
     gcMsPerGb: state.gcMsPerGb ?? 4000,
+    gcMsPerGbPerMillionRows: state.gcMsPerGbPerMillionRows ?? 0,
     repartitionMsPerGb: state.repartitionMsPerGb ?? 30_000,
     repartitionBaseMs: state.repartitionBaseMs ?? 20_000,
   };

@@ -82,7 +82,8 @@ export class StateStoreModel {
       this.spec.commitBaseMs +
       (updated / 1e6) * this.spec.commitMsPerMillionUpdated +
       gb * this.spec.commitMsPerGb;
-    const gcMs = this.spec.provider === 'hdfs' ? gb * this.spec.gcMsPerGb : 0;
+    const gcMs =
+      this.spec.provider === 'hdfs' ? gb * this.spec.gcMsPerGb + (rows / 1e6) * gb * this.spec.gcMsPerGbPerMillionRows : 0;
     const workMs = (this.total / 1e6) * this.spec.msPerMillionRows;
     this.lastUpdated = updated;
     this.lastRemoved = removed;

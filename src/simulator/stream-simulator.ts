@@ -237,6 +237,7 @@ export class StreamSimulator {
       this.state.spec.commitMsPerMillionUpdated = change.stateCommitMsPerMillionUpdated;
     }
     if (this.state && change.stateCommitMsPerGb !== undefined) this.state.spec.commitMsPerGb = change.stateCommitMsPerGb;
+    if (this.state && change.stateNewKeysPerRow !== undefined) this.state.spec.newKeysPerRow = change.stateNewKeysPerRow;
   }
 
   private newRun(): void {
@@ -275,6 +276,7 @@ export class StreamSimulator {
       const s = this.state.spec;
       const updatedPerRow = Math.min(1, s.newKeysPerRow + s.updatesPerRow);
       ms += (updatedPerRow * s.commitMsPerMillionUpdated) / 1e6;
+      if (s.provider === 'hdfs') ms += ((this.state.bytes / 1024 ** 3) * s.gcMsPerGbPerMillionRows) / 1e6;
     }
     return ms;
   }

@@ -43,7 +43,8 @@ export const MUST_NOT_FIRE: Scenario[] = [
   },
   {
     name: 'healthy-near-capacity-back-to-back',
-    description: 'Kafka at 92 % of capacity, default trigger: durations settle at overhead/(1−ρ) ≈ 18 s and stay there.',
+    description:
+      'Kafka at 92 % of capacity, default trigger, a fresh start with no backlog: durations climb from ~1.5 s and converge to overhead/(1−ρ) ≈ 18 s (convergence, not growth), then stay; time behind never passes ~25 s.',
     spec: {
       name: 'payments_raw',
       arrival: 0.92 * STANDARD_CAPACITY,

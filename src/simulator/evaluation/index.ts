@@ -1,0 +1,7 @@
+/**
+ * Evaluation of the engine on the labelled corpus (used by test/scenarios and `npm run eval`).
+ * Kept out of src/simulator/index.ts so the simulator itself never loads the engine.
+ */
+export { runEngine, type EngineRun, type TimedChange } from './run-engine.js';
+export { scoreScenario, openings, type ScenarioScore, type ExpectationScore, type Opening } from './score.js';
+export { StaticBacklogRule, type StaticRuleOptions } from './static-backlog-rule.js';
