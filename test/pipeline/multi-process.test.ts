@@ -58,7 +58,8 @@ describe('two workers, two clocks, one crash', () => {
       const open = await store.listOpenIncidents();
       const lag = open.filter((r) => lagIds.includes(r.queryId) && r.kind === 'lag' && r.slack);
       return lag.length === 2 ? lag : null;
-    }, 'both lag incidents posted', 40_000);
+    }, "both lag incidents posted", 40_000);
+    if (!posted) throw new Error("unreachable");
     expect(existsSync(crashMarker)).toBe(true);
     const crashedPid = Number(readFileSync(crashMarker, 'utf8'));
     const crashed = children.find((c) => c.proc.pid === crashedPid)!;

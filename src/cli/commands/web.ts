@@ -1,0 +1,54 @@
+/**
+ * `streamdoctor web`: the Slack app (HTTP receiver at POST /slack/events, or Socket Mode) with
+ * GET /healthz and GET /metrics on the same port. Without Slack credentials it serves only the two
+ * endpoints, and says so.
+ */
+import { createSlackApp } from '../../slack/app.js';
+import { PermissionChecker, permissionPolicyFromList } from '../../slack/permissions.js';
+import { startWebEndpoints } from '../../runtime/pipeline-runtime.js';
+import { runProcess, setupProcess } from '../../runtime/process-setup.js';
+import { installShutdown } from '../../runtime/shutdown.js';
+
+export async function run(_argv: string[]): Promise<number> {
+  return runProcess(async () => {
+    const setup = await setupProcess({ name: 'web' });
+    const { env, settings, logger } = setup;
+    const slackConfigured = Boolean(env.slack.botToken && (env.slack.signingSecret || env.slack.appToken));
+    if (!slackConfigured) logger.warn('Slack is not configured (SLACK_BOT_TOKEN + SLACK_SIGNING_SECRET or SLACK_APP_TOKEN); serving /healthz and /metrics only');
+    const web = await startWebEndpoints({
+      redisUrl: setup.redis.url,
+      prefix: env.prefix,
+      logger,
+      port: env.port,
+      host: '0.0.0.0',
+      ...(slackConfigured
+        ? {
+            startWeb: async (routes, store) => {
+              const handle = createSlackApp({
+                ...(env.slack.signingSecret ? { signingSecret: env.slack.signingSecret } : {}),
+                botToken: env.slack.botToken!,
+                ...(env.slack.appToken ? { appToken: env.slack.appToken } : {}),
+                ...(env.slack.apiUrl ? { slackApiUrl: env.slack.apiUrl } : {}),
+                customRoutes: routes,
+                logger,
+                deps: {
+                  store,
+                  permissions: new PermissionChecker({ policy: permissionPolicyFromList(process.env.STREAMDOCTOR_ADMINS) }),
+                  logger,
+                  routingDefaults: { defaultChannel: settings.defaultChannel },
+                },
+              });
+              const { port } = await handle.start(env.port);
+              return { url: port ? `http://0.0.0.0:${port}` : undefined, close: () => handle.stop() };
+            },
+          }
+        : {}),
+    });
+    logger.info({ url: web.url }, 'web process ready');
+    installShutdown(async () => {
+      await web.close();
+      await setup.redis.close();
+    }, { logger });
+    return new Promise<number>(() => undefined);
+  });
+}
