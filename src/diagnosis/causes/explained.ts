@@ -9,8 +9,30 @@ export interface Explained {
   advice: Advice[];
 }
 
+/** Causes that explain a shortage of throughput; `insufficient_capacity` is then the symptom. */
+const STRUCTURAL = new Set([
+  'kafka_partition_bound',
+  'too_few_shuffle_partitions',
+  'state_store_memory',
+  'slow_state_commit',
+  'slow_sink',
+  'oversized_batches',
+]);
+
 export function rank(items: (Explained | null)[]): { causes: Cause[]; advice: Advice[] } {
   const present = items.filter((item): item is Explained => item !== null);
+  const structural = Math.max(
+    0,
+    ...present.filter((item) => STRUCTURAL.has(item.cause.code)).map((item) => item.cause.confidence),
+  );
+  if (structural >= 0.5) {
+    // Name the reason before the symptom: the structural cause outranks plain capacity.
+    for (const item of present) {
+      if (item.cause.code === 'insufficient_capacity' && item.cause.confidence >= structural) {
+        item.cause = { ...item.cause, confidence: Math.max(0.3, structural - 0.05) };
+      }
+    }
+  }
   present.sort((a, b) => b.cause.confidence - a.cause.confidence);
   const seen = new Set<string>();
   const causes: Cause[] = [];

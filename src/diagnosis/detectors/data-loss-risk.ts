@@ -3,6 +3,7 @@
  * retention. Forecast: (retention − time behind) ÷ growth of time behind per second of wall time,
  * the linear extrapolation Prometheus' predict_linear makes, on a Theil–Sen slope.
  */
+import { explainLag } from '../causes/lag-causes.js';
 import { TUNING } from '../engine-options.js';
 import * as fmt from '../format.js';
 import { mannKendallCritical, mannKendallS, theilSen } from '../statistics.js';
@@ -45,6 +46,7 @@ export function detectDataLossRisk(ctx: DetectorContext): Finding {
       : `will reach the ${fmt.seconds(retentionSec)} retention in about ${fmt.seconds(breachInSec)} (${fmt.iso(breachAtMs)})`
     : `is within 20% of the ${fmt.seconds(retentionSec)} retention`;
   const arrival = analysis.arrivalRate;
+  const lag = explainLag(ctx);
   return {
     verdict: 'fire',
     severity: breachInSec <= horizonSec / 4 || near ? 'critical' : 'warning',
@@ -55,16 +57,12 @@ export function detectDataLossRisk(ctx: DetectorContext): Finding {
       breachAt: Number.isFinite(breachInSec) ? fmt.iso(breachAtMs) : null,
       ...(arrival !== null ? { arrivalRate: Math.round(arrival) } : {}),
     },
-    causes: [
-      {
-        code: 'retention_breach_forecast',
-        confidence: near ? 0.95 : 0.7,
-        evidence: `time behind grows ${fmt.seconds(slopePerSec * 60)} per minute from ${fmt.seconds(behind)}; Kafka deletes segments older than the ${fmt.seconds(retentionSec)} retention, and failOnDataLoss (default true) then fails the query, or skips the lost offsets when false.`,
-      },
-    ],
+    // Why the oldest data keeps ageing is why the query lags: the same causes and fixes.
+    causes: lag.causes,
     advice: [
+      ...lag.advice,
       {
-        text: `Fix the lag before ${Number.isFinite(breachInSec) ? fmt.iso(breachAtMs) : 'the retention is reached'} (see the lag incident's advice), or buy time by raising the topic's retention.ms above ${fmt.seconds(retentionSec)} while it catches up.`,
+        text: `Time behind grows ${fmt.seconds(slopePerSec * 60)} per minute from ${fmt.seconds(behind)}; Kafka deletes segments older than the ${fmt.seconds(retentionSec)} retention, and failOnDataLoss (default true) then fails the query, or skips the lost offsets when false. Fix the lag before ${Number.isFinite(breachInSec) ? fmt.iso(breachAtMs) : 'the retention is reached'}, or buy time by raising the topic's retention.ms while it catches up.`,
         setting: 'retention.ms',
         value: String(Math.round(Math.max(options.retentionMs * 2, (behind + 86_400) * 1000))),
       },

@@ -33,13 +33,17 @@ export function detectLag(ctx: DetectorContext): Finding {
   if (ctx.memo) {
     // Open: resolve once back near the level before the episode.
     const base = ctx.memo.base!;
-    // The trigger interval bounds the normal time behind of a healthy query (17.1+ shows ~T).
-    const normal = Math.max(base * 1.25, base + minAbs, isTime ? (1.5 * analysis.triggerMs) / 1000 : 0);
-    if (current <= normal) return CLEAR;
+    const insideBatches = analysis.signal === 'duration' || (analysis.signal === 'kafka' && ctx.latest.kafkaBehind === 0);
+    // 17.1+ shows about max(T, d) behind in steady state: the trigger bounds the normal level.
+    const floor = analysis.signal === 'kafka' && !insideBatches ? (1.5 * analysis.triggerMs) / 1000 : 0;
+    const normal = Math.max(base * 1.25, base + minAbs, floor);
+    // With the backlog inside the batches, normal also means batches fit the trigger again.
+    const fits = !insideBatches || analysis.triggerMs <= 0 || ctx.latest.d <= analysis.triggerMs * 1.05;
+    if (current <= normal && fits) return CLEAR;
     return finding(ctx, 'fire', {});
   }
 
-  const trend = trendEvidence(ctx, values, windowBase, minAbs);
+  const trend = (trendEvidence(ctx, values, windowBase, minAbs) || creepEvidence(ctx)) && !converging(ctx);
   const level = isTime && levelEvidence(ctx, values);
   if (!trend && !level) return CLEAR;
   // The normal level: what the signal read before the episode (low quantile of the ring).
@@ -49,22 +53,69 @@ export function detectLag(ctx: DetectorContext): Finding {
 }
 
 /**
- * A large backlog (a catch-up after downtime, the aftermath of a stall) is lag when it does not
- * drain within the catch-up budget. Judged on the last 4 batches, all above the level, so the
- * jump into the backlog itself does not count as growth.
+ * A large backlog (a catch-up after downtime, the aftermath of a stall): more than `lagLevelSec`
+ * behind is lag unless it visibly drains within the catch-up budget (judged once 4 batches above
+ * the level show the trend).
  */
 function levelEvidence(ctx: DetectorContext, values: number[]): boolean {
-  if (values.length < 4) return false;
-  const tail = values.slice(-4);
-  if (!tail.every((value) => value >= TUNING.lagLevelSec)) return false;
+  const current = values[values.length - 1]!;
+  if (current < TUNING.lagLevelSec) return false;
+  let start = values.length - 1;
+  while (start > 0 && values[start - 1]! >= TUNING.lagLevelSec) start -= 1;
+  const tail = values.slice(start);
+  // Just jumped above the level (a giant catch-up batch): nothing yet says it drains in time.
+  if (tail.length < 4) return current >= Math.max(...tail);
   const ends: number[] = [];
   const { series } = ctx.analysis;
   for (let i = series.length - 1; i >= 0 && ends.length < 4; i -= 1) {
     if (Number.isFinite(series[i]!)) ends.unshift((ctx.features[i]!.t + ctx.features[i]!.d) / 1000);
   }
-  const slope = theilSen(ends, tail);
+  const last4 = tail.slice(-4);
+  const slope = theilSen(ends, last4);
   if (!(slope < 0)) return true;
-  return tail[tail.length - 1]! / -slope > TUNING.catchUpBudgetSec;
+  return current / -slope > TUNING.catchUpBudgetSec;
+}
+
+/**
+ * A slow creep (state or GC cost growing every batch): batches overrun the trigger interval, keep
+ * overrunning, and keep getting longer. Each batch then starts later than the data it waits for.
+ */
+function creepEvidence(ctx: DetectorContext): boolean {
+  const { triggerMs } = ctx.analysis;
+  if (triggerMs <= 0 || ctx.features.length < 12) return false;
+  const recent = ctx.features.slice(-12);
+  const durations = recent.map((f) => f.d);
+  if (!recent.slice(-8).every((f) => f.d > triggerMs && f.rows > 0)) return false;
+  if (durations[durations.length - 1]! < 1.1 * triggerMs) return false;
+  const rho = ctx.analysis.loadFactor;
+  if (ctx.analysis.cappedRows === null && rho !== null && rho < 0.98) return false;
+  return mannKendallS(durations, 0.002) >= mannKendallCritical(durations.length);
+}
+
+/**
+ * Back to back and uncapped, a batch's duration follows d_i ≈ o + ρ·d_(i−1): with ρ < 1 durations
+ * rise towards o/(1−ρ) after a start or a step in load and settle there (healthy), with ρ ≥ 1 they
+ * grow without bound. The Theil–Sen slope of d_i against d_(i−1) estimates ρ; it is only trusted
+ * when the durations span a wide enough range to fit.
+ */
+function converging(ctx: DetectorContext): boolean {
+  const { analysis } = ctx;
+  if (analysis.cappedRows !== null) return false;
+  const recent = ctx.features.slice(-9);
+  if (recent.length < 6 || recent.some((f) => f.restart && f !== recent[0])) return false;
+  const previous: number[] = [];
+  const current: number[] = [];
+  for (let i = 1; i < recent.length; i += 1) {
+    const gap = recent[i]!.t - recent[i - 1]!.t;
+    // Only back-to-back pairs: the next batch started as the previous one ended.
+    if (gap > recent[i - 1]!.d * 1.1 + 1_000) return false;
+    previous.push(recent[i - 1]!.d);
+    current.push(recent[i]!.d);
+  }
+  const spread = Math.max(...previous) / Math.max(1, Math.min(...previous));
+  if (spread < 1.3) return false;
+  const rho = theilSen(previous, current);
+  return Number.isFinite(rho) && rho < 0.97;
 }
 
 function trendEvidence(
@@ -85,7 +136,9 @@ function trendEvidence(
   const { analysis } = ctx;
   // Uncapped, capacity comfortably above arrivals: durations converging to o/(1−ρ) after a
   // start or a step in load also rise for a while, but the query is not losing ground.
-  if (analysis.cappedRows === null && analysis.loadFactor !== null && analysis.loadFactor < 0.95) return false;
+  // Near capacity the noise alone makes durations wander (an AR(1) with ρ close to 1), so an
+  // uncapped query must also show arrivals at or above its measured capacity.
+  if (analysis.cappedRows === null && analysis.loadFactor !== null && analysis.loadFactor < 1) return false;
   if (analysis.signal === 'duration' || (analysis.signal === 'kafka' && ctx.latest.kafkaBehind === 0)) {
     // Backlog inside the batches: they must overrun the trigger.
     const lastDurations = ctx.features.slice(-3).map((f) => f.d);
