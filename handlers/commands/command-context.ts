@@ -7,6 +7,8 @@ import { fallbackText, sectionBlock } from '../../src/slack/limits.js';
 export interface CommandContext {
   userId: string;
   channelId: string;
+  /** Channel name as Slack sent it (no #), for routes the watch file wrote by name. */
+  channelName?: string;
   client: webApi.WebClient;
   respond: RespondFn;
   deps: SlackDeps;

@@ -23,6 +23,7 @@ export async function streamCommand(args: CommandArgs, deps: SlackDeps): Promise
   const ctx: CommandContext = {
     userId: command.user_id,
     channelId: command.channel_id,
+    channelName: command.channel_name,
     client: args.client,
     respond: args.respond,
     deps,

@@ -77,6 +77,16 @@ describe('/stream commands', () => {
     expect(text(one.blocks)).not.toContain('orders_5min_agg');
   });
 
+  it('status also lists streams the watch file routes here by channel name', async () => {
+    h.deps.routingDefaults = { queries: { [healthy.queryId]: '#data-alerts' } };
+    try {
+      const here = await run('status');
+      expect(text(here.blocks)).toContain('orders_ingest');
+    } finally {
+      h.deps.routingDefaults = undefined;
+    }
+  });
+
   it('partial names match when unambiguous, otherwise the candidates are listed', async () => {
     const ambiguous = await run('tune orders');
     expect(ambiguous.text).toContain('`orders` matches 2 streams');

@@ -19,7 +19,7 @@ export async function statusSubcommand(ctx: CommandContext, query: string | null
     streams = [found.stream];
     scopeLabel = found.stream.name || found.stream.queryId;
   } else {
-    streams = await streamsRoutedTo(ctx.deps, ctx.channelId);
+    streams = await streamsRoutedTo(ctx.deps, ctx.channelId, ctx.channelName);
     scopeLabel = 'this channel';
     if (streams.length === 0) {
       const bound = await store.getChannelBinding(ctx.channelId);

@@ -22,20 +22,20 @@ export interface PostDigestResult {
   chart: 'uploaded' | 'skipped' | 'failed';
 }
 
-async function channelLabel(client: webApi.WebClient, channel: string): Promise<string> {
+async function channelName(client: webApi.WebClient, channel: string): Promise<string | null> {
   try {
     const info = await client.conversations.info({ channel });
-    const name = (info.channel as { name?: string } | undefined)?.name;
-    return name ? `#${name}` : channel;
+    return (info.channel as { name?: string } | undefined)?.name ?? null;
   } catch {
-    return channel;
+    return null;
   }
 }
 
 export async function postDigest(client: webApi.WebClient, deps: SlackDeps, channel: string): Promise<PostDigestResult> {
   const nowMs = nowOf(deps);
   const since = nowMs - DAY_MS;
-  const streams = await streamsRoutedTo(deps, channel);
+  const name = await channelName(client, channel);
+  const streams = await streamsRoutedTo(deps, channel, name);
   const entries = await deps.store.incidents.listForChannel(channel, since);
   const fromChannel = await deps.store.incidents.getMany(entries.map((entry) => entry.incidentId));
   // Open incidents of these streams count too, even when they opened more than 24 h ago.
@@ -52,7 +52,7 @@ export async function postDigest(client: webApi.WebClient, deps: SlackDeps, chan
     const samples = await deps.store.timeBehindHistory(stream.queryId, since);
     if (samples.length > 0) series.push({ name: stream.name || stream.queryId, points: samples });
   }
-  const label = await channelLabel(client, channel);
+  const label = name ? `#${name}` : channel;
   const message = renderDigest({ channelLabel: label, nowMs, streams: views, incidents, withChart: series.length > 0 });
   const posted = await client.chat.postMessage({ channel, text: message.text, blocks: message.blocks, unfurl_links: false, unfurl_media: false });
   const ts = posted.ts as string;

@@ -35,12 +35,17 @@ export async function lookupStream(deps: SlackDeps, query: string | null, channe
   return { ok: false, message: `No stream called ${inlineCode(query)}.${hint}` };
 }
 
-/** Streams whose alerts go to `channel` (overrides from `watch`, then the watch-file defaults). */
-export async function streamsRoutedTo(deps: SlackDeps, channel: string): Promise<StreamRecord[]> {
+/**
+ * Streams whose alerts go to `channel` (overrides from `watch`, then the watch-file defaults). The
+ * watch file may name channels (`#data-alerts`) where Slack gives ids, so a known name matches too.
+ */
+export async function streamsRoutedTo(deps: SlackDeps, channel: string, channelName?: string | null): Promise<StreamRecord[]> {
   const streams = await deps.store.listStreams();
+  const names = channelName ? new Set([channelName.toLowerCase(), `#${channelName.toLowerCase()}`]) : new Set<string>();
   const routed: StreamRecord[] = [];
   for (const stream of streams) {
-    if ((await deps.store.resolveChannel(stream, deps.routingDefaults)) === channel) routed.push(stream);
+    const target = await deps.store.resolveChannel(stream, deps.routingDefaults);
+    if (target === channel || (target != null && names.has(target.toLowerCase()))) routed.push(stream);
   }
   return routed;
 }
