@@ -86,7 +86,7 @@ export function loadWatchConfig(text: string, path: string): LoadWatchConfigResu
   if (doc.errors.length > 0) {
     return fail(
       doc.errors.map((error) => {
-        const pos = error.linePos?.[0] ?? { line: 1, col: 1 };
+        const pos = lineCounter.linePos(error.pos[0]);
         const first = error.message.split('\n')[0]!;
         const hint = error.code === 'DUPLICATE_KEY' ? '; each key may appear once in a mapping' : error.code === 'TAB_AS_INDENT' ? '; indent with spaces' : '';
         return { path: '(yaml)', line: pos.line, column: pos.col, message: `YAML syntax: ${first}${hint}` };
@@ -133,6 +133,8 @@ export function loadWatchConfig(text: string, path: string): LoadWatchConfigResu
         continue;
       }
       if (secretPaths.has(formatPath(issuePath))) continue;
+      // "name where the credentials are" adds nothing when the secret itself was written inline.
+      if (issue.code === 'custom' && secrets.some((secret) => secret.key && formatPath(secret.path.slice(0, -1)) === formatPath(issuePath))) continue;
       errors.push(issueAt(doc, lineCounter, issuePath, withHint(friendly(issue), issuePath)));
     }
     return fail(dedupe(errors));

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { describeEnvConfig, readEnvConfig } from '../../src/config/index.js';
+
+describe('readEnvConfig', () => {
+  it('is the demo with defaults when nothing is set', () => {
+    const config = readEnvConfig({});
+    expect(config).toMatchObject({ demo: true, prefix: 'sd', port: 3000, logLevel: 'info', redisUrl: null, configPath: null, problems: [] });
+    expect(config.databricks).toEqual({ host: null, auth: null, warehouseId: null });
+  });
+
+  it('reads a PAT workspace and Slack in HTTP mode', () => {
+    const config = readEnvConfig({
+      DATABRICKS_HOST: 'adb-1234567890123456.7.azuredatabricks.net/',
+      DATABRICKS_TOKEN: 'dapi0123456789abcdef0123456789abcdef',
+      SLACK_BOT_TOKEN: 'xoxb-1-2-abc',
+      SLACK_SIGNING_SECRET: 'sign-secret',
+      REDIS_URL: 'redis://127.0.0.1:6379/0',
+      STREAMDOCTOR_CONFIG: './streamdoctor.yml',
+      PORT: '8080',
+      LOG_LEVEL: 'DEBUG',
+    });
+    expect(config.problems).toEqual([]);
+    expect(config.databricks.host).toBe('https://adb-1234567890123456.7.azuredatabricks.net');
+    expect(config.databricks.auth).toEqual({ kind: 'pat', token: 'dapi0123456789abcdef0123456789abcdef' });
+    expect(config).toMatchObject({ demo: false, port: 8080, logLevel: 'debug', configPath: './streamdoctor.yml' });
+  });
+
+  it('prefers OAuth M2M when the client pair is set, and flags half a pair', () => {
+    expect(readEnvConfig({ DATABRICKS_HOST: 'https://h.cloud.databricks.com', DATABRICKS_TOKEN: 't', DATABRICKS_CLIENT_ID: 'id', DATABRICKS_CLIENT_SECRET: 's' }).databricks.auth).toEqual({
+      kind: 'oauth-m2m',
+      clientId: 'id',
+      clientSecret: 's',
+    });
+    const half = readEnvConfig({ DATABRICKS_HOST: 'https://h.cloud.databricks.com', DATABRICKS_CLIENT_ID: 'id' });
+    expect(half.problems[0]).toContain('DATABRICKS_CLIENT_ID is set without DATABRICKS_CLIENT_SECRET');
+  });
+
+  it('lists each malformed value with what to set', () => {
+    const config = readEnvConfig({ PORT: 'eighty', LOG_LEVEL: 'loud', REDIS_URL: 'localhost:6379', DATABRICKS_TOKEN: 'dapi1', SLACK_BOT_TOKEN: 'xoxp-user' });
+    expect(config.problems).toEqual([
+      'Databricks credentials are set but DATABRICKS_HOST is not; set DATABRICKS_HOST=https://<your-workspace-host>',
+      'PORT must be an integer from 0 to 65535; got "eighty"',
+      'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "loud"',
+      'REDIS_URL must start with redis:// or rediss://',
+      'SLACK_BOT_TOKEN should be a bot token starting with xoxb-',
+      'SLACK_BOT_TOKEN is set without SLACK_SIGNING_SECRET (HTTP mode) or SLACK_APP_TOKEN (Socket Mode); set one of them',
+    ]);
+    expect(config.port).toBe(3000);
+  });
+
+  it('masks every secret when described for logs', () => {
+    const config = readEnvConfig({
+      DATABRICKS_HOST: 'https://h.cloud.databricks.com',
+      DATABRICKS_CLIENT_ID: 'sp-id',
+      DATABRICKS_CLIENT_SECRET: 'dose-secret-xyz',
+      SLACK_BOT_TOKEN: 'xoxb-secret-1',
+      SLACK_APP_TOKEN: 'xapp-secret-2',
+      REDIS_URL: 'redis://user:pass@redis.internal:6379',
+    });
+    const text = JSON.stringify(describeEnvConfig(config));
+    for (const secret of ['dose-secret-xyz', 'xoxb-secret-1', 'xapp-secret-2', 'pass@']) expect(text).not.toContain(secret);
+    expect(text).toContain('oauth-m2m (client sp-id)');
+  });
+});

@@ -1,0 +1,130 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { loadWatchConfig, resolveWorkspaceCredentials } from '../../src/config/index.js';
+
+const EXAMPLE = readFileSync(new URL('../../examples/streamdoctor.example.yml', import.meta.url), 'utf8');
+
+function errorsOf(text: string) {
+  const result = loadWatchConfig(text, 'streamdoctor.yml');
+  if (result.ok) throw new Error('expected the file to be rejected');
+  return result;
+}
+
+const MINIMAL = `workspaces:
+  - name: prod
+    host: adb-1234567890123456.7.azuredatabricks.net
+    auth:
+      token_env: DATABRICKS_TOKEN
+    warehouse_id: 4b9b953939869799
+    progress_table: main.streamdoctor.streaming_progress
+streams:
+  - name: orders_5min_agg
+defaults:
+  channel: "#streaming-alerts"
+`;
+
+describe('loadWatchConfig', () => {
+  it('accepts the shipped example and resolves channels, durations and jobs', () => {
+    const result = loadWatchConfig(EXAMPLE, 'examples/streamdoctor.example.yml');
+    if (!result.ok) throw new Error(result.message);
+    const { config } = result;
+    expect(config.workspaces[0]).toMatchObject({
+      name: 'prod',
+      host: 'https://adb-1234567890123456.7.azuredatabricks.net',
+      auth: { kind: 'pat', tokenEnv: 'DATABRICKS_TOKEN' },
+      warehouseId: '4b9b953939869799',
+      progressTable: 'main.streamdoctor.streaming_progress',
+    });
+    expect(config.streams[0]).toMatchObject({ queryId: '8f3c2a51-6b0e-4d7a-9c1e-2b5f7d9a0e34', channel: '#orders-oncall', jobId: 19064954, triggerMs: 30_000, cores: 16, retentionMs: 7 * 86_400_000 });
+    expect(config.streams[1]).toMatchObject({ queryId: null, name: 'payments_dedupe', channel: '#streaming-alerts', retentionMs: 3 * 86_400_000 });
+    expect(config.pollIntervalMs).toBe(60_000);
+    expect(config.digest).toEqual({ time: '09:00', hour: 9, minute: 0, timeZone: 'Europe/Berlin', channel: '#streaming-alerts' });
+    expect(config.thresholds).toMatchObject({ repartitionMs: 600_000, stalledAfterMs: 900_000 });
+  });
+
+  it('reports an unknown key at its line:column with a did-you-mean', () => {
+    const result = errorsOf(MINIMAL.replace('    warehouse_id:', '    warehouse:'));
+    expect(result.errors).toContainEqual({ path: 'workspaces[0].warehouse', line: 6, column: 5, message: 'unknown key "warehouse"; did you mean "warehouse_id"?' });
+    expect(result.message).toContain('streamdoctor.yml:6:5 workspaces[0].warehouse: unknown key "warehouse"; did you mean "warehouse_id"?');
+    // The table then lacks its warehouse, which is reported once the key is fixed, not before.
+  });
+
+  it('lists what is allowed when nothing is close', () => {
+    const result = errorsOf(`${MINIMAL}colour: blue\n`);
+    expect(result.errors[0]).toMatchObject({ path: 'colour', line: 12, column: 1 });
+    expect(result.errors[0]!.message).toContain('allowed here: workspaces, streams, defaults');
+  });
+
+  it('explains an unquoted channel (YAML reads # as a comment)', () => {
+    const result = errorsOf(MINIMAL.replace('channel: "#streaming-alerts"', 'channel: #streaming-alerts'));
+    expect(result.errors[0]!.path).toBe('defaults.channel');
+    expect(result.errors[0]!.line).toBe(11);
+    expect(result.errors[0]!.message).toContain('channel: "#streaming-alerts"');
+  });
+
+  it('refuses inline secrets and says to use an environment variable', () => {
+    const result = errorsOf(MINIMAL.replace('token_env: DATABRICKS_TOKEN', 'token: dapi0123456789abcdef0123456789abcdef'));
+    expect(result.errors).toHaveLength(1);
+    expect(result.errors[0]).toMatchObject({ path: 'workspaces[0].auth.token', line: 5, column: 7 });
+    expect(result.errors[0]!.message).toContain('token_env: DATABRICKS_TOKEN');
+    expect(result.message).not.toContain('dapi0123456789abcdef');
+  });
+
+  it('checks values: durations, time zones, times, job ids, table names', () => {
+    const text = `${MINIMAL.replace('progress_table: main.streamdoctor.streaming_progress', 'progress_table: streaming_progress')}poll_interval: every minute
+digest:
+  time: 9am
+  time_zone: Europe/Berlinn
+treshold: {}
+`;
+    const result = errorsOf(text);
+    const byPath = Object.fromEntries(result.errors.map((error) => [error.path, error]));
+    expect(byPath['workspaces[0].progress_table']!.message).toContain('catalog.schema.table');
+    expect(byPath['poll_interval']).toMatchObject({ line: 12, column: 16 });
+    expect(byPath['poll_interval']!.message).toContain('write it like 500ms, 90s');
+    expect(byPath['digest.time']!.message).toContain('"09:00"');
+    expect(byPath['digest.time_zone']!.message).toContain('IANA');
+    expect(byPath['treshold']).toMatchObject({ line: 16, column: 1, message: 'unknown key "treshold"; did you mean "thresholds"?' });
+  });
+
+  it('reports a missing required key at its parent', () => {
+    const result = errorsOf(MINIMAL.replace('defaults:\n  channel: "#streaming-alerts"\n', ''));
+    expect(result.errors[0]).toMatchObject({ path: 'defaults', line: 1, column: 1 });
+    expect(result.errors[0]!.message).toContain('defaults: { channel: "#streaming-alerts" }');
+  });
+
+  it('checks cross references: stream workspaces, duplicate streams, table without warehouse', () => {
+    const text = MINIMAL.replace('streams:\n  - name: orders_5min_agg\n', 'streams:\n  - name: orders_5min_agg\n    workspace: prd\n  - name: orders_5min_agg\n')
+      .replace('    warehouse_id: 4b9b953939869799\n', '');
+    const result = errorsOf(text);
+    expect(result.errors.map((error) => error.message)).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('add warehouse_id'),
+        'no workspace is named "prd"; did you mean "prod"?',
+      ]),
+    );
+    expect(result.errors.find((error) => error.path === 'streams[0].workspace')).toMatchObject({ line: 9, column: 16 });
+  });
+
+  it('reports YAML syntax errors with their position', () => {
+    const result = errorsOf('workspaces:\n  - name: prod\n   host: x\n\tbad: [\n');
+    expect(result.errors[0]!.path).toBe('(yaml)');
+    expect(result.errors[0]!.line).toBeGreaterThan(1);
+    expect(result.errors[0]!.message).toMatch(/^YAML syntax/);
+  });
+
+  it('reports an empty file', () => {
+    expect(errorsOf('# nothing yet\n').errors[0]!.message).toContain('the file is empty');
+  });
+
+  it('resolves credentials from the named environment variables without showing values', () => {
+    const result = loadWatchConfig(EXAMPLE, 'x.yml');
+    if (!result.ok) throw new Error(result.message);
+    const workspace = result.config.workspaces[0]!;
+    expect(resolveWorkspaceCredentials(workspace, { DATABRICKS_TOKEN: 'dapi123' })).toEqual({ ok: true, credentials: { kind: 'pat', token: 'dapi123' } });
+    const missing = resolveWorkspaceCredentials(workspace, {});
+    expect(missing).toEqual({ ok: false, error: expect.stringContaining('DATABRICKS_TOKEN is not set') });
+    const oauth = { ...workspace, auth: { kind: 'oauth-m2m' as const, clientIdEnv: 'SP_ID', clientSecretEnv: 'SP_SECRET' } };
+    expect(resolveWorkspaceCredentials(oauth, { SP_ID: 'abc' })).toEqual({ ok: false, error: expect.stringContaining('SP_SECRET') });
+  });
+});
