@@ -197,11 +197,11 @@ export class AppInteractions {
     return { delivery, responseUrl: responseUrl.url, triggerId };
   }
 
-  /** A non-empty ack body is the command's immediate answer; it counts as a response_url use. */
+  /** A non-empty ack body is the command's immediate answer (ephemeral unless in_channel). */
   private applyCommandAck(delivery: DeliveryResult, channel: WorkspaceChannel, user: WorkspaceUser, responseUrlId: string): void {
     if (!delivery.body.trim()) return;
     const args: Json = delivery.json && typeof delivery.json === 'object' ? (delivery.json as Json) : { text: delivery.body };
-    const outcome = this.deps.responseUrls.respond(responseUrlId, args);
+    const outcome = this.deps.responseUrls.respond(responseUrlId, args, 'ack');
     if (outcome.status !== 200) {
       this.deps.state.addEphemeral({
         channel: channel.id,

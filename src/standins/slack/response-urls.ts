@@ -54,8 +54,11 @@ export class ResponseUrls {
     return [...this.records.values()];
   }
 
-  /** Applies one POST to a response_url. */
-  respond(id: string, body: unknown): ResponseOutcome {
+  /**
+   * Applies one POST to a response_url. `via: 'ack'` applies a command's acknowledgement body the
+   * same way without spending one of the five uses.
+   */
+  respond(id: string, body: unknown, via: 'response_url' | 'ack' = 'response_url'): ResponseOutcome {
     const record = this.records.get(id);
     if (!record) return { status: 404, body: { ok: false, error: 'invalid_url' } };
     if (this.now() - record.createdAt > RESPONSE_URL_TTL_MS) return { status: 404, body: { ok: false, error: 'expired_url' } };
@@ -64,10 +67,12 @@ export class ResponseUrls {
       return { status: 400, body: { ok: false, error: 'invalid_payload' } };
     }
     const args = body as Json;
-    record.uses += 1;
-    record.responses.push(args);
+    if (via === 'response_url') {
+      record.uses += 1;
+      record.responses.push(args);
+    }
     try {
-      this.apply(record, args);
+      this.apply(record, args, via);
       return { status: 200, body: { ok: true } };
     } catch (err) {
       if (err instanceof SlackMethodError) return { status: 400, body: { ok: false, error: err.error, ...err.extra } };
@@ -75,7 +80,7 @@ export class ResponseUrls {
     }
   }
 
-  private apply(record: ResponseUrlRecord, args: Json): void {
+  private apply(record: ResponseUrlRecord, args: Json, via: 'response_url' | 'ack'): void {
     const state = this.state;
     if (boolArg(args.delete_original)) {
       if (!record.messageTs) return;
@@ -137,7 +142,7 @@ export class ResponseUrls {
       ...(content.blocks ? { blocks: content.blocks } : {}),
       ...(content.attachments ? { attachments: content.attachments } : {}),
       ...(threadTs ? { thread_ts: threadTs } : {}),
-      source: 'response_url',
+      source: via,
       responseUrlId: record.id,
     });
     // A later replace_original / delete_original on this url targets the ephemeral it posted.
