@@ -58,15 +58,31 @@ export class StateStoreModel {
     return this.total * this.spec.bytesPerRow;
   }
 
-  /** Applies one batch of `rows` input rows with event times up to `maxEventMs`; `watermarkMs` is the batch's watermark. */
-  apply(rows: number, maxEventMs: number, watermarkMs: number | null): StateBatchResult {
+  /**
+   * Applies one batch of `rows` input rows whose event times span [minEventMs, maxEventMs];
+   * `watermarkMs` is the batch's watermark.
+   */
+  apply(rows: number, minEventMs: number, maxEventMs: number, watermarkMs: number | null): StateBatchResult {
     const created = Math.round(rows * this.spec.newKeysPerRow);
     if (created > 0) {
-      const last = this.buckets[this.buckets.length - 1];
-      // Merge into the last bucket when it is close in time, bounding the bucket count.
-      if (last && maxEventMs - last.eventMs < 60_000) last.keys += created;
-      else this.buckets.push({ eventMs: maxEventMs, keys: created });
-      if (this.buckets.length > 2_000) this.buckets.splice(0, 2, { eventMs: this.buckets[1]!.eventMs, keys: this.buckets[0]!.keys + this.buckets[1]!.keys });
+      // New keys carry the event times of the rows that made them: spread over the batch's range in
+      // pieces of at least a minute (at most 20), so a long batch's keys expire gradually.
+      const span = Math.max(0, maxEventMs - minEventMs);
+      const pieces = Math.max(1, Math.min(20, Math.floor(span / 60_000)));
+      let left = created;
+      for (let i = 0; i < pieces; i++) {
+        const keys = i === pieces - 1 ? left : Math.floor(created / pieces);
+        left -= keys;
+        const eventMs = minEventMs + ((i + 1) * span) / pieces;
+        const last = this.buckets[this.buckets.length - 1];
+        // Merge into the last bucket when it is close in time, bounding the bucket count.
+        if (last && eventMs - last.eventMs < 60_000) last.keys += keys;
+        else this.buckets.push({ eventMs, keys });
+      }
+      if (this.buckets.length > 2_000) {
+        const [a, b] = this.buckets.splice(0, 2) as [{ eventMs: number; keys: number }, { eventMs: number; keys: number }];
+        this.buckets.unshift({ eventMs: b.eventMs, keys: a.keys + b.keys });
+      }
     }
     this.total += created;
     let removed = 0;

@@ -184,7 +184,8 @@ export class StreamSimulator {
       this.applyRestart();
       const start = this.nowMs;
       this.advanceArrivals(start);
-      const hasData = this.retrying !== null || this.source.availableRows(start) > 0;
+      // Batch 0 always runs (it fixes the starting offsets), even with no rows, as in Spark.
+      const hasData = this.firstBatchEver || this.retrying !== null || this.source.availableRows(start) > 0;
       if (hasData) return this.runBatch(start);
       const idle = this.idleTrigger(start);
       if (idle) return idle;
@@ -315,7 +316,8 @@ export class StreamSimulator {
     const watermarkMs = this.currentWatermarkMs();
     let stateResult: StateBatchResult | null = null;
     if (this.state) {
-      stateResult = this.retrying?.state ?? this.state.apply(rows, maxEventMs ?? startMs, watermarkMs);
+      const minEventMs = firstRowAt !== null ? firstRowAt - EVENT_TO_ARRIVAL_MS : startMs;
+      stateResult = this.retrying?.state ?? this.state.apply(rows, minEventMs, maxEventMs ?? startMs, watermarkMs);
     }
     const gc = this.eventFor('gc', this.batchId);
     const gcPauseMs = (gc?.pauseMs ?? 0) + (stateResult?.gcMs ?? 0);

@@ -92,7 +92,7 @@ export const STATE_AND_MORE: Scenario[] = [
     },
     seed: 307,
     startMs: START_MS,
-    batches: 55,
+    batches: 45,
     engine: {},
     expected: [
       { kind: 'lag', topCause: 'state_store_memory', onset: { rule: 'time-behind', changeAfterMs: 30 * MIN }, maxDelayReports: 10 },
