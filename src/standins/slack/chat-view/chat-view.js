@@ -179,6 +179,10 @@ async function renderModals() {
 
 async function refresh() {
   if (!ui.workspace) return;
+  // The Home tab has no composer; channels do.
+  $('composer').hidden = ui.mode === 'home';
+  $('home').hidden = ui.mode !== 'home';
+  $('messages').hidden = ui.mode === 'home';
   try {
     if (ui.mode === 'home') await renderHome();
     else await renderChannel();
@@ -312,6 +316,8 @@ function wire() {
     ui.thread = null;
     $('messages').hidden = true;
     $('home').hidden = false;
+    $('composer').hidden = true;
+    $('thread-panel').hidden = true;
     renderSidebar();
     await renderHome();
     reportOutcome(await api('home-opened', { user: ui.user }), 'Opening the Home tab');

@@ -1,0 +1,123 @@
+/**
+ * The chat view in Chromium against a real Bolt app: the alert renders from Block Kit, Acknowledge
+ * updates it in place, `/stream` answers ephemerally, threads open, a modal submits, the Home tab
+ * shows the published view, and hostile text stays text.
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { App, LogLevel } from '@slack/bolt';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LocalSlack, startLocalSlack } from '../../src/standins/slack/index.js';
+import { chromiumMissingReason, launchChromium, type LaunchedBrowser } from '../demo/chromium.js';
+import { ALERTS, LAG_ALERT, TOKEN } from './helpers.js';
+
+const missing = chromiumMissingReason();
+const SECRET = 'browser-test-secret';
+
+describe.skipIf(missing !== null)('chat view in a browser', () => {
+  let slack: LocalSlack;
+  let app: App;
+  let browser: LaunchedBrowser;
+  let page: Page;
+  const pageErrors: string[] = [];
+  const submitted: string[] = [];
+
+  beforeAll(async () => {
+    slack = await startLocalSlack({ signingSecret: SECRET, rateLimit: false });
+    app = new App({ token: TOKEN, signingSecret: SECRET, logLevel: LogLevel.ERROR, clientOptions: { slackApiUrl: slack.apiUrl } });
+    app.command('/stream', async ({ command, ack, respond, client }) => {
+      await ack();
+      if (command.text === 'tune') {
+        await client.views.open({
+          trigger_id: command.trigger_id,
+          view: {
+            type: 'modal',
+            callback_id: 'mute',
+            title: { type: 'plain_text', text: 'Mute orders-enrich' },
+            submit: { type: 'plain_text', text: 'Mute' },
+            blocks: [{ type: 'input', block_id: 'duration', label: { type: 'plain_text', text: 'Duration' }, element: { type: 'plain_text_input', action_id: 'value' } }],
+          },
+        });
+      } else {
+        await respond({ text: '*Streams in #data-alerts*\n• `orders-enrich` 14m 20s behind\n• `payments-dedupe` healthy' });
+      }
+    });
+    app.view('mute', async ({ ack, view }) => {
+      submitted.push(view.state.values.duration?.value?.value ?? '');
+      await ack();
+    });
+    app.action('incident_acknowledge', async ({ ack, respond }) => {
+      await ack();
+      await respond({ replace_original: true, ...LAG_ALERT.acknowledged });
+    });
+    app.event('app_home_opened', async ({ event, client }) => {
+      await client.views.publish({ user_id: event.user, view: { type: 'home', blocks: [{ type: 'header', text: { type: 'plain_text', text: 'Open incidents for you' } }] } });
+    });
+    const server = (await app.start(0)) as Server;
+    slack.setRequestUrl(`http://127.0.0.1:${(server.address() as AddressInfo).port}/slack/events`);
+    const post = (body: Record<string, unknown>) =>
+      fetch(`${slack.apiUrl}chat.postMessage`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<{ ts: string }>);
+    const alert = await post({ channel: ALERTS, ...LAG_ALERT.open });
+    await post({ channel: ALERTS, thread_ts: alert.ts, text: 'Time behind now *15m 02s*' });
+    await post({ channel: ALERTS, text: 'query <img src=x onerror="window.__pwned=1"> named `<script>`' });
+    browser = await launchChromium();
+    page = await browser.context.newPage();
+    page.on('pageerror', (err) => pageErrors.push(String(err)));
+    await page.goto(`${slack.url}/`);
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await app?.stop();
+    await slack?.close();
+  });
+
+  it('renders the alert, and Acknowledge updates it in place', async () => {
+    const alert = page.getByTestId('message').filter({ hasText: 'Falling behind · orders-enrich' });
+    await alert.waitFor();
+    await expect.poll(() => alert.getByTestId('button-incident_acknowledge').count()).toBe(1);
+    await alert.getByTestId('button-incident_acknowledge').click();
+    await page.getByText('Acknowledged by').waitFor({ timeout: 5000 });
+    expect(await page.getByTestId('message').filter({ hasText: 'Falling behind' }).count()).toBe(1);
+    expect(await page.getByTestId('button-incident_unacknowledge').count()).toBe(1);
+  });
+
+  it('answers /stream status typed in the command box, visible only to the person', async () => {
+    await page.getByTestId('command-box').fill('/stream status');
+    await page.getByTestId('command-box').press('Enter');
+    const answer = page.getByTestId('message').filter({ hasText: 'Streams in #data-alerts' });
+    await answer.waitFor({ timeout: 5000 });
+    expect(await answer.textContent()).toContain('Only visible to you');
+  });
+
+  it('opens the thread panel', async () => {
+    await page.getByTestId('thread-link').first().click();
+    await page.getByTestId('thread-panel').getByText('Time behind now').waitFor();
+  });
+
+  it('opens a modal from a command and submits it', async () => {
+    await page.getByTestId('command-box').fill('/stream tune');
+    await page.getByTestId('command-box').press('Enter');
+    const modal = page.getByTestId('modal');
+    await modal.waitFor({ timeout: 5000 });
+    await modal.locator('input').fill('2h');
+    await page.getByTestId('modal-submit').click();
+    await modal.waitFor({ state: 'detached', timeout: 5000 });
+    expect(submitted).toEqual(['2h']);
+  });
+
+  it('shows the published App Home', async () => {
+    await page.getByTestId('home-tab').click();
+    await page.getByTestId('home-view').getByText('Open incidents for you').waitFor({ timeout: 5000 });
+  });
+
+  it('kept hostile text as text, and the page raised no errors', async () => {
+    await page.getByTestId('channel-data-alerts').click();
+    await page.getByText('named <script>').waitFor();
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.locator('#messages img[src="x"]').count()).toBe(0);
+    expect(pageErrors).toEqual([]);
+    await page.screenshot({ path: 'test/artifacts/local-slack-chat-view.png' }).catch(() => undefined);
+  });
+});
