@@ -11,10 +11,24 @@ import { renderIncidentMessage } from '../render/incident-message.js';
 import type { RenderedMessage } from '../render/types.js';
 import { databricksUrlFor } from './databricks-url.js';
 
+/** Other members of the storm message this incident leads, so a re-render keeps the list. */
+async function groupedWith(deps: SlackDeps, record: IncidentRecord): Promise<IncidentRecord[]> {
+  if (!record.groupId || !record.slack) return [];
+  const group = await deps.store.storms.get(record.slack.channel, record.groupId);
+  if (!group) return [];
+  const members = await deps.store.incidents.getMany(group.incidentIds);
+  return members.filter((member) => member.id !== record.id);
+}
+
 export async function renderForRecord(deps: SlackDeps, record: IncidentRecord): Promise<RenderedMessage> {
-  const [stream, silence] = await Promise.all([deps.store.getStream(record.queryId), deps.store.silences.get(record.queryId)]);
+  const [stream, silence, grouped] = await Promise.all([
+    deps.store.getStream(record.queryId),
+    deps.store.silences.get(record.queryId),
+    groupedWith(deps, record),
+  ]);
   const nowMs = nowOf(deps);
   return renderIncidentMessage(record, {
+    ...(grouped.length > 0 ? { grouped } : {}),
     nowMs,
     queryName: stream?.name ?? record.queryName,
     databricksUrl: databricksUrlFor(stream),

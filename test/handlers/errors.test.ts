@@ -1,0 +1,54 @@
+/** A failing collaborator never leaves a person without an answer, and the log says what failed. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ACTION_IDS } from '../../src/slack/action-ids.js';
+import { CHANNEL, MARIA, startHarness, type Harness } from './helpers/harness.js';
+import { postAlert, seedScenario } from './helpers/seed.js';
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness();
+});
+
+afterAll(async () => {
+  await h?.close();
+});
+
+describe('listener failures', () => {
+  it('a command whose store call throws gets a private apology with a code, and one log line', async () => {
+    const original = h.store.listStreams.bind(h.store);
+    h.store.listStreams = async () => {
+      throw Object.assign(new Error('READONLY You can\'t write against a read only replica. token xoxb-123-456-abc'), { code: 'streamdoctor_store_unavailable' });
+    };
+    try {
+      const outcome = await h.slack.interactions.slashCommand({ user: MARIA, channel: CHANNEL, text: 'status all' });
+      expect(outcome.delivery.status).toBe(200);
+      const reply = await h.until(() => h.slack.responses().find((r) => r.url === outcome.responseUrl && r.responses.length > 0));
+      const answer = reply.responses[0] as { text: string; response_type: string };
+      expect(answer.response_type).toBe('ephemeral');
+      expect(answer.text).toContain('could not reach its store (`streamdoctor_store_unavailable`)');
+      expect(answer.text).not.toContain('READONLY');
+      const line = await h.until(() => h.logLines.find((l) => l.includes('slack listener command:stream failed')));
+      expect(line).toContain('streamdoctor_store_unavailable');
+      expect(line).not.toContain('xoxb-123-456-abc');
+    } finally {
+      h.store.listStreams = original;
+    }
+  });
+
+  it('a button whose Slack update fails still records the change and answers nothing in the channel', async () => {
+    const stream = await seedScenario(h.store, 'kafka-partition-bound');
+    const { ts } = await postAlert(h.client, h.deps, stream.incidents[0]!, CHANNEL);
+    await h.client.chat.delete({ channel: CHANNEL, ts }); // the message is gone: chat.update will fail
+    await h.store.incidents.setSlackRef(stream.incidents[0]!.id, { channel: CHANNEL, ts });
+    const { renderIncidentMessage } = await import('../../src/slack/render/incident-message.js');
+    const copy = renderIncidentMessage(stream.incidents[0]!, { nowMs: stream.nowMs });
+    const posted = await h.client.chat.postMessage({ channel: CHANNEL, text: copy.text, blocks: copy.blocks });
+    const before = h.slack.messages(CHANNEL).length;
+    const outcome = await h.slack.interactions.messageAction({ user: MARIA, channel: CHANNEL, messageTs: posted.ts as string, actionId: ACTION_IDS.acknowledge });
+    expect(outcome.delivery.status).toBe(200);
+    await h.until(async () => (await h.store.getIncident(stream.incidents[0]!.id))?.acknowledgedBy === MARIA);
+    await h.until(() => h.logLines.some((l) => l.includes('could not update the alert message')));
+    expect(h.slack.messages(CHANNEL).length).toBe(before);
+  });
+});
