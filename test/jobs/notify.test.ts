@@ -1,0 +1,169 @@
+/**
+ * Notify against the local Slack over real HTTP and real Redis: one message per incident updated in
+ * place, a single resolve reply, silences, about one new message per second per channel, Slack 429
+ * turned into a queue rate limit with nothing dropped, alert storms grouped into one message.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { IncidentChange } from '../../src/diagnosis/types.js';
+import { WebClientChat } from '../../jobs/slack-chat.js';
+import { startWorker, type WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
+import { startLocalSlack, type LocalSlack } from '../../src/standins/slack/index.js';
+import { incidentIdOf } from '../../src/store/index.js';
+import { lagIncident } from '../store/fixtures.js';
+import { deletePrefix, REDIS_URL, silentLogger, uniquePrefix, waitFor } from '../pipeline/helpers/harness.js';
+import type { TrackerFactory } from '../../jobs/tracker-factory.js';
+
+let runtime: WorkerRuntime | undefined;
+let slack: LocalSlack | undefined;
+let prefix: string | undefined;
+
+afterEach(async () => {
+  await runtime?.close();
+  await slack?.close();
+  if (prefix) await deletePrefix(REDIS_URL, prefix);
+  runtime = slack = prefix = undefined;
+});
+
+// Notify tests feed incident changes straight into the store; polls and detect are not involved.
+const noTrackers: TrackerFactory = {
+  create: () => {
+    throw new Error('not used');
+  },
+  restore: () => {
+    throw new Error('not used');
+  },
+};
+
+async function setup(options: { rateLimit?: false | { perSecond: number; burst: number }; channelIntervalMs?: number; storm?: { windowMs: number; threshold: number } } = {}) {
+  const p = uniquePrefix('notify');
+  prefix = p.prefix;
+  slack = await startLocalSlack({ rateLimit: options.rateLimit ?? false });
+  runtime = await startWorker({
+    redisUrl: REDIS_URL,
+    ...p,
+    logger: silentLogger,
+    sources: new Map(),
+    trackers: noTrackers,
+    chat: new WebClientChat({ token: 'xoxb-local-streamdoctor', slackApiUrl: slack.apiUrl }),
+    routing: { defaultChannel: 'C0DATAALRT' },
+    groupDebounceMs: 300,
+    ...(options.channelIntervalMs !== undefined ? { channelIntervalMs: options.channelIntervalMs } : {}),
+    store: { storm: options.storm ?? { windowMs: 30_000, threshold: 100 } },
+  });
+  return runtime;
+}
+
+const QID = (i: number) => `7a1c0f3e-5b2d-4c8e-9f10-${String(i).padStart(12, '0')}`;
+
+/** Commits an engine change for a query and enqueues its notify jobs, as a detect run would. */
+async function change(rt: WorkerRuntime, queryId: string, type: IncidentChange['type'], incident = lagIncident('2026-11-29T10:06:40.000Z')) {
+  await rt.store.registerStream({ queryId, name: `orders_${queryId.slice(-2)}` });
+  const current = await rt.store.queries.loadForDetect(queryId);
+  await rt.store.queries.commitDetect(queryId, {
+    expectedVersion: current.stateVersion,
+    state: {},
+    lastSeq: current.lastSeq,
+    snapshot: null,
+    health: type === 'resolved' ? 'ok' : 'warning',
+    name: null,
+    lastRunId: null,
+    lastBatchId: null,
+    lastObservedAt: null,
+    timeBehindSec: null,
+    changes: [{ type, queryId, queryName: `orders_${queryId.slice(-2)}`, incident }],
+    nowMs: Date.now(),
+  });
+  const { drainOutbox } = await import('../../jobs/detect-processor.js');
+  await drainOutbox(rt.store, rt.queues, queryId, Date.now());
+  return incidentIdOf(queryId, incident);
+}
+
+function keyOf(m: { metadata?: unknown }): string | undefined {
+  return (m.metadata as { event_payload?: { key?: string } } | undefined)?.event_payload?.key;
+}
+
+async function idle(rt: WorkerRuntime): Promise<boolean> {
+  const d = await rt.queues.depths();
+  return d.notify!.waiting + d.notify!.active + d.notify!.delayed === 0;
+}
+
+describe('notify', () => {
+  it('posts once, updates the same message, replies once on resolve', async () => {
+    const rt = await setup();
+    const id = await change(rt, QID(1), 'opened');
+    const posted = await waitFor(async () => (await rt.store.getIncident(id))?.slack, 'posted');
+    const worse = lagIncident('2026-11-29T10:06:40.000Z', { severity: 'critical', summary: 'now 20 min behind' });
+    await change(rt, QID(1), 'updated', worse);
+    await waitFor(async () => slack!.messages('C0DATAALRT').find((m) => m.ts === posted.ts)?.text.includes('20 min'), 'updated in place');
+    const resolved = { ...worse, resolvedAt: '2026-11-29T10:40:00.000Z', resolvedAtBatchId: 300 };
+    await change(rt, QID(1), 'resolved', resolved);
+    await waitFor(async () => slack!.thread('C0DATAALRT', posted.ts).length === 2, 'resolve reply');
+    // A replayed notify job (same version) changes nothing.
+    const record = (await rt.store.getIncident(id))!;
+    await rt.queues.notify.add('refresh', { kind: 'refresh', incidentId: id, committedAt: Date.now() });
+    await waitFor(() => idle(rt), 'idle');
+    expect(slack!.messages('C0DATAALRT').filter((m) => keyOf(m) === id)).toHaveLength(1);
+    expect(slack!.thread('C0DATAALRT', posted.ts)).toHaveLength(2);
+    expect(record).toMatchObject({ state: 'resolved', notifiedVersion: record.version });
+    expect(await rt.store.incidents.countOpen()).toBe(0);
+  });
+
+  it('keeps a silenced opening quiet', async () => {
+    const rt = await setup();
+    await rt.store.silence(QID(2), Date.now() + 60_000, 'U0MARIA001');
+    const id = await change(rt, QID(2), 'opened');
+    await waitFor(async () => (await rt.store.getIncident(id))?.notifiedVersion === 1, 'handled');
+    expect(slack!.messages('C0DATAALRT')).toHaveLength(0);
+  });
+
+  it('spaces new messages in one channel about a second apart', async () => {
+    const rt = await setup();
+    for (let i = 10; i < 13; i++) await change(rt, QID(i), 'opened');
+    await waitFor(() => slack!.messages('C0DATAALRT').length === 3, 'three posts', 15_000);
+    const ts = slack!.messages('C0DATAALRT').map((m) => Number(m.ts) * 1000).sort((a, b) => a - b);
+    expect(ts[1]! - ts[0]!).toBeGreaterThanOrEqual(900);
+    expect(ts[2]! - ts[1]!).toBeGreaterThanOrEqual(900);
+  });
+
+  it('turns Slack 429 into a queue rate limit and drops nothing', async () => {
+    // Our own spacing off, Slack allows one message then one per second: most posts meet a 429.
+    const rt = await setup({ rateLimit: { perSecond: 1, burst: 0 }, channelIntervalMs: 1 });
+    const ids: string[] = [];
+    for (let i = 20; i < 24; i++) ids.push(await change(rt, QID(i), 'opened'));
+    await waitFor(() => slack!.messages('C0DATAALRT').length === 4, 'all four posted', 25_000);
+    await waitFor(() => idle(rt), 'idle');
+    expect(slack!.messages('C0DATAALRT').map(keyOf).sort()).toEqual([...ids].sort());
+    const limited = await rt.metrics.registry.getSingleMetric('streamdoctor_slack_rate_limited_total')!.get();
+    expect(limited.values[0]!.value).toBeGreaterThan(0);
+    const failed = await rt.queues.notify.getFailedCount();
+    expect(failed).toBe(0);
+  }, 40_000);
+
+  it('groups an alert storm into one message and updates it as members change', async () => {
+    const rt = await setup({ storm: { windowMs: 30_000, threshold: 3 } });
+    const ids: string[] = [];
+    for (let i = 30; i < 38; i++) ids.push(await change(rt, QID(i), 'opened'));
+    await waitFor(async () => (await idle(rt)) && slack!.messages('C0DATAALRT').some((m) => String(keyOf(m)).startsWith('group.')), 'storm handled', 20_000);
+    const messages = slack!.messages('C0DATAALRT');
+    // Openings before the storm post on their own (fewer than the threshold); every later one, and
+    // any still waiting for its channel slot, shares one grouped message.
+    const singles = messages.filter((m) => !String(keyOf(m)).startsWith('group.'));
+    const groups = messages.filter((m) => String(keyOf(m)).startsWith('group.'));
+    expect(groups).toHaveLength(1);
+    expect(singles.length).toBeLessThan(3);
+    const group = groups[0]!;
+    const records = await rt.store.incidents.getMany(ids);
+    const members = records.filter((r) => r.groupId !== null);
+    expect(members.length + singles.length).toBe(ids.length);
+    expect(new Set(members.map((r) => r.groupId)).size).toBe(1);
+    expect(members.every((r) => r.slack?.ts === group.ts)).toBe(true);
+    expect(JSON.stringify(group.blocks)).toContain(`+${members.length - 1} more`);
+    expect(JSON.stringify(group.blocks)).toContain(`Also affected (${members.length - 1})`);
+
+    const resolved = { ...lagIncident('2026-11-29T10:06:40.000Z'), resolvedAt: '2026-11-29T10:30:00.000Z', resolvedAtBatchId: 99 };
+    await change(rt, members[1]!.queryId, 'resolved', resolved);
+    await waitFor(async () => slack!.messages('C0DATAALRT').find((m) => m.ts === group.ts)?.edited, 'group message updated', 10_000);
+    await waitFor(() => idle(rt), 'idle');
+    expect(slack!.messages('C0DATAALRT')).toHaveLength(messages.length);
+  });
+});
