@@ -13,13 +13,13 @@ export function uniquePrefix(tag: string): { prefix: string; queuePrefix: string
 export const silentLogger = createLogger({ name: 'test', level: 'silent' });
 
 /** Polls `check` until it returns a truthy value or the deadline passes (bounded in time and count). */
-export async function waitFor<T>(check: () => Promise<T> | T, what: string, timeoutMs = 20_000, everyMs = 100): Promise<T> {
+export async function waitFor<T>(check: () => Promise<T> | T, what: string, timeoutMs = 20_000, everyMs = 100): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (let i = 0; i < 10_000 && Date.now() < deadline; i++) {
     try {
       const value = await check();
-      if (value) return value;
+      if (value) return value as NonNullable<T>;
     } catch (err) {
       last = err;
     }
