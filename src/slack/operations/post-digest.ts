@@ -1,18 +1,37 @@
 /**
- * Builds and posts one channel's digest: the message (src/slack/render/digest.ts), then the chart
- * as a PNG in its thread with files.uploadV2. A chart that fails to draw or upload is logged and
- * skipped; the digest itself still goes out. The digest job (jobs/) and `/stream digest` both use it.
+ * One channel's digest: the message (src/slack/render/digest.ts) and the chart of time behind per
+ * stream as a PNG in its thread (files.uploadV2). `buildDigestContent` gathers and renders without
+ * posting, so the digest job can post through its own idempotent poster and then call
+ * `uploadDigestChart`; `postDigest` does all of it (used by `/stream digest`). A chart that fails to
+ * draw or upload is logged and skipped: the digest itself still goes out.
  */
 import type { webApi } from '@slack/bolt';
-import type { IncidentRecord } from '../../store/types.js';
-import { renderTimeBehindChart } from '../chart/time-behind-chart.js';
+import type { Logger } from '../../observability/logger.js';
+import type { RedisStore } from '../../store/redis-store.js';
+import type { IncidentRecord, RoutingDefaults } from '../../store/types.js';
+import { renderTimeBehindChart, type RenderedChart } from '../chart/time-behind-chart.js';
 import type { TimeBehindSeries } from '../chart/time-behind-spec.js';
 import { nowOf, type SlackDeps } from '../deps.js';
 import { renderDigest } from '../render/digest.js';
+import type { RenderedMessage } from '../render/types.js';
 import { streamsRoutedTo } from './stream-lookup.js';
 import { toStreamView } from './stream-views.js';
 
 const DAY_MS = 24 * 3_600_000;
+
+export interface DigestSources {
+  store: RedisStore;
+  routingDefaults?: RoutingDefaults;
+  logger?: Logger;
+}
+
+export interface DigestContent {
+  message: RenderedMessage;
+  /** null when no stream has time-behind samples in the window, or drawing failed (logged). */
+  chart: RenderedChart | null;
+  streams: number;
+  incidents: number;
+}
 
 export interface PostDigestResult {
   channel: string;
@@ -22,7 +41,8 @@ export interface PostDigestResult {
   chart: 'uploaded' | 'skipped' | 'failed';
 }
 
-async function channelName(client: webApi.WebClient, channel: string): Promise<string | null> {
+/** The channel's name without `#`, or null when Slack will not say (the label falls back to the id). */
+export async function channelName(client: webApi.WebClient, channel: string): Promise<string | null> {
   try {
     const info = await client.conversations.info({ channel });
     return (info.channel as { name?: string } | undefined)?.name ?? null;
@@ -31,50 +51,66 @@ async function channelName(client: webApi.WebClient, channel: string): Promise<s
   }
 }
 
-export async function postDigest(client: webApi.WebClient, deps: SlackDeps, channel: string): Promise<PostDigestResult> {
-  const nowMs = nowOf(deps);
+export async function buildDigestContent(sources: DigestSources, channel: string, name: string | null, nowMs: number): Promise<DigestContent> {
   const since = nowMs - DAY_MS;
-  const name = await channelName(client, channel);
-  const streams = await streamsRoutedTo(deps, channel, name);
-  const entries = await deps.store.incidents.listForChannel(channel, since);
-  const fromChannel = await deps.store.incidents.getMany(entries.map((entry) => entry.incidentId));
+  const store = sources.store;
+  const streams = await streamsRoutedTo({ store, routingDefaults: sources.routingDefaults }, channel, name);
+  const entries = await store.incidents.listForChannel(channel, since);
+  const fromChannel = await store.incidents.getMany(entries.map((entry) => entry.incidentId));
   // Open incidents of these streams count too, even when they opened more than 24 h ago.
   const streamIds = new Set(streams.map((stream) => stream.queryId));
-  const openElsewhere = (await deps.store.listOpenIncidents()).filter((record) => streamIds.has(record.queryId));
+  const openElsewhere = (await store.listOpenIncidents()).filter((record) => streamIds.has(record.queryId));
   const byId = new Map<string, IncidentRecord>();
   for (const record of [...fromChannel, ...openElsewhere]) byId.set(record.id, record);
   const incidents = [...byId.values()];
-  const silences = await deps.store.listSilences();
+  const silences = await store.silences.list(nowMs);
   const views = streams.map((stream) => toStreamView(stream, incidents, silences.find((silence) => silence.queryId === stream.queryId)));
 
   const series: TimeBehindSeries[] = [];
   for (const stream of streams.slice(0, 200)) {
-    const samples = await deps.store.timeBehindHistory(stream.queryId, since);
+    const samples = await store.timeBehindHistory(stream.queryId, since);
     if (samples.length > 0) series.push({ name: stream.name || stream.queryId, points: samples });
   }
-  const label = name ? `#${name}` : channel;
-  const message = renderDigest({ channelLabel: label, nowMs, streams: views, incidents, withChart: series.length > 0 });
-  const posted = await client.chat.postMessage({ channel, text: message.text, blocks: message.blocks, unfurl_links: false, unfurl_media: false });
-  const ts = posted.ts as string;
-
-  let chart: PostDigestResult['chart'] = 'skipped';
+  let chart: RenderedChart | null = null;
   if (series.length > 0) {
     try {
-      const image = await renderTimeBehindChart(series, { nowMs });
-      const day = new Date(nowMs).toISOString().slice(0, 10);
-      await client.files.uploadV2({
-        channel_id: channel,
-        thread_ts: ts,
-        file: image.png,
-        filename: `time-behind-${day}.png`,
-        title: `Time behind per stream, 24 h to ${day}`,
-        alt_text: `Line chart of time behind for ${image.drawn.length} stream(s) over the last 24 hours`,
-      });
+      chart = await renderTimeBehindChart(series, { nowMs });
+    } catch (error) {
+      sources.logger?.warn({ err: error, channel }, 'digest chart could not be drawn; the digest goes out without it');
+    }
+  }
+  const message = renderDigest({ channelLabel: name ? `#${name}` : channel, nowMs, streams: views, incidents, withChart: chart !== null });
+  return { message, chart, streams: streams.length, incidents: incidents.length };
+}
+
+/** Uploads the chart PNG into the digest's thread. */
+export async function uploadDigestChart(client: webApi.WebClient, channel: string, threadTs: string, chart: RenderedChart, nowMs: number): Promise<void> {
+  const day = new Date(nowMs).toISOString().slice(0, 10);
+  await client.files.uploadV2({
+    channel_id: channel,
+    thread_ts: threadTs,
+    file: chart.png,
+    filename: `time-behind-${day}.png`,
+    title: `Time behind per stream, 24 h to ${day}`,
+    alt_text: `Line chart of time behind for ${chart.drawn.length} stream(s) over the last 24 hours`,
+  });
+}
+
+export async function postDigest(client: webApi.WebClient, deps: SlackDeps, channel: string): Promise<PostDigestResult> {
+  const nowMs = nowOf(deps);
+  const name = await channelName(client, channel);
+  const content = await buildDigestContent(deps, channel, name, nowMs);
+  const posted = await client.chat.postMessage({ channel, text: content.message.text, blocks: content.message.blocks, unfurl_links: false, unfurl_media: false });
+  const ts = posted.ts as string;
+  let chart: PostDigestResult['chart'] = 'skipped';
+  if (content.chart) {
+    try {
+      await uploadDigestChart(client, channel, ts, content.chart, nowMs);
       chart = 'uploaded';
     } catch (error) {
       chart = 'failed';
-      deps.logger.warn({ err: error, channel }, 'digest chart could not be drawn or uploaded; the digest was posted without it');
+      deps.logger.warn({ err: error, channel }, 'digest chart could not be uploaded; the digest was posted without it');
     }
   }
-  return { channel, ts, streams: streams.length, incidents: incidents.length, chart };
+  return { channel, ts, streams: content.streams, incidents: content.incidents, chart };
 }

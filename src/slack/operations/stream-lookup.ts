@@ -39,7 +39,7 @@ export async function lookupStream(deps: SlackDeps, query: string | null, channe
  * Streams whose alerts go to `channel` (overrides from `watch`, then the watch-file defaults). The
  * watch file may name channels (`#data-alerts`) where Slack gives ids, so a known name matches too.
  */
-export async function streamsRoutedTo(deps: SlackDeps, channel: string, channelName?: string | null): Promise<StreamRecord[]> {
+export async function streamsRoutedTo(deps: Pick<SlackDeps, 'store' | 'routingDefaults'>, channel: string, channelName?: string | null): Promise<StreamRecord[]> {
   const streams = await deps.store.listStreams();
   const names = channelName ? new Set([channelName.toLowerCase(), `#${channelName.toLowerCase()}`]) : new Set<string>();
   const routed: StreamRecord[] = [];
