@@ -106,6 +106,8 @@ describe('admin API', () => {
     expect(unknownUser).toMatchObject({ status: 400, json: { code: 'streamdoctor_local_slack_unknown_user' } });
     const notJson = await fetch(`${slack.url}/admin/command`, { method: 'POST', body: '{oops' });
     expect(notJson.status).toBe(400);
+    expect((await fetch(`${slack.url}/admin/channels/%E0%A4%A/messages`)).status).toBe(400);
+    expect((await fetch(`${slack.url}/admin/nothing-here`)).status).toBe(404);
     expect(bodies).toEqual([]);
   });
 

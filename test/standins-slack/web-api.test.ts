@@ -178,6 +178,31 @@ describe('other methods', () => {
   });
 });
 
+describe('conversations.history / replies', () => {
+  it('finds a message by its metadata only with include_all_metadata, newest first, paged', async () => {
+    const metadata = { event_type: 'streamdoctor_message', event_payload: { key: 'incident:orders.lag' } };
+    const first = await callApi(slack.apiUrl, 'chat.postMessage', { channel: ALERTS, ...LAG_ALERT.open, metadata });
+    clock.advance(1000);
+    const second = await callApi(slack.apiUrl, 'chat.postMessage', { channel: ALERTS, text: 'later' });
+    await callApi(slack.apiUrl, 'chat.postMessage', { channel: ALERTS, text: 'reply', thread_ts: first.json.ts });
+    const plain = await callApi(slack.apiUrl, 'conversations.history', { channel: ALERTS });
+    expect(plain.json.messages.map((m: { ts: string }) => m.ts)).toEqual([second.json.ts, first.json.ts]);
+    expect(plain.json.messages[1].metadata).toBeUndefined();
+    const withMeta = await callApi(slack.apiUrl, 'conversations.history', { channel: ALERTS, include_all_metadata: true, limit: 1 });
+    expect(withMeta.json).toMatchObject({ has_more: true });
+    const next = await callApi(slack.apiUrl, 'conversations.history', { channel: ALERTS, include_all_metadata: true, limit: 1, cursor: withMeta.json.response_metadata.next_cursor });
+    expect(next.json.messages[0].metadata).toEqual(metadata);
+    const newer = await callApi(slack.apiUrl, 'conversations.history', { channel: ALERTS, oldest: first.json.ts });
+    expect(newer.json.messages.map((m: { ts: string }) => m.ts)).toEqual([second.json.ts]);
+    const thread = await callApi(slack.apiUrl, 'conversations.replies', { channel: ALERTS, ts: first.json.ts });
+    expect(thread.json.messages.map((m: { text: string }) => m.text)).toEqual([LAG_ALERT.open.text, 'reply']);
+    // chat.update can change the metadata too.
+    const newMeta = { event_type: 'streamdoctor_message', event_payload: { key: 'incident:orders.lag:v2' } };
+    await callApi(slack.apiUrl, 'chat.update', { channel: ALERTS, ts: first.json.ts, text: 'x', metadata: newMeta });
+    expect(slack.messages(ALERTS)[0]?.metadata).toEqual(newMeta);
+  });
+});
+
 describe('rate limit', () => {
   it('answers 429 with Retry-After beyond about one message per second per channel, and recovers', async () => {
     const limited = await startLocalSlack({ now: clock.now, rateLimit: { perSecond: 1, burst: 2 } });

@@ -72,8 +72,9 @@ export class LocalSlack {
     this.server = createServer((req, res) => {
       this.route(req, res).catch((err: unknown) => {
         // Never let one request take the server down.
-        if (!res.headersSent) sendJson(res, 500, { ok: false, error: 'internal_error', detail: err instanceof Error ? err.message : String(err) });
-        else res.end();
+        if (res.headersSent) return void res.end();
+        if (err instanceof URIError) return sendJson(res, 400, { ok: false, error: 'bad_url_encoding' });
+        sendJson(res, 500, { ok: false, error: 'internal_error', detail: err instanceof Error ? err.message : String(err) });
       });
     });
   }

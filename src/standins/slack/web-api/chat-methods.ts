@@ -69,6 +69,10 @@ export const update: MethodHandler = (ctx) => {
   };
   // Fields left out keep their previous value, as Slack documents; an empty array clears them.
   if (content.given.has('blocks')) patch.blocks = content.blocks;
+  const metadata = jsonArg(ctx.args.metadata);
+  if (ctx.args.metadata !== undefined && metadata.ok && metadata.value && typeof metadata.value === 'object') {
+    patch.metadata = metadata.value as Record<string, unknown>;
+  }
   if (content.given.has('attachments')) patch.attachments = content.attachments;
   const updated = ctx.state.updateMessage(channel, message.ts, patch)!;
   return {
