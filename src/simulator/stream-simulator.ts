@@ -327,7 +327,7 @@ export class StreamSimulator {
     const stallMs = stall?.durationMs ?? 0;
     const stateMs = stateResult ? stateResult.workMs + stateResult.commitMs : 0;
     const sinkWriteMs = Number.isFinite(this.sink.writeRowsPerSec) ? (rows / this.sink.writeRowsPerSec) * 1_000 : 0;
-    const sinkCommitMs = this.sink.commitMs * this.random.factor(0.1) + sinkWriteMs * this.random.factor(p.noise);
+    const sinkCommitMs = this.sink.commitMs * this.random.factor(p.noise * 2) + sinkWriteMs * this.random.factor(p.noise);
 
     const durations: [string, number][] = [];
     const latestOffsetMs = Math.round(overhead * 0.12);
