@@ -73,6 +73,10 @@ describe('admin API', () => {
     const dev = await admin(`channels/${ALERTS}/messages?user=U0DEV00002`);
     expect(dev.json.ephemerals).toEqual([]);
     expect((await admin('channels/C0NOWHERE1/messages')).status).toBe(404);
+    await callApi(slack.apiUrl, 'chat.postMessage', { channel: ALERTS, text: 'second' });
+    const latest = await admin(`channels/${ALERTS}/messages?user=${MARIA}&limit=1`);
+    expect(latest.json.messages.map((m: { text: string }) => m.text)).toEqual(['second']);
+    expect(latest.json.omitted).toBe(1);
   });
 
   it('runs a command as the person: signed to the app, echoed, answered ephemerally', async () => {

@@ -25,6 +25,8 @@ export interface AdminDeps {
 
 const MAX_ADMIN_BODY = 20 * 1024 * 1024;
 const MAX_SSE_CLIENTS = 50;
+/** Messages per channel the chat view gets by default. */
+const DEFAULT_MESSAGE_LIMIT = 200;
 
 const ids = { user: z.string().min(1), channel: z.string().min(1) };
 const selected = z.union([z.string(), z.array(z.string())]).optional();
@@ -64,7 +66,7 @@ export class AdminApi {
     if (req.method === 'GET') {
       if (parts[0] === 'state') return sendJson(res, 200, this.workspace());
       if (parts[0] === 'events') return this.stream(req, res);
-      if (parts[0] === 'channels' && parts[1] && parts[2] === 'messages') return this.channelMessages(res, parts[1], user);
+      if (parts[0] === 'channels' && parts[1] && parts[2] === 'messages') return this.channelMessages(res, parts[1], user, query.get('limit'));
       if (parts[0] === 'channels' && parts[1] && parts[2] === 'threads' && parts[3]) return this.threadMessages(res, parts[1], parts[3], user);
       if (parts[0] === 'home') return sendJson(res, 200, { view: this.viewOut(this.deps.state.homeView(user)) });
       if (parts[0] === 'modals') return sendJson(res, 200, { stack: this.deps.state.modalStack(user).map((v) => this.viewOut(v)) });
@@ -173,13 +175,22 @@ export class AdminApi {
     };
   }
 
-  private channelMessages(res: ServerResponse, channelId: string, user: string): void {
+  /** The latest `limit` messages (and the person's ephemerals among them): a long demo stays light. */
+  private channelMessages(res: ServerResponse, channelId: string, user: string, limitParam: string | null): void {
     const { state, options } = this.deps;
     const channel = state.channel(channelId);
     if (!channel) return sendJson(res, 404, { ok: false, error: 'channel_not_found' });
-    const messages = state.messages(channel.id).map((m) => messageJson(m, state, options.teamId));
-    const ephemerals = state.ephemerals(channel.id, user).filter((e) => !e.thread_ts).map((e) => this.ephemeralJson(e));
-    sendJson(res, 200, { ok: true, channel: channel.id, messages, ephemerals, version: state.version });
+    const limit = Math.min(1000, Math.max(1, Number(limitParam ?? DEFAULT_MESSAGE_LIMIT) || DEFAULT_MESSAGE_LIMIT));
+    const all = state.messages(channel.id);
+    const shown = all.slice(-limit);
+    const oldestShown = shown[0]?.ts ?? '0';
+    const messages = shown.map((m) => messageJson(m, state, options.teamId));
+    const ephemerals = state
+      .ephemerals(channel.id, user)
+      .filter((e) => !e.thread_ts && (all.length <= limit || e.ts >= oldestShown))
+      .slice(-limit)
+      .map((e) => this.ephemeralJson(e));
+    sendJson(res, 200, { ok: true, channel: channel.id, messages, ephemerals, omitted: all.length - shown.length, version: state.version });
   }
 
   private threadMessages(res: ServerResponse, channelId: string, ts: string, user: string): void {

@@ -19,7 +19,7 @@ import type {
 export interface StateLimits {
   /** Messages kept per channel (oldest dropped first). @defaultValue 5000 */
   messagesPerChannel?: number;
-  /** Web API calls kept in the log. @defaultValue 5000 */
+  /** Web API calls kept in the log. @defaultValue 2000 */
   calls?: number;
   /** Files kept. @defaultValue 500 */
   files?: number;
@@ -54,7 +54,7 @@ export class SlackState extends EventEmitter {
     limits: StateLimits = {},
   ) {
     super();
-    this.limits = { messagesPerChannel: 5000, calls: 5000, files: 500, ...limits };
+    this.limits = { messagesPerChannel: 5000, calls: 2000, files: 500, ...limits };
     for (const c of workspace.channels) this.channelsById.set(c.id, c);
     for (const u of workspace.users) this.usersById.set(u.id, u);
     for (const b of workspace.bots) this.botsByToken.set(b.token, b);

@@ -111,8 +111,9 @@ async function renderChannel() {
   const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 80;
   const ctx = renderContext();
   const all = merge(data.messages, data.ephemerals);
+  const older = data.omitted > 0 ? `<div class="empty">${data.omitted} older ${data.omitted === 1 ? 'message' : 'messages'} not shown</div>` : '';
   list.innerHTML = all.length
-    ? all.map((m) => messageHtml(m, ctx)).join('')
+    ? older + all.map((m) => messageHtml(m, ctx)).join('')
     : `<div class="empty">No messages in #${escapeHtml(ch?.name ?? '')} yet. Try <code>${escapeHtml(ui.workspace.command)} help</code>.</div>`;
   applyColours(list);
   if (ui.highlight) list.querySelector(`[data-ts="${CSS.escape(ui.highlight)}"]`)?.scrollIntoView({ block: 'center' });
