@@ -130,10 +130,7 @@ export function analyze(
   const arrivals = recent.map((f) => f.arrival ?? Number.NaN).filter(Number.isFinite);
   const arrivalRate = arrivals.length > 0 ? median(arrivals.slice(-5)) : null;
 
-  const busy = recent
-    .filter((f) => f.rows > 0 && f.addBatchMs > 0 && !f.restart)
-    .map((f) => f.rows / (f.addBatchMs / 1000));
-  const capacity = busy.length > 0 ? median(busy) : null;
+  const capacity = processingCapacity(features);
   const loadFactor =
     arrivalRate !== null && capacity !== null && capacity > 0 ? arrivalRate / capacity : null;
 
@@ -184,6 +181,29 @@ export function analyze(
     trendPerMin,
     drainEtaSec,
   };
+}
+
+/**
+ * Rows per second of busy time. rows ÷ addBatch understates it when addBatch has a fixed part
+ * (task scheduling, sink commits); when batch sizes vary enough, the marginal rate (Theil–Sen slope
+ * of addBatch against rows) removes that part. Near capacity the difference decides whether
+ * arrivals exceed capacity.
+ */
+export function processingCapacity(features: readonly BatchFeatures[]): number | null {
+  const busy: BatchFeatures[] = [];
+  for (let i = features.length - 1; i >= 0 && busy.length < 16; i -= 1) {
+    const f = features[i]!;
+    if (f.rows > 0 && f.addBatchMs > 0 && !f.restart) busy.unshift(f);
+    if (f.restart) break;
+  }
+  if (busy.length === 0) return null;
+  const ratio = median(busy.slice(-8).map((f) => f.rows / (f.addBatchMs / 1000)));
+  const rows = busy.map((f) => f.rows);
+  if (busy.length >= 6 && Math.max(...rows) >= 1.3 * Math.min(...rows)) {
+    const msPerRow = theilSen(rows, busy.map((f) => f.addBatchMs));
+    if (msPerRow > 0) return Math.min(Math.max(ratio, 1000 / msPerRow), 1.5 * ratio);
+  }
+  return ratio;
 }
 
 function trendWindow(

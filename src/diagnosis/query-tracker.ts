@@ -222,6 +222,7 @@ export class QueryTracker {
       nowMs,
       lastSeenMs: this.lastSeenMs ?? nowMs,
       watermark: this.watermark,
+      batches: this.batches,
     };
   }
 

@@ -27,7 +27,8 @@ export function explainLag(ctx: DetectorContext): { causes: Cause[]; advice: Adv
   };
   const capped = rateLimitTooLow(ctx);
   const capacity = insufficientCapacity(ctx, capped !== null);
-  const capacityBound = capacity !== null;
+  // Lag without an admission cap in the way is a throughput shortage, whatever ρ reads this batch.
+  const capacityBound = capacity !== null || ctx.analysis.cappedRows === null;
   const explained = rank([
     capped,
     capacity,

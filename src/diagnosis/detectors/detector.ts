@@ -29,6 +29,8 @@ export interface DetectorContext {
   nowMs: number;
   /** End of the latest report of any kind (idle reports included), epoch ms. */
   lastSeenMs: number;
+  /** Batches this tracker has seen (beyond the ring). */
+  batches: number;
   /** Watermark progress: how far it advanced since state was last removed, and its delay. */
   watermark: WatermarkWatch;
 }

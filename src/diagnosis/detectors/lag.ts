@@ -76,6 +76,16 @@ function levelEvidence(ctx: DetectorContext, values: number[]): boolean {
   return current / -slope > TUNING.catchUpBudgetSec;
 }
 
+/** Batches since the current run started (as far as the ring remembers). */
+function runLength(ctx: DetectorContext): number {
+  let count = 0;
+  for (let i = ctx.features.length - 1; i >= 0; i -= 1) {
+    count += 1;
+    if (ctx.features[i]!.restart) return count;
+  }
+  return Math.max(count, ctx.batches);
+}
+
 /**
  * A slow creep (state or GC cost growing every batch): batches overrun the trigger interval, keep
  * overrunning, and keep getting longer. Each batch then starts later than the data it waits for.
@@ -125,8 +135,9 @@ function trendEvidence(
   minAbs: number,
 ): boolean {
   const n = values.length;
-  // A query's first batches fill up from an empty start; judge trends once there is a history.
-  if (n < 6 || ctx.features.length < 8) return false;
+  // A query's first batches fill up from an empty start (durations rise towards o/(1−ρ)): judge
+  // trends once the run has a history.
+  if (n < 6 || runLength(ctx) < 12) return false;
   const current = values[n - 1]!;
   if (mannKendallS(values, 0.005) < mannKendallCritical(n)) return false;
   if (current < windowBase * TUNING.lagGrowthRatio || current - windowBase < minAbs) return false;
@@ -138,7 +149,7 @@ function trendEvidence(
   // start or a step in load also rise for a while, but the query is not losing ground.
   // Near capacity the noise alone makes durations wander (an AR(1) with ρ close to 1), so an
   // uncapped query must also show arrivals at or above its measured capacity.
-  if (analysis.cappedRows === null && analysis.loadFactor !== null && analysis.loadFactor < 1) return false;
+  if (analysis.cappedRows === null && analysis.loadFactor !== null && analysis.loadFactor < 1.03) return false;
   if (analysis.signal === 'duration' || (analysis.signal === 'kafka' && ctx.latest.kafkaBehind === 0)) {
     // Backlog inside the batches: they must overrun the trigger.
     const lastDurations = ctx.features.slice(-3).map((f) => f.d);

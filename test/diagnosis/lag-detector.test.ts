@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import { constantRate, steppedRate, withBursts } from '../../src/simulator/index.js';
+import { MIN, START, opened, runStream } from './run-stream.js';
+
+const cluster = { rowsPerSecPerCore: 2_500, cores: 8, overheadMs: 1_200 }; // 20,000 rows/s
+
+describe('lag detector', () => {
+  it('opens within 8 batches of a 12 % overload where batches read 0 behind (OSS Spark)', () => {
+    const run = runStream(
+      {
+        name: 'clicks',
+        arrival: steppedRate(15_000, [{ atMs: START + 20 * MIN, rowsPerSec: 22_400 }]),
+        processing: cluster,
+        triggerMs: 10_000,
+        source: { kind: 'kafka', partitions: 16 },
+        platform: 'spark-3.5',
+      },
+      160,
+    );
+    const lag = opened(run, 'lag');
+    expect(lag).toHaveLength(1);
+    // 20 minutes of 10 s triggers: the overload starts at report ~120.
+    expect(lag[0]!.index).toBeGreaterThanOrEqual(118);
+    expect(lag[0]!.index).toBeLessThanOrEqual(128);
+    const incident = run.tracker.report().incidents[0]!;
+    expect(incident.causes[0]!.code).toBe('insufficient_capacity');
+    expect(incident.summary).toMatch(/not draining/);
+    const capacityAdvice = incident.advice.find((a) => /throughput/.test(a.text))!;
+    expect(capacityAdvice.text).toMatch(/longer trigger interval will not help/);
+  });
+
+  it('catches the rate-limited case and advises a cap from arrival × trigger with headroom', () => {
+    const run = runStream(
+      {
+        name: 'payments',
+        arrival: steppedRate(8_000, [{ atMs: START + 10 * MIN, rowsPerSec: 14_000 }]),
+        processing: cluster,
+        triggerMs: 30_000,
+        source: { kind: 'kafka', partitions: 16, maxOffsetsPerTrigger: 300_000 },
+      },
+      60,
+    );
+    expect(opened(run, 'lag')).toHaveLength(1);
+    const incident = run.tracker.report().incidents.find((i) => i.kind === 'lag')!;
+    expect(incident.causes[0]!.code).toBe('rate_limit_too_low');
+    expect(incident.causes[0]!.evidence).toMatch(/read exactly 300k offsets/);
+    const advice = incident.advice.find((a) => a.setting === 'maxOffsetsPerTrigger')!;
+    // ≥ 14,000 rows/s × 30 s = 420,000, plus headroom.
+    expect(Number(advice.value)).toBeGreaterThanOrEqual(420_000 * 1.2);
+    expect(Number(advice.value)).toBeLessThanOrEqual(420_000 * 1.6);
+  });
+
+  it('names kafka_partition_bound with minPartitions = cores when --cores is given', () => {
+    const run = runStream(
+      {
+        name: 'sensors',
+        arrival: steppedRate(6_000, [{ atMs: START + 20 * MIN, rowsPerSec: 11_200 }]),
+        processing: { ...cluster, cores: 16 },
+        triggerMs: 30_000,
+        source: { kind: 'kafka', partitions: 4 },
+      },
+      80,
+      { cores: 16 },
+    );
+    const incident = run.tracker.report().incidents.find((i) => i.kind === 'lag')!;
+    expect(incident.causes[0]!.code).toBe('kafka_partition_bound');
+    expect(incident.advice[0]).toMatchObject({ setting: 'minPartitions', value: '16' });
+  });
+
+  it('does not fire on a burst that drains within a few batches', () => {
+    const run = runStream(
+      {
+        arrival: withBursts(constantRate(8_000), [{ atMs: START + 20 * MIN, durationMs: MIN, extraRowsPerSec: 40_000 }]),
+        processing: cluster,
+        triggerMs: 30_000,
+        source: { kind: 'kafka', partitions: 16 },
+      },
+      100,
+    );
+    expect(run.changes).toEqual([]);
+  });
+
+  it('does not fire near capacity, back to back, where durations wander but settle', () => {
+    const run = runStream(
+      { arrival: 0.92 * 20_000, processing: cluster, triggerMs: 0, source: { kind: 'kafka', partitions: 16 } },
+      250,
+    );
+    expect(opened(run, 'lag')).toEqual([]);
+  });
+
+  it('does not fire on the constant backlog of DBR 17.1+, a GC pause, a restart or retries', () => {
+    const run = runStream(
+      {
+        arrival: 12_000,
+        processing: cluster,
+        triggerMs: 10_000,
+        source: { kind: 'kafka', partitions: 16 },
+        platform: 'dbr-17.1',
+        events: [
+          { type: 'gc', atBatch: 40, pauseMs: 45_000 },
+          { type: 'restart', atBatch: 80, downtimeMs: 3 * MIN },
+          { type: 'retry', atBatch: 120 },
+        ],
+      },
+      200,
+    );
+    expect(run.changes).toEqual([]);
+    expect(run.tracker.snapshot().timeBehindSec).toBeGreaterThan(0); // the backlog is there, and normal
+  });
+
+  it('one episode is one incident: opens once, resolves once when the overload ends', () => {
+    const run = runStream(
+      {
+        arrival: steppedRate(12_000, [
+          { atMs: START + 10 * MIN, rowsPerSec: 24_000 },
+          { atMs: START + 25 * MIN, rowsPerSec: 6_000 },
+        ]),
+        processing: cluster,
+        triggerMs: 10_000,
+        source: { kind: 'kafka', partitions: 16, maxOffsetsPerTrigger: 400_000 },
+      },
+      400,
+    );
+    const lagChanges = run.changes.filter((c) => c.incident.kind === 'lag');
+    expect(lagChanges.filter((c) => c.type === 'opened')).toHaveLength(1);
+    expect(lagChanges.filter((c) => c.type === 'resolved')).toHaveLength(1);
+    const resolved = lagChanges.find((c) => c.type === 'resolved')!;
+    expect(resolved.incident.resolvedAtBatchId).toBeGreaterThan(resolved.incident.openedAtBatchId!);
+    expect(run.tracker.report().health).toBe('ok');
+  });
+});

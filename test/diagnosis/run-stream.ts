@@ -1,0 +1,37 @@
+/** Test helper: a simulated stream (printed exactly as Spark does) through parser and tracker. */
+import type { EngineOptions } from '../../src/diagnosis/engine.js';
+import { QueryTracker } from '../../src/diagnosis/query-tracker.js';
+import type { IncidentChange } from '../../src/diagnosis/types.js';
+import { parseProgress } from '../../src/progress/parse-progress.js';
+import { DEFAULT_START_MS, StreamSimulator, type StreamSpec } from '../../src/simulator/index.js';
+
+export const START = DEFAULT_START_MS;
+export const MIN = 60_000;
+
+export interface StreamRun {
+  tracker: QueryTracker;
+  /** Every change with the 0-based index of the report that caused it. */
+  changes: (IncidentChange & { index: number })[];
+  lastEndMs: number;
+  json: string[];
+}
+
+export function runStream(spec: StreamSpec, reports: number, options: EngineOptions = {}, seed = 11): StreamRun {
+  const sim = new StreamSimulator(spec, { startMs: START, seed });
+  const tracker = QueryTracker.create(spec.id ?? 'query', spec.name ?? null, options);
+  const changes: StreamRun['changes'] = [];
+  const json: string[] = [];
+  let lastEndMs = START;
+  for (let index = 0; index < reports; index += 1) {
+    const batch = sim.next();
+    json.push(batch.json);
+    const parsed = parseProgress(JSON.parse(batch.json));
+    if (!parsed.ok) throw new Error(parsed.error);
+    for (const change of tracker.observe(parsed.progress)) changes.push({ ...change, index });
+    lastEndMs = batch.endMs;
+  }
+  return { tracker, changes, lastEndMs, json };
+}
+
+export const opened = (run: StreamRun, kind?: string) =>
+  run.changes.filter((c) => c.type === 'opened' && (kind === undefined || c.incident.kind === kind));
