@@ -1,0 +1,202 @@
+/**
+ * `npm run bench:engine`: 200 simulated queries × 2,000 batches of progress JSON (JSON Lines, the
+ * queries interleaved as a listener table would hold them) written to a temp file, then timed
+ *   1. through the real CLI on one core: `taskset -c 0 node bin/streamdoctor.mjs diagnose FILE --format json`
+ *   2. in process: JSON.parse + parseProgress + one QueryTracker per query,
+ * printing progress events per second, memory per tracked query (heap delta / queries) and the
+ * serialized TrackerState size, early and late in the history (bounded by a window, not by history).
+ * The temp file is removed at the end, also on failure.
+ *
+ *   npm run bench:engine                       200 × 2,000
+ *   npm run bench:engine -- --queries 50 --batches 500
+ */
+
+import { spawnSync } from 'node:child_process';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { createReadStream } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setFlagsFromString, getHeapStatistics } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { QueryTracker } from '../src/diagnosis/query-tracker.js';
+import { parseProgress } from '../src/progress/parse-progress.js';
+import { StreamSimulator, steppedRate, type StreamSpec } from '../src/simulator/index.js';
+
+function flag(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  if (i < 0) return fallback;
+  const value = Number(process.argv[i + 1]);
+  if (!Number.isInteger(value) || value <= 0) {
+    process.stderr.write(`bench:engine: --${name} needs a positive integer\n`);
+    process.exit(2);
+  }
+  return value;
+}
+
+const QUERIES = flag('queries', 200);
+const BATCHES = flag('batches', 2_000);
+const START = Date.UTC(2026, 8, 14, 0, 0, 0);
+
+/** A realistic mix: mostly healthy stateless Kafka, some stateful, some Auto Loader, some capped and falling behind. */
+function specFor(q: number): StreamSpec {
+  const name = q % 7 === 0 ? null : `query_${String(q).padStart(3, '0')}`;
+  const triggerMs = [10_000, 30_000, 60_000, 0][q % 4]!;
+  const processing = { rowsPerSecPerCore: 2_500, cores: 8 };
+  const arrival = 2_000 + ((q * 37) % 9) * 800;
+  if (q % 10 === 3) {
+    return {
+      name,
+      arrival: 3_000,
+      processing,
+      triggerMs: 30_000,
+      source: { kind: 'autoloader', path: `s3://landing/q${q}/`, maxFilesPerTrigger: 40 },
+    };
+  }
+  if (q % 10 === 5) {
+    return {
+      name,
+      arrival,
+      processing,
+      triggerMs: triggerMs || 30_000,
+      source: { kind: 'kafka', topic: `topic_${q}`, partitions: 8 },
+      state: { watermarkMs: 30 * 60_000, initialRows: 500_000 },
+    };
+  }
+  if (q % 10 === 7) {
+    // Falls behind halfway: capped below the new input rate (linear backlog growth).
+    return {
+      name,
+      arrival: steppedRate(4_000, [{ atMs: START + BATCHES * 15_000, rowsPerSec: 6_000 }]),
+      processing,
+      triggerMs: 30_000,
+      source: { kind: 'kafka', topic: `topic_${q}`, partitions: 8, maxOffsetsPerTrigger: 150_000 },
+    };
+  }
+  return { name, arrival, processing, triggerMs, source: { kind: 'kafka', topic: `topic_${q}`, partitions: 4 + (q % 3) * 2 } };
+}
+
+function generate(file: string): { bytes: number; ms: number } {
+  const t0 = performance.now();
+  const sims = Array.from({ length: QUERIES }, (_, q) => new StreamSimulator(specFor(q), { startMs: START, seed: 1_000 + q }));
+  const fd = openSync(file, 'w');
+  let bytes = 0;
+  try {
+    for (let b = 0; b < BATCHES; b++) {
+      const lines: string[] = [];
+      for (const sim of sims) lines.push(sim.next().json);
+      const chunk = `${lines.join('\n')}\n`;
+      bytes += Buffer.byteLength(chunk);
+      writeSync(fd, chunk);
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return { bytes, ms: performance.now() - t0 };
+}
+
+function runCli(file: string): { ms: number; maxRssKb: number | null; queries: number; exitCode: number | null; stderr: string } {
+  const out = `${file}.out.json`;
+  const node = process.execPath;
+  const useTaskset = existsSync('/usr/bin/taskset');
+  const useTime = existsSync('/usr/bin/time');
+  const cmd: string[] = [];
+  if (useTime) cmd.push('/usr/bin/time', '-f', 'maxrss_kb=%M');
+  if (useTaskset) cmd.push('taskset', '-c', '0');
+  cmd.push(node, 'bin/streamdoctor.mjs', 'diagnose', file, '--format', 'json');
+  const fd = openSync(out, 'w');
+  const t0 = performance.now();
+  const result = spawnSync(cmd[0]!, cmd.slice(1), { stdio: ['ignore', fd, 'pipe'], maxBuffer: 64 * 1024 * 1024 });
+  const ms = performance.now() - t0;
+  closeSync(fd);
+  const stderr = result.stderr?.toString() ?? '';
+  const rss = /maxrss_kb=(\d+)/.exec(stderr);
+  let queries = -1;
+  try {
+    queries = (JSON.parse(readFileSync(out, 'utf8')) as { queries: unknown[] }).queries.length;
+  } catch {
+    queries = -1;
+  }
+  rmSync(out, { force: true });
+  return { ms, maxRssKb: rss ? Number(rss[1]) : null, queries, exitCode: result.status, stderr: stderr.replace(/maxrss_kb=\d+\s*/, '').trim() };
+}
+
+const gc: () => void = (() => {
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
+})();
+
+async function inProcess(file: string) {
+  gc();
+  const heapBefore = getHeapStatistics().used_heap_size;
+  const trackers = new Map<string, QueryTracker>();
+  let events = 0;
+  let incidents = 0;
+  let earlyStateBytes: number[] = [];
+  const t0 = performance.now();
+  const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
+  for await (const line of lines) {
+    if (line.length === 0) continue;
+    const parsed = parseProgress(JSON.parse(line));
+    if (!parsed.ok) continue;
+    const p = parsed.progress;
+    let tracker = trackers.get(p.id);
+    if (!tracker) {
+      tracker = QueryTracker.create(p.id, p.name);
+      trackers.set(p.id, tracker);
+    }
+    incidents += tracker.observe(p).filter((c) => c.type === 'opened').length;
+    events += 1;
+    if (events === QUERIES * Math.min(200, BATCHES)) {
+      earlyStateBytes = [...trackers.values()].map((t) => Buffer.byteLength(JSON.stringify(t.toState())));
+    }
+  }
+  const ms = performance.now() - t0;
+  gc();
+  const heapAfter = getHeapStatistics().used_heap_size;
+  const stateBytes = [...trackers.values()].map((t) => Buffer.byteLength(JSON.stringify(t.toState())));
+  return { ms, events, incidents, trackers: trackers.size, heapDelta: heapAfter - heapBefore, stateBytes, earlyStateBytes };
+}
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
+const avg = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+
+const dir = mkdtempSync(join(tmpdir(), 'streamdoctor-bench-'));
+const file = join(dir, 'progress.jsonl');
+let exitCode = 0;
+try {
+  const events = QUERIES * BATCHES;
+  process.stdout.write(`bench:engine — ${QUERIES} queries × ${BATCHES} batches = ${fmt(events)} progress events\n`);
+  const gen = generate(file);
+  process.stdout.write(`generated ${(gen.bytes / 1024 ** 2).toFixed(0)} MB of JSON Lines in ${(gen.ms / 1_000).toFixed(1)} s (${fmt(events / (gen.ms / 1_000))} events/s simulated)\n`);
+
+  const cli = runCli(file);
+  const cliRate = events / (cli.ms / 1_000);
+  process.stdout.write(
+    `CLI (diagnose --format json${existsSync('/usr/bin/taskset') ? ', taskset -c 0' : ', NOT pinned: taskset missing'}): ` +
+      `${(cli.ms / 1_000).toFixed(1)} s wall incl. start-up → ${fmt(cliRate)} events/s; ` +
+      `max RSS ${cli.maxRssKb !== null ? `${(cli.maxRssKb / 1024).toFixed(0)} MB` : 'n/a'}; exit ${cli.exitCode}; ${cli.queries} queries reported\n`,
+  );
+  if (cli.exitCode !== 0 || cli.queries !== QUERIES) {
+    process.stdout.write(`CLI stderr: ${cli.stderr.slice(0, 2_000)}\n`);
+    exitCode = 1;
+  }
+
+  const ip = await inProcess(file);
+  process.stdout.write(
+    [
+      `in-process (readline + JSON.parse + parseProgress + QueryTracker.observe): ${(ip.ms / 1_000).toFixed(1)} s → ${fmt(ip.events / (ip.ms / 1_000))} events/s; ${ip.trackers} trackers, ${ip.incidents} incidents opened`,
+      `memory per tracked query: heap delta ${kb(ip.heapDelta / Math.max(1, ip.trackers))} (${(ip.heapDelta / 1024 ** 2).toFixed(1)} MB / ${ip.trackers})`,
+      `serialized TrackerState: avg ${kb(avg(ip.stateBytes))}, max ${kb(Math.max(...ip.stateBytes))} after ${BATCHES} batches; ` +
+        `avg ${kb(avg(ip.earlyStateBytes))}, max ${kb(Math.max(0, ...ip.earlyStateBytes))} after ${Math.min(200, BATCHES)} batches (bounded: contract ≤ 24 KB)`,
+      `target: ≥ 20,000 events/s through the CLI on one core — ${cliRate >= 20_000 ? 'met' : 'NOT met'}`,
+      '',
+    ].join('\n'),
+  );
+  if (Math.max(...ip.stateBytes) > 24 * 1024) exitCode = 1;
+  process.stdout.write(`input file was ${(statSync(file).size / 1024 ** 2).toFixed(0)} MB; removing ${dir}\n`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+process.exit(exitCode);
