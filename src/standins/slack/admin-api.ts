@@ -153,6 +153,7 @@ export class AdminApi {
         purpose: c.purpose ?? '',
         is_private: c.isPrivate === true,
         message_count: state.messages(c.id).length,
+        latest_ts: state.messages(c.id).at(-1)?.ts ?? null,
       })),
       command: options.command,
       default_user: options.defaultUser,

@@ -15,6 +15,7 @@ const ui = {
   thread: null, // ts of the open thread
   highlight: null,
   refreshTimer: null,
+  seen: {}, // channel id → latest ts the person has had on screen
   busy: false,
 };
 
@@ -202,8 +203,16 @@ function scheduleRefresh() {
 
 function renderSidebar() {
   const list = $('channel-list');
+  const current = ui.workspace.channels.find((c) => c.id === ui.channel);
+  if (ui.mode === 'channel' && current?.latest_ts) ui.seen[current.id] = current.latest_ts;
   list.innerHTML = ui.workspace.channels
-    .map((c) => `<li><button type="button" class="nav-item${ui.mode === 'channel' && c.id === ui.channel ? ' active' : ''}" data-channel-id="${escapeHtml(c.id)}" data-testid="channel-${escapeHtml(c.name)}"># ${escapeHtml(c.name)}<span class="count">${c.message_count || ''}</span></button></li>`)
+    .map((c) => {
+      // First load: everything already there counts as seen; later posts make the channel unread.
+      if (!(c.id in ui.seen)) ui.seen[c.id] = c.latest_ts ?? '';
+      const unread = c.latest_ts && c.latest_ts > ui.seen[c.id] ? ' unread' : '';
+      const active = ui.mode === 'channel' && c.id === ui.channel ? ' active' : '';
+      return `<li><button type="button" class="nav-item${active}${unread}" data-channel-id="${escapeHtml(c.id)}" data-testid="channel-${escapeHtml(c.name)}"># ${escapeHtml(c.name)}</button></li>`;
+    })
     .join('');
   $('home-link').classList.toggle('active', ui.mode === 'home');
 }
