@@ -139,6 +139,24 @@ describe('Databricks client against the local Databricks', () => {
     ]);
   });
 
+  it('fetches a new OAuth token shortly before the old one expires, without waiting for a 401', async () => {
+    let now = Date.now();
+    const databricks = createDatabricksClient({
+      host: local.url,
+      credentials: { kind: 'oauth-m2m', ...CLIENT },
+      now: () => now,
+      sleep: async () => undefined,
+    });
+    await databricks.statements.query(SELECT_ONE);
+    now += 3_000_000; // 50 of the token's 60 minutes: still valid
+    await databricks.statements.query(SELECT_ONE);
+    expect(databricks.stats().tokenRefreshes).toBe(1);
+    now += 500_000; // inside the refresh margin before expiry
+    await databricks.statements.query(SELECT_ONE);
+    expect(databricks.stats().tokenRefreshes).toBe(2);
+    expect(databricks.stats().retries.token_expired).toBeUndefined();
+  });
+
   it('rejects bad client credentials at the token endpoint', async () => {
     const databricks = createDatabricksClient({
       host: local.url,

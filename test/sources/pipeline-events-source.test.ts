@@ -53,6 +53,19 @@ describe('PipelineEventsSource', () => {
     expect(typeof (backlog[0] as { backlogBytes: number }).backlogBytes).toBe('number');
   });
 
+  it('reads progress given as a progress_json string, as the event-log table stores it', async () => {
+    const batch = simulator('bronze_events', START, 8).next();
+    local.appendPipelineEvent(
+      PIPELINE,
+      { event_type: 'stream_progress', maturity_level: 'EVOLVING', origin: { flow_name: 'bronze_events' }, details: { stream_progress: { progress_json: batch.json } } },
+      batch.endMs,
+    );
+    local.clock.advance(120_000);
+    const result = await new PipelineEventsSource({ client, pipelineIds: [PIPELINE], now: () => local.clock.now() }).poll(null);
+    expect(result.progress).toHaveLength(1);
+    expect(result.progress[0]!.progress).toMatchObject({ name: 'bronze_events', batchId: 0 });
+  });
+
   it('reports a failed pipeline update with its exception message', async () => {
     local.appendPipelineEvent(
       PIPELINE,
