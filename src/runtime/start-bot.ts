@@ -1,0 +1,150 @@
+/**
+ * The whole bot in one process from an environment: config (env + watch file), Redis, the progress
+ * sources, the engine, the Slack app (HTTP receiver or Socket Mode) with /healthz and /metrics, and
+ * the pipeline's workers and schedules (`startAll`). `streamdoctor start` runs it on the process
+ * environment; the demo runs the very same function on an environment pointed at the stand-ins.
+ */
+import { engineTrackers } from '../../jobs/engine-trackers.js';
+import { WebClientChat } from '../../jobs/slack-chat.js';
+import { readEnvConfig } from '../config/env.js';
+import { readWatchConfigFile, type WatchConfig } from '../config/index.js';
+import { createLogger, type Logger } from '../observability/logger.js';
+import { createSlackApp } from '../slack/app.js';
+import { PermissionChecker, permissionPolicyFromList } from '../slack/permissions.js';
+import { startHttpServer } from './http-routes.js';
+import { startAll, type AllRuntime } from './pipeline-runtime.js';
+import { ProcessSetupError } from './process-setup.js';
+import { readPipelineSettings } from './process-settings.js';
+import { discoverRedis, type DiscoveredRedis } from './redis-discovery.js';
+import { buildWatchRuntime } from './watch-sources.js';
+
+export interface StartBotOverrides {
+  /** Clock of the engine, incidents, Slack renderers and sources. @defaultValue Date.now */
+  now?: () => number;
+  /** Interface of the HTTP server (only used to build `url`; Bolt binds all interfaces). @defaultValue '0.0.0.0' */
+  host?: string;
+  /** Port of the HTTP server. @defaultValue PORT (3000) */
+  port?: number;
+  /** A Redis found already. @defaultValue discovered from REDIS_URL / localhost / a private redis-server */
+  redis?: DiscoveredRedis;
+  /** Detect tick for every stream (stalls). @defaultValue 60000 */
+  sweepEveryMs?: number;
+  logger?: Logger;
+}
+
+export interface RunningBot {
+  /** Base URL of the HTTP server, e.g. http://127.0.0.1:3000 (POST /slack/events, /healthz, /metrics). */
+  url: string;
+  runtime: AllRuntime;
+  watch: WatchConfig | null;
+  logger: Logger;
+  close(): Promise<void>;
+}
+
+/** Starts web + worker + clock. Throws `ProcessSetupError` (code streamdoctor_process_config) listing what to fix. */
+export async function startBot(envVars: NodeJS.ProcessEnv, overrides: StartBotOverrides = {}): Promise<RunningBot> {
+  const env = readEnvConfig(envVars);
+  const settings = readPipelineSettings(envVars);
+  const problems = [...env.problems, ...settings.problems];
+  if (!env.slack.botToken) problems.push('set SLACK_BOT_TOKEN (xoxb-…): the bot posts alerts with it');
+  else if (!env.slack.signingSecret && !env.slack.appToken) problems.push('set SLACK_SIGNING_SECRET (HTTP mode) or SLACK_APP_TOKEN (Socket Mode)');
+  if (problems.length > 0) throw new ProcessSetupError(problems);
+  const logger = overrides.logger ?? createLogger({ name: 'streamdoctor', level: env.logLevel });
+
+  let watch: WatchConfig | null = null;
+  if (env.configPath) {
+    try {
+      watch = await readWatchConfigFile(env.configPath);
+    } catch (err) {
+      // The loader's message lists every mistake with file:line:column and what to write instead.
+      throw new ProcessSetupError([(err as Error).message]);
+    }
+  } else {
+    logger.warn('STREAMDOCTOR_CONFIG is not set: no streams are watched (see examples/streamdoctor.example.yml)');
+  }
+  const watchRuntime = watch
+    ? buildWatchRuntime(watch, {
+        env: envVars,
+        logger,
+        defaultWarehouseId: env.databricks.warehouseId,
+        ...(overrides.now ? { now: overrides.now } : {}),
+      })
+    : null;
+  const sources = watchRuntime?.sources ?? new Map();
+  const routing = watchRuntime?.routing ?? { defaultChannel: settings.defaultChannel };
+  if (settings.defaultChannel) routing.defaultChannel = settings.defaultChannel;
+  // An explicit STREAMDOCTOR_POLL_SECONDS wins over the watch file's poll_interval.
+  const pollEveryMs = envVars.STREAMDOCTOR_POLL_SECONDS?.trim() ? settings.pollEveryMs : (watch?.pollIntervalMs ?? settings.pollEveryMs);
+  const digest = watch?.digest ?? null;
+
+  const redis = overrides.redis ?? (await discoverRedis({ env: envVars }));
+  const ownsRedis = !overrides.redis;
+  const host = overrides.host ?? '0.0.0.0';
+  const port = overrides.port ?? env.port;
+  const slackApiUrl = env.slack.apiUrl ?? undefined;
+  let boundPort: number | null = null;
+  let runtime: AllRuntime;
+  try {
+    runtime = await startAll({
+      redisUrl: redis.url,
+      prefix: env.prefix,
+      logger,
+      sources,
+      trackers: engineTrackers(watchRuntime ? (id) => watchRuntime.engineOptionsFor(id) : undefined),
+      chat: new WebClientChat({ token: env.slack.botToken!, ...(slackApiUrl ? { slackApiUrl } : {}) }),
+      routing,
+      timeZone: digest?.timeZone ?? settings.timeZone,
+      store: { storm: { windowMs: settings.stormWindowMs, threshold: settings.stormThreshold } },
+      ...(overrides.now ? { now: overrides.now } : {}),
+      schedule: {
+        sourceIds: [...sources.keys()],
+        pollEveryMs,
+        digestAt: digest?.time ?? settings.digestAt,
+        timeZone: digest?.timeZone ?? settings.timeZone,
+        ...(overrides.sweepEveryMs ? { sweepEveryMs: overrides.sweepEveryMs } : {}),
+      },
+      startWeb: async (routes, store) => {
+        const handle = createSlackApp({
+          ...(env.slack.signingSecret ? { signingSecret: env.slack.signingSecret } : {}),
+          botToken: env.slack.botToken!,
+          ...(env.slack.appToken ? { appToken: env.slack.appToken } : {}),
+          ...(slackApiUrl ? { slackApiUrl } : {}),
+          customRoutes: routes,
+          logger,
+          deps: {
+            store,
+            permissions: new PermissionChecker({ policy: permissionPolicyFromList(envVars.STREAMDOCTOR_ADMINS) }),
+            logger,
+            routingDefaults: routing,
+            ...(overrides.now ? { now: overrides.now } : {}),
+          },
+        });
+        if (handle.mode === 'socket') {
+          // Socket Mode has no request URL; /healthz and /metrics still need a port.
+          await handle.start();
+          const http = await startHttpServer(routes, port, host);
+          boundPort = Number(new URL(http.url).port);
+          return { url: http.url, close: async () => { await handle.stop(); await http.close(); } };
+        }
+        const started = await handle.start(port);
+        boundPort = started.port;
+        return { url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${started.port}`, close: () => handle.stop() };
+      },
+    });
+  } catch (err) {
+    if (ownsRedis) await redis.close();
+    throw err;
+  }
+  const url = runtime.web.url ?? `http://127.0.0.1:${boundPort ?? port}`;
+  logger.info({ url, sources: sources.size, streams: watch?.streams.length ?? 0 }, 'streamdoctor running (web + worker + clock)');
+  return {
+    url,
+    runtime,
+    watch,
+    logger,
+    async close() {
+      await runtime.close();
+      if (ownsRedis) await redis.close();
+    },
+  };
+}
