@@ -7,7 +7,7 @@ import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
 import type { Logger } from '../observability/logger.js';
 import { ClientStats, type ClientEvent, type RetryReason } from './client-stats.js';
 import { errorFromResponse } from './error-body.js';
-import { DatabricksApiError, DatabricksUnavailableError, RateLimitedError, errorKind } from './errors.js';
+import { DatabricksApiError, DatabricksUnavailableError, errorKind } from './errors.js';
 import { backoffDelay, DEFAULT_RETRY, type RetryOptions } from './retry-policy.js';
 import { Semaphore } from './semaphore.js';
 import type { TokenProvider } from './token-provider.js';
@@ -170,11 +170,7 @@ export class DatabricksHttpClient {
     }
   }
 
-  private giveUp(error: DatabricksApiError, spec: RequestSpec, attempts: number, wasRetryable: boolean): DatabricksApiError {
-    let final = error;
-    if (wasRetryable && error.httpStatus === 429 && !(error instanceof RateLimitedError)) {
-      final = new RateLimitedError(error.message, error);
-    }
+  private giveUp(final: DatabricksApiError, spec: RequestSpec, attempts: number, wasRetryable: boolean): DatabricksApiError {
     const kind = errorKind(final);
     this.stats.record({ type: 'error', method: spec.method, path: spec.path, kind, status: final.httpStatus, errorCode: final.errorCode });
     this.logger?.error(

@@ -100,6 +100,11 @@ export class StatementsApi {
     const maxRows = options.maxRows ?? Infinity;
     const rows: (string | null)[][] = [];
     let chunk: ResultData | undefined = response.result;
+    // Some answers carry only the manifest; the first chunk is then fetched like the others.
+    if (!chunk && (response.manifest?.total_chunk_count ?? 0) > 0) {
+      chunk = await this.getChunk(response.statement_id, 0);
+      requests += 1;
+    }
     let truncated = response.manifest?.truncated === true;
     // Bounded by the manifest's chunk count (plus one), whatever the links say.
     const chunkBudget = (response.manifest?.total_chunk_count ?? 1) + 1;
