@@ -7,6 +7,7 @@ export { StreamSimulator, type BatchTruth, type SimulatedBatch } from './stream-
 export { toSparkJson, toSparkPrettyJson } from './spark-json.js';
 export { javaDoubleToString, sparkTimestamp } from './java-format.js';
 export { SeededRandom } from './random.js';
+export { validateSpec, SimulatorSpecError, SimulatorTimeError } from './spec-validation.js';
 export {
   labelScenario,
   simulateScenario,

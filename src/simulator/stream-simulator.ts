@@ -29,6 +29,7 @@ import {
   type SimulatorOptions,
   type StreamSpec,
 } from './spec.js';
+import { SimulatorSpecError, SimulatorTimeError, validateSpec } from './spec-validation.js';
 import { StateStoreModel, type StateBatchResult } from './state-store-model.js';
 import type { RawProgress } from '../progress/types.js';
 
@@ -100,6 +101,8 @@ const MAP_SIDE_SHARE = 0.5;
 const IDLE_POLL_MS = 100;
 /** Bound on trigger checks per `next()` call so a pathological spec cannot spin forever. */
 const MAX_TRIGGERS_PER_CALL = 1_000_000;
+/** 9999-12-31: beyond it timestamps cannot be printed in Spark's format. */
+const MAX_TIME_MS = Date.UTC(9999, 11, 31);
 
 export class StreamSimulator {
   readonly id: string;
@@ -134,6 +137,7 @@ export class StreamSimulator {
   private maxEventMs: number | null = null;
 
   constructor(spec: StreamSpec, options: SimulatorOptions = {}) {
+    validateSpec(spec);
     const startMs = options.startMs ?? DEFAULT_START_MS;
     this.random = new SeededRandom(options.seed ?? 1);
     this.id = spec.id ?? this.random.uuid();
@@ -181,6 +185,7 @@ export class StreamSimulator {
   /** Advances to the end of the next reported trigger and returns its progress and truth. */
   next(): SimulatedBatch {
     for (let guard = 0; guard < MAX_TRIGGERS_PER_CALL; guard++) {
+      if (!(this.nowMs < MAX_TIME_MS)) throw new SimulatorTimeError(this.nowMs);
       this.applyRestart();
       const start = this.nowMs;
       this.advanceArrivals(start);
@@ -190,7 +195,9 @@ export class StreamSimulator {
       const idle = this.idleTrigger(start);
       if (idle) return idle;
     }
-    throw new Error('streamdoctor_simulator_no_progress: no trigger reported within the step bound');
+    throw new SimulatorSpecError([
+      `no progress reported within ${MAX_TRIGGERS_PER_CALL} trigger checks: no input arrives and noDataProgressEventIntervalMs is too long to report idleness`,
+    ]);
   }
 
   /** Runs `count` batches (bounded) and returns them. */
