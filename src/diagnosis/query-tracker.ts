@@ -53,6 +53,7 @@ export class QueryTracker {
   private resolved: Incident[] = [];
   private analysisCache: Analysis | null = null;
   private watermark: WatermarkWatch = { startMs: null, nowMs: null, delayMs: null };
+  private lastReportRows = 0;
 
   private constructor(
     readonly id: string,
@@ -83,6 +84,7 @@ export class QueryTracker {
     tracker.open = typeof state.open === 'object' && state.open !== null ? { ...state.open } : {};
     tracker.resolved = Array.isArray(state.resolved) ? state.resolved.slice(-MAX_RESOLVED) : [];
     if (state.watermark && typeof state.watermark === 'object') tracker.watermark = { ...state.watermark };
+    tracker.lastReportRows = typeof state.lastReportRows === 'number' ? state.lastReportRows : 0;
     return tracker;
   }
 
@@ -101,6 +103,7 @@ export class QueryTracker {
     const repeat = last !== undefined && progress.batchId !== null && progress.batchId === last.batchId;
     const end = progress.timestampMs + progress.batchDurationMs;
     this.lastSeenMs = Math.max(this.lastSeenMs ?? end, end);
+    this.lastReportRows = progress.numInputRows;
     if (repeat && progress.numInputRows === 0 && sameRun) {
       // A no-data report keeps the batchId of the last batch: the query is alive and idle.
       return this.resolveStalled(last.batchId, end);
@@ -196,6 +199,7 @@ export class QueryTracker {
       open: this.open,
       resolved: this.resolved,
       watermark: this.watermark,
+      lastReportRows: this.lastReportRows,
     };
     // Bounded whatever happened: drop the oldest resolved incidents, then the oldest features.
     while (JSON.stringify(state).length > TRACKER_STATE_MAX_BYTES) {
@@ -223,6 +227,7 @@ export class QueryTracker {
       lastSeenMs: this.lastSeenMs ?? nowMs,
       watermark: this.watermark,
       batches: this.batches,
+      lastReportRows: this.lastReportRows,
     };
   }
 

@@ -32,6 +32,8 @@ export interface TrackerState {
   /** Resolved incidents, oldest first, bounded. */
   resolved: Incident[];
   watermark?: WatermarkWatch;
+  /** Input rows of the latest report of any kind. */
+  lastReportRows?: number;
 }
 
 export class TrackerStateError extends Error {

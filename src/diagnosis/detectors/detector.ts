@@ -29,6 +29,8 @@ export interface DetectorContext {
   nowMs: number;
   /** End of the latest report of any kind (idle reports included), epoch ms. */
   lastSeenMs: number;
+  /** Input rows of the latest report of any kind (0 after a no-data report: the query is idle). */
+  lastReportRows: number;
   /** Batches this tracker has seen (beyond the ring). */
   batches: number;
   /** Watermark progress: how far it advanced since state was last removed, and its delay. */

@@ -20,7 +20,8 @@ export function detectStalled(ctx: DetectorContext): Finding {
   const recentRows = ctx.features.slice(-5).some((f) => f.rows > 0);
   const behind =
     (latest.kafkaBehind ?? 0) > 0 || (latest.filesOutstanding ?? 0) > 0 || (latest.msBehind ?? 0) > 0;
-  const arriving = analysis.arrivalRate !== null && analysis.arrivalRate > 0 && recentRows;
+  const arriving =
+    analysis.arrivalRate !== null && analysis.arrivalRate > 0 && recentRows && ctx.lastReportRows > 0;
   if (!behind && !arriving) return CLEAR;
   const silentSec = Math.round(silentMs / 1000);
   const waiting =

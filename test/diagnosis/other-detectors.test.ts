@@ -1,0 +1,175 @@
+import { describe, expect, it } from 'vitest';
+import { parseProgress } from '../../src/progress/parse-progress.js';
+import { steppedRate } from '../../src/simulator/index.js';
+import { MIN, START, opened, runStream } from './run-stream.js';
+
+const cluster = { rowsPerSecPerCore: 2_500, cores: 8, overheadMs: 1_200 };
+
+describe('state_growth', () => {
+  it('fires on an aggregation without watermark and advises withWatermark', () => {
+    const run = runStream(
+      {
+        name: 'sessions',
+        arrival: 6_000,
+        processing: cluster,
+        triggerMs: 30_000,
+        source: { kind: 'kafka', partitions: 16 },
+        state: { watermarkMs: null, newKeysPerRow: 0.2 },
+      },
+      60,
+    );
+    const state = opened(run, 'state_growth');
+    expect(state).toHaveLength(1);
+    const incident = run.tracker.report().incidents.find((i) => i.kind === 'state_growth')!;
+    expect(incident.causes[0]!.code).toBe('unbounded_state');
+    expect(incident.causes[0]!.evidence).toMatch(/no watermark/);
+    expect(incident.advice[0]).toMatchObject({ setting: 'withWatermark' });
+    expect(incident.advice[0]!.value).toMatch(/"event_time", "\d+ minutes"/);
+  });
+
+  it('does not fire on bounded state with a watermark that rises, fills, and is evicted', () => {
+    const run = runStream(
+      {
+        arrival: 6_000,
+        processing: cluster,
+        triggerMs: 10_000,
+        source: { kind: 'kafka', partitions: 16 },
+        state: { watermarkMs: 10 * 60_000 },
+      },
+      300,
+    );
+    expect(opened(run, 'state_growth')).toEqual([]);
+  });
+
+  it('names the in-memory provider when large state lives on the JVM heap', () => {
+    const run = runStream(
+      {
+        arrival: 6_000,
+        processing: cluster,
+        triggerMs: 60_000,
+        source: { kind: 'kafka', partitions: 16 },
+        state: { provider: 'hdfs', watermarkMs: null, bytesPerRow: 1_200, initialRows: 4_000_000 },
+        platform: 'spark-3.5',
+      },
+      30,
+    );
+    const incident = run.tracker.report().incidents.find((i) => i.kind === 'state_growth')!;
+    const codes = incident.causes.map((c) => c.code);
+    expect(codes).toContain('state_store_memory');
+    const advice = incident.advice.find((a) => a.setting === 'spark.sql.streaming.stateStore.providerClass');
+    expect(advice?.value).toMatch(/RocksDBStateStoreProvider$/);
+  });
+});
+
+describe('slow_repartition', () => {
+  const spec = (initialRows: number) => ({
+    arrival: 5_000,
+    processing: cluster,
+    triggerMs: 30_000,
+    source: { kind: 'kafka' as const, partitions: 16 },
+    state: { watermarkMs: 30 * MIN, initialRows, bytesPerRow: 400 },
+    events: [{ type: 'restart' as const, atBatch: 20, downtimeMs: MIN, stateStorePartitions: 64 }],
+  });
+
+  it('fires once on a repartition above the 10 minute threshold and resolves with the next batch', () => {
+    const run = runStream(spec(120_000_000), 30);
+    const changes = run.changes.filter((c) => c.incident.kind === 'slow_repartition');
+    expect(changes.map((c) => c.type)).toEqual(['opened', 'resolved']);
+    const incident = changes[0]!.incident;
+    expect(incident.metrics?.repartitionMs).toBeGreaterThan(600_000);
+    expect(incident.metrics?.stateBytes).toBeGreaterThan(10 * 1024 ** 3);
+    expect(incident.summary).toMatch(/State repartition took .* above the 10m threshold/);
+    expect(incident.causes[0]!.code).toBe('large_state_repartition');
+  });
+
+  it('stays quiet for a quick repartition of small state, and honours a lower threshold', () => {
+    expect(runStream(spec(2_000_000), 30).changes).toEqual([]);
+    const strict = runStream(spec(2_000_000), 30, { repartitionThresholdMs: 10_000 });
+    expect(opened(strict, 'slow_repartition')).toHaveLength(1);
+  });
+});
+
+describe('stalled', () => {
+  it('is judged at now: silent far longer than the cadence while data waits', () => {
+    const run = runStream(
+      { arrival: 8_000, processing: cluster, triggerMs: 30_000, source: { kind: 'kafka', partitions: 16 } },
+      40,
+    );
+    expect(run.tracker.tick(run.lastEndMs + 2 * MIN)).toEqual([]);
+    expect(run.tracker.report(run.lastEndMs + 2 * MIN).health).toBe('ok');
+    const now = run.lastEndMs + 30 * MIN;
+    // report(now) shows it without changing the tracker; tick(now) records it.
+    expect(run.tracker.report(now).incidents[0]!.kind).toBe('stalled');
+    const changes = run.tracker.tick(now);
+    expect(changes.map((c) => `${c.type}:${c.incident.kind}`)).toEqual(['opened:stalled']);
+    expect(changes[0]!.incident.severity).toBe('critical');
+    expect(changes[0]!.incident.metrics?.silentSec).toBe(30 * 60);
+    expect(run.tracker.tick(now + MIN)).toEqual([]); // no repeat
+  });
+
+  it('an idle query (nothing arriving, nothing behind) may be silent', () => {
+    const run = runStream(
+      {
+        arrival: steppedRate(8_000, [{ atMs: START + 10 * MIN, rowsPerSec: 0 }]),
+        processing: cluster,
+        triggerMs: 30_000,
+        source: { kind: 'kafka', partitions: 16 },
+        noDataProgressEventIntervalMs: 10 * 60_000,
+      },
+      40,
+    );
+    expect(run.tracker.tick(run.lastEndMs + 3 * 3_600_000)).toEqual([]);
+  });
+
+  it('resolves when progress resumes', () => {
+    const run = runStream(
+      { arrival: 8_000, processing: cluster, triggerMs: 30_000, source: { kind: 'kafka', partitions: 16 } },
+      41,
+    );
+    const last = JSON.parse(run.json.pop()!) as Record<string, unknown>;
+    // Replay onto a tracker that has only the first 40 reports.
+    const fresh = runStream(
+      { arrival: 8_000, processing: cluster, triggerMs: 30_000, source: { kind: 'kafka', partitions: 16 } },
+      40,
+    );
+    const lastTs = Date.parse(String(last.timestamp));
+    expect(fresh.tracker.tick(lastTs + 40 * MIN).map((c) => c.type)).toEqual(['opened']);
+    last.timestamp = new Date(lastTs + 45 * MIN).toISOString();
+    const parsed = parseProgress(last);
+    if (!parsed.ok) throw new Error(parsed.error);
+    const changes = fresh.tracker.observe(parsed.progress);
+    expect(changes.map((c) => `${c.type}:${c.incident.kind}`)).toContain('resolved:stalled');
+  });
+});
+
+describe('data_loss_risk', () => {
+  it('forecasts when time behind reaches a short retention, with the lag causes', () => {
+    const run = runStream(
+      {
+        arrival: steppedRate(8_000, [{ atMs: START + 10 * MIN, rowsPerSec: 16_000 }]),
+        processing: cluster,
+        triggerMs: 30_000,
+        source: { kind: 'kafka', partitions: 16, maxOffsetsPerTrigger: 300_000 },
+      },
+      120,
+      { retentionMs: 2 * 3_600_000 },
+    );
+    expect(opened(run, 'data_loss_risk')).toHaveLength(1);
+    const incident = run.tracker.report().incidents.find((i) => i.kind === 'data_loss_risk')!;
+    expect(incident.metrics?.breachAt).toMatch(/^2026-09-14T/);
+    expect(incident.summary).toMatch(/will reach the 2h retention in about/);
+    expect(incident.causes[0]!.code).toBe('rate_limit_too_low');
+    // With the default 7 days the same stream is no risk yet.
+    const relaxed = runStream(
+      {
+        arrival: steppedRate(8_000, [{ atMs: START + 10 * MIN, rowsPerSec: 16_000 }]),
+        processing: cluster,
+        triggerMs: 30_000,
+        source: { kind: 'kafka', partitions: 16, maxOffsetsPerTrigger: 300_000 },
+      },
+      120,
+    );
+    expect(opened(relaxed, 'data_loss_risk')).toEqual([]);
+    expect(opened(relaxed, 'lag')).toHaveLength(1);
+  });
+});

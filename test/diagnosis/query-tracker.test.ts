@@ -1,0 +1,140 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { diagnose } from '../../src/diagnosis/engine.js';
+import { QueryTracker, TrackerStateError } from '../../src/diagnosis/query-tracker.js';
+import { TRACKER_STATE_MAX_BYTES } from '../../src/diagnosis/tracker-state.js';
+import type { IncidentChange } from '../../src/diagnosis/types.js';
+import { parseProgress } from '../../src/progress/parse-progress.js';
+import type { Progress } from '../../src/progress/types.js';
+import { StreamSimulator, steppedRate } from '../../src/simulator/index.js';
+import { MIN, START } from './run-stream.js';
+
+const cluster = { rowsPerSecPerCore: 2_500, cores: 8, overheadMs: 1_200 };
+
+function progressOf(spec: ConstructorParameters<typeof StreamSimulator>[0], count: number, seed = 5): Progress[] {
+  const sim = new StreamSimulator(spec, { startMs: START, seed });
+  return sim.take(count).map((batch) => {
+    const parsed = parseProgress(JSON.parse(batch.json));
+    if (!parsed.ok) throw new Error(parsed.error);
+    return parsed.progress;
+  });
+}
+
+const summarize = (changes: IncidentChange[]) =>
+  changes.map((c) => `${c.type}:${c.incident.kind}@${c.incident.openedAtBatchId}`);
+
+const overload = {
+  id: 'a1b2c3d4-0000-4000-8000-000000000001',
+  name: 'orders',
+  arrival: steppedRate(12_000, [
+    { atMs: START + 10 * MIN, rowsPerSec: 24_000 },
+    { atMs: START + 40 * MIN, rowsPerSec: 6_000 },
+  ]),
+  processing: cluster,
+  triggerMs: 10_000,
+  source: { kind: 'kafka' as const, partitions: 16, maxOffsetsPerTrigger: 400_000 },
+  state: { watermarkMs: null, newKeysPerRow: 0.05 },
+};
+
+describe('QueryTracker', () => {
+  it('keeps its serialized state under 24 KB however long the history', () => {
+    const tracker = QueryTracker.create(overload.id, overload.name);
+    const history = progressOf(overload, 2_000);
+    let largest = 0;
+    history.forEach((p, i) => {
+      tracker.observe(p);
+      if (i % 100 === 99) largest = Math.max(largest, JSON.stringify(tracker.toState()).length);
+    });
+    expect(largest).toBeGreaterThan(2_000);
+    expect(largest).toBeLessThanOrEqual(TRACKER_STATE_MAX_BYTES);
+  });
+
+  it('restored from its JSON state mid-way, it continues exactly as if never stopped', () => {
+    const history = progressOf(overload, 400);
+    const continuous = QueryTracker.create(overload.id, overload.name);
+    const expected = history.flatMap((p) => continuous.observe(p));
+    expect(summarize(expected).some((s) => s.startsWith('opened:lag'))).toBe(true);
+
+    let tracker = QueryTracker.create(overload.id, overload.name);
+    const actual: IncidentChange[] = [];
+    history.forEach((p, i) => {
+      actual.push(...tracker.observe(p));
+      if (i % 37 === 0) tracker = QueryTracker.restore(JSON.parse(JSON.stringify(tracker.toState())));
+    });
+    expect(summarize(actual)).toEqual(summarize(expected));
+    expect(tracker.report()).toEqual(continuous.report());
+  });
+
+  it('rejects a state that is not one, with a typed error', () => {
+    expect(() => QueryTracker.restore(null as never)).toThrow(TrackerStateError);
+    expect(() => QueryTracker.restore({ v: 99, id: 'x' } as never)).toThrow(/version/);
+    try {
+      QueryTracker.restore({} as never);
+    } catch (error) {
+      expect((error as TrackerStateError).code).toBe('streamdoctor_invalid_tracker_state');
+    }
+  });
+
+  it('treats a repeated batchId as a retry, ignores older reports, and uses idle reports as liveness', () => {
+    const history = progressOf({ ...overload, arrival: 8_000, state: undefined }, 30);
+    const tracker = QueryTracker.create(overload.id, null);
+    for (const p of history) tracker.observe(p);
+    const before = tracker.snapshot();
+    // The same batch reported again (a retry) replaces it; an older report changes nothing.
+    expect(tracker.observe({ ...history[29]!, batchDurationMs: history[29]!.batchDurationMs + 500 })).toEqual([]);
+    expect(tracker.snapshot().lastBatchId).toBe(before.lastBatchId);
+    expect(tracker.snapshot().batchDurationMs).toBe(history[29]!.batchDurationMs + 500);
+    expect(tracker.observe(history[10]!)).toEqual([]);
+    expect(tracker.snapshot().lastBatchId).toBe(before.lastBatchId);
+    // A no-data report with the same batchId: alive, later lastProgressAt.
+    const idle = { ...history[29]!, numInputRows: 0, timestampMs: history[29]!.timestampMs + 10 * MIN, batchDurationMs: 5 };
+    tracker.observe(idle);
+    expect(Date.parse(tracker.snapshot().lastProgressAt!)).toBe(idle.timestampMs + 5);
+  });
+
+  it('snapshot carries the latest key numbers', () => {
+    const history = progressOf(overload, 90);
+    const tracker = QueryTracker.create(overload.id, null);
+    for (const p of history) tracker.observe(p);
+    const snapshot = tracker.snapshot();
+    expect(snapshot).toMatchObject({ id: overload.id, name: 'orders', triggerMs: 10_000, lastBatchId: history[89]!.batchId });
+    expect(snapshot.timeBehindSec).toBeGreaterThan(10);
+    expect(snapshot.stateRows).toBe(history[89]!.stateOperators[0]!.numRowsTotal);
+    expect(snapshot.arrivalRate).toBeGreaterThan(20_000);
+    expect(snapshot.openIncidents).toContain('lag');
+  });
+});
+
+describe('diagnose', () => {
+  it('groups interleaved queries by id, labels them by name, and puts the worst first', () => {
+    const troubled = progressOf(overload, 120);
+    const until = troubled[119]!.timestampMs;
+    // Both queries report over the same hours, in time order, as a shared listener table would.
+    const healthy = progressOf(
+      { ...overload, id: 'b1b2c3d4-0000-4000-8000-000000000002', name: null, arrival: 6_000, state: undefined },
+      1_000,
+      9,
+    ).filter((p) => p.timestampMs <= until);
+    const interleaved = [...healthy, ...troubled].sort((a, b) => a.timestampMs - b.timestampMs);
+    const output = diagnose(interleaved);
+    expect(output.queries.map((q) => q.name)).toEqual(['orders', null]);
+    expect(output.queries[0]!.health).not.toBe('ok');
+    expect(output.queries[1]!).toMatchObject({ health: 'ok', incidents: [] });
+    const lag = output.queries[0]!.incidents[0]!;
+    expect(lag).toMatchObject({ kind: 'lag' });
+    expect(Date.parse(lag.openedAt)).toBeGreaterThan(START + 10 * MIN);
+    for (const cause of lag.causes) expect(cause.confidence).toBeGreaterThan(0);
+    expect([...lag.causes].sort((a, b) => b.confidence - a.confidence)).toEqual(lag.causes);
+  });
+
+  it('a single published report yields a report with no incidents', () => {
+    const raw = JSON.parse(
+      readFileSync(new URL('../fixtures/progress/databricks-kafka-delta-agg-behind.json', import.meta.url), 'utf8'),
+    );
+    const parsed = parseProgress(raw);
+    if (!parsed.ok) throw new Error(parsed.error);
+    expect(diagnose([parsed.progress])).toEqual({
+      queries: [{ id: raw.id, name: 'orders_5min_agg', health: 'ok', incidents: [] }],
+    });
+  });
+});
