@@ -64,6 +64,20 @@ describe('chat.postMessage', () => {
     expect(stored?.blocks?.find((b) => b.type === 'actions')?.block_id).toBe('incident:a1b2c3d4-orders.lag.1795940000000');
   });
 
+  it('gives interactive elements without an action_id one, and leaves images alone', async () => {
+    await callApi(slack.apiUrl, 'chat.postMessage', {
+      channel: ALERTS,
+      text: 'x',
+      blocks: [
+        { type: 'actions', elements: [{ type: 'button', text: { type: 'plain_text', text: 'Open' }, url: 'https://example.com' }] },
+        { type: 'section', text: { type: 'mrkdwn', text: 'chart' }, accessory: { type: 'image', image_url: 'https://example.com/a.png', alt_text: 'a' } },
+      ],
+    });
+    const [actions, section] = slack.messages(ALERTS)[0]!.blocks!;
+    expect((actions!.elements as { action_id?: string }[])[0]!.action_id).toMatch(/^[A-Za-z0-9]{5}$/);
+    expect((section!.accessory as { action_id?: string }).action_id).toBeUndefined();
+  });
+
   it('accepts form bodies with blocks as a JSON string, and resolves #names', async () => {
     const body = new URLSearchParams({ channel: '#data-alerts', text: 'fallback', blocks: JSON.stringify(LAG_ALERT.open.blocks) });
     const res = await callApi(slack.apiUrl, 'chat.postMessage', body.toString());

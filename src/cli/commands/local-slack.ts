@@ -115,6 +115,10 @@ export async function run(argv: string[]): Promise<number> {
       `  requests to:  ${flags.requestUrl}\n` +
       `Press Ctrl+C to stop.\n`,
   );
+  if (!['127.0.0.1', '::1', 'localhost'].includes(flags.host)) {
+    // The admin API acts as any user without a password: fine on loopback, not on a shared network.
+    process.stderr.write(`warning: listening on ${flags.host}; anyone who can reach it can act as any user of this stand-in\n`);
+  }
   await new Promise<void>((resolve) => {
     const stop = (): void => {
       process.off('SIGINT', stop);

@@ -17,7 +17,8 @@ function shortId(length: number): string {
 function withActionId(element: unknown): unknown {
   if (typeof element !== 'object' || element === null || Array.isArray(element)) return element;
   const e = element as Json;
-  const interactive = typeof e.type === 'string' && e.type !== 'image' && !('text' in e && (e.type === 'mrkdwn' || e.type === 'plain_text'));
+  // Image elements are the only non-interactive ones in these positions.
+  const interactive = typeof e.type === 'string' && e.type !== 'image';
   return interactive && e.action_id === undefined ? { ...e, action_id: shortId(5) } : e;
 }
 
