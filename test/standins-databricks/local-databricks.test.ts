@@ -185,3 +185,28 @@ describe('local Databricks: faults and admin', () => {
     expect(clicks.written).toBeGreaterThanOrEqual(25); // a 10 s trigger over 5 minutes
   });
 });
+
+describe('local Databricks: retention', () => {
+  it('drops progress rows and pipeline events older than its retention', async () => {
+    const small = await startLocalDatabricks({ tokens: [PAT], startMs: START, speed: 0, retentionMs: 60_000, tickMs: 5, pipelines: [{ pipelineId: PIPELINE, name: 'p' }] });
+    try {
+      const sim = simulator('orders_agg', START, 41);
+      const batch = sim.next();
+      small.insertProgress(batch.json, { ingestedAtMs: START });
+      small.appendPipelineEvent(PIPELINE, { event_type: 'flow_progress', details: {} }, START);
+      small.clock.advance(120_000);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const response = await fetch(`${small.url}/api/2.0/pipelines/${PIPELINE}/events`, { headers: { Authorization: `Bearer ${PAT}` } });
+      expect(((await response.json()) as { events: unknown[] }).events).toEqual([]);
+      const parameters = progressPageParameters({ table: 'main.streamdoctor.streaming_progress', queryIds: [sim.id], queryNames: [], afterUs: 0, afterKey: '' });
+      const statement = await fetch(`${small.url}/api/2.0/sql/statements`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${PAT}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ statement: PROGRESS_TABLE_STATEMENT, warehouse_id: 'local-warehouse', parameters }),
+      });
+      expect(((await statement.json()) as { manifest: { total_row_count: number } }).manifest.total_row_count).toBe(0);
+    } finally {
+      await small.close();
+    }
+  });
+});

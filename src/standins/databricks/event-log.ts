@@ -70,6 +70,13 @@ export class EventLog {
     return stored;
   }
 
+  /** Drops events older than `beforeMs` (the stand-in's retention). */
+  prune(beforeMs: number): void {
+    for (const pipeline of this.pipelines.values()) {
+      pipeline.events = pipeline.events.filter((event) => event.timestampMs >= beforeMs);
+    }
+  }
+
   /**
    * One page. `pageToken` continues a previous listing (its filter and order travel inside the token).
    * Throws `Error` with a user-facing message on a bad token.

@@ -41,6 +41,11 @@ export interface LocalDatabricksOptions {
   /** How often streams are advanced, real ms. @defaultValue 100 */
   tickMs?: number;
   statements?: StatementStoreOptions;
+  /**
+   * Progress rows and pipeline events older than this (simulated time) are dropped, so a long
+   * accelerated demo does not grow without bound. @defaultValue 21_600_000 (6 h)
+   */
+  retentionMs?: number;
 }
 
 export interface RequestCounts {
@@ -436,9 +441,16 @@ export async function startLocalDatabricks(options: LocalDatabricksOptions = {})
   jobsHolder.runs = jobRuns;
   for (const job of options.jobs ?? []) jobRuns.addJob(job);
   const driver = new StreamDriver(tables, eventLog, jobRuns);
+  const retentionMs = options.retentionMs ?? 6 * 3_600_000;
+  let ticks = 0;
   const timer = setInterval(() => {
     try {
       driver.tick(clock.now());
+      ticks += 1;
+      if (ticks % 20 === 0) {
+        for (const table of tables.values()) table.prune(clock.now() - retentionMs);
+        eventLog.prune(clock.now() - retentionMs);
+      }
     } catch {
       // A faulty generator must not take the server down; its stream simply stops advancing.
     }

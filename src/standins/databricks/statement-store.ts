@@ -17,7 +17,7 @@ export interface StatementStoreOptions {
   chunkBytes?: number;
   /** INLINE results larger than this fail. @defaultValue 25 MiB */
   inlineLimitBytes?: number;
-  /** Statements kept for GET (oldest dropped first). @defaultValue 1_000 */
+  /** Statements kept for GET (oldest dropped first). @defaultValue 200 */
   maxStatements?: number;
 }
 
@@ -60,7 +60,7 @@ export class StatementStore {
       chunkRows: options.chunkRows ?? 2_000,
       chunkBytes: options.chunkBytes ?? 4 * MIB,
       inlineLimitBytes: options.inlineLimitBytes ?? 25 * MIB,
-      maxStatements: options.maxStatements ?? 1_000,
+      maxStatements: options.maxStatements ?? 200,
     };
   }
 
