@@ -35,8 +35,6 @@ export interface EnvConfig {
   port: number;
   /** `LOG_LEVEL`. @defaultValue 'info' */
   logLevel: string;
-  /** `LOCAL_DATABRICKS_URL`: talk to a local Databricks stand-in instead of a workspace. @defaultValue null */
-  localDatabricksUrl: string | null;
   /** True when neither Databricks nor Slack credentials are set: `start` runs the demo. */
   demo: boolean;
   /** Each problem found, with what to set instead. Empty when the environment is usable. */
@@ -81,7 +79,7 @@ export function readEnvConfig(env: NodeJS.ProcessEnv): EnvConfig {
         : 'DATABRICKS_CLIENT_SECRET is set without DATABRICKS_CLIENT_ID; set both for OAuth M2M (or unset it and use DATABRICKS_TOKEN)',
     );
   }
-  if (auth && !host && !value(env, 'LOCAL_DATABRICKS_URL')) {
+  if (auth && !host) {
     problems.push('Databricks credentials are set but DATABRICKS_HOST is not; set DATABRICKS_HOST=https://<your-workspace-host>');
   }
 
@@ -121,7 +119,6 @@ export function readEnvConfig(env: NodeJS.ProcessEnv): EnvConfig {
     prefix,
     port,
     logLevel,
-    localDatabricksUrl: url(value(env, 'LOCAL_DATABRICKS_URL'), 'LOCAL_DATABRICKS_URL', problems, false),
     demo: !auth && !botToken,
     problems,
   };
@@ -147,7 +144,6 @@ export function describeEnvConfig(config: EnvConfig): Record<string, unknown> {
     prefix: config.prefix,
     port: config.port,
     logLevel: config.logLevel,
-    localDatabricksUrl: config.localDatabricksUrl,
     demo: config.demo,
   };
 }
