@@ -13,6 +13,8 @@ export interface QueueSettings {
    * @defaultValue '{sd}'
    */
   prefix?: string;
+  /** Connection errors of the queues (they reconnect by themselves). @defaultValue ignored */
+  onError?: (err: Error) => void;
 }
 
 /** Keep few completed jobs (they prove nothing later) and more failed ones (they need a look). */
@@ -42,6 +44,8 @@ export class PipelineQueues {
     this.detect = new Queue<DetectJobData>(QUEUE.detect, { ...common, defaultJobOptions: DEFAULT_JOB_OPTIONS.detect });
     this.notify = new Queue<NotifyJobData>(QUEUE.notify, { ...common, defaultJobOptions: DEFAULT_JOB_OPTIONS.notify });
     this.digest = new Queue<DigestJobData>(QUEUE.digest, { ...common, defaultJobOptions: DEFAULT_JOB_OPTIONS.digest });
+    const onError = settings.onError ?? (() => undefined);
+    for (const queue of this.all()) queue.on('error', onError);
   }
 
   all(): Queue[] {

@@ -50,6 +50,8 @@ export interface WorkerRuntimeOptions extends PipelineBaseOptions {
   groupDebounceMs?: number;
   /** Test hook between chat.postMessage and recording its ts. */
   afterPost?: (key: string, ts: string) => Promise<void> | void;
+  /** Clock of detect, notify and digest (the demo passes its accelerated time). @defaultValue Date.now */
+  now?: () => number;
 }
 
 export interface WorkerRuntime {
@@ -61,16 +63,25 @@ export interface WorkerRuntime {
   close(): Promise<void>;
 }
 
+function throttledWarn(logger: Logger, msg: string): (err: Error) => void {
+  let last = 0;
+  return (err) => {
+    if (Date.now() - last < 5000) return;
+    last = Date.now();
+    logger.warn({ err: { message: err.message } }, msg);
+  };
+}
+
 function queuePrefixOf(options: PipelineBaseOptions): string {
   return options.queuePrefix ?? `{${options.prefix ?? 'sd'}}`;
 }
 
 export async function startWorker(options: WorkerRuntimeOptions): Promise<WorkerRuntime> {
-  const redis = createRedis(options.redisUrl, 'worker');
-  const workerConnection = createRedis(options.redisUrl, 'worker');
+  const redis = createRedis(options.redisUrl, 'worker', {}, options.logger);
+  const workerConnection = createRedis(options.redisUrl, 'worker', {}, options.logger);
   const metrics = options.metrics ?? createMetrics();
   const store = new RedisStore({ ...options.store, redis, prefix: options.prefix ?? 'sd' });
-  const queues = new PipelineQueues({ connection: redis, prefix: queuePrefixOf(options) });
+  const queues = new PipelineQueues({ connection: redis, prefix: queuePrefixOf(options), onError: throttledWarn(options.logger, 'queue connection error') });
   const poster = new MessagePoster({
     redis,
     keys: store.keys,
@@ -91,6 +102,7 @@ export async function startWorker(options: WorkerRuntimeOptions): Promise<Worker
       ...(options.routing ? { routing: options.routing } : {}),
       ...(options.timeZone ? { timeZone: options.timeZone } : {}),
       ...(options.groupDebounceMs !== undefined ? { groupDebounceMs: options.groupDebounceMs } : {}),
+      ...(options.now ? { now: options.now } : {}),
     },
     { ...options.workers, connection: workerConnection, prefix: queuePrefixOf(options) },
   );
@@ -122,8 +134,8 @@ export interface ClockRuntime {
 }
 
 export async function startClock(options: ClockRuntimeOptions): Promise<ClockRuntime> {
-  const redis = createRedis(options.redisUrl, 'worker');
-  const queues = new PipelineQueues({ connection: redis, prefix: queuePrefixOf(options) });
+  const redis = createRedis(options.redisUrl, 'worker', {}, options.logger);
+  const queues = new PipelineQueues({ connection: redis, prefix: queuePrefixOf(options), onError: throttledWarn(options.logger, 'queue connection error') });
   await upsertSchedules(queues, options.schedule);
   options.logger.info({ sources: options.schedule.sourceIds, pollEveryMs: options.schedule.pollEveryMs ?? 10_000 }, 'schedules upserted');
   const timer = setInterval(() => {
@@ -159,11 +171,10 @@ export interface WebRuntime {
 }
 
 export async function startWebEndpoints(options: WebRuntimeOptions): Promise<WebRuntime> {
-  const redis = createRedis(options.redisUrl, 'producer');
-  redis.on('error', () => undefined); // reported through /healthz
+  const redis = createRedis(options.redisUrl, 'producer', {}, options.logger); // outages also show on /healthz
   const metrics = options.metrics ?? createMetrics();
   const store = new RedisStore({ ...options.store, redis, prefix: options.prefix ?? 'sd' });
-  const queues = new PipelineQueues({ connection: redis, prefix: queuePrefixOf(options) });
+  const queues = new PipelineQueues({ connection: redis, prefix: queuePrefixOf(options), onError: throttledWarn(options.logger, 'queue connection error') });
   const routes = pipelineRoutes({ redis, queues, metrics, countOpenIncidents: () => store.incidents.countOpen() });
   let handle: HttpServerHandle | { url?: string; close(): Promise<void> };
   if (options.startWeb) handle = await options.startWeb(routes, store, queues);

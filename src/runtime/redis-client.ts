@@ -13,6 +13,24 @@ export function redisOptionsFor(role: RedisRole): RedisOptions {
     : { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000, retryStrategy: (times) => Math.min(200 * times, 2000) };
 }
 
-export function createRedis(url: string, role: RedisRole, extra: RedisOptions = {}): Redis {
-  return new Redis(url, { ...redisOptionsFor(role), ...extra });
+/** Something with a `warn` method (the pino logger). */
+export interface ErrorSink {
+  warn(obj: object, msg: string): void;
+}
+
+/**
+ * A client whose connection errors are logged (at most one line per 5 s) instead of surfacing as
+ * unhandled 'error' events; ioredis reconnects by itself.
+ */
+export function createRedis(url: string, role: RedisRole, extra: RedisOptions = {}, sink?: ErrorSink): Redis {
+  const redis = new Redis(url, { ...redisOptionsFor(role), ...extra });
+  let lastLogged = 0;
+  redis.on('error', (err: Error) => {
+    const now = Date.now();
+    if (sink && now - lastLogged > 5000) {
+      lastLogged = now;
+      sink.warn({ err: { message: err.message, code: (err as { code?: string }).code } }, 'redis connection error (reconnecting)');
+    }
+  });
+  return redis;
 }

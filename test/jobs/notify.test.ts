@@ -99,9 +99,10 @@ describe('notify', () => {
     await change(rt, QID(1), 'resolved', resolved);
     await waitFor(async () => slack!.thread('C0DATAALRT', posted.ts).length === 2, 'resolve reply');
     // A replayed notify job (same version) changes nothing.
-    const record = (await rt.store.getIncident(id))!;
+    await waitFor(() => idle(rt), 'idle');
     await rt.queues.notify.add('refresh', { kind: 'refresh', incidentId: id, committedAt: Date.now() });
     await waitFor(() => idle(rt), 'idle');
+    const record = (await rt.store.getIncident(id))!;
     expect(slack!.messages('C0DATAALRT').filter((m) => keyOf(m) === id)).toHaveLength(1);
     expect(slack!.thread('C0DATAALRT', posted.ts)).toHaveLength(2);
     expect(record).toMatchObject({ state: 'resolved', notifiedVersion: record.version });
