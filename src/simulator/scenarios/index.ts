@@ -2,10 +2,11 @@
 
 import type { Scenario } from '../scenario.js';
 import { LAG } from './lag.js';
+import { MORE } from './more.js';
 import { MUST_NOT_FIRE } from './must-not-fire.js';
 import { STATE_AND_MORE } from './state-and-more.js';
 
-export const SCENARIOS: Scenario[] = [...MUST_NOT_FIRE, ...LAG, ...STATE_AND_MORE];
+export const SCENARIOS: Scenario[] = [...MUST_NOT_FIRE, ...LAG, ...STATE_AND_MORE, ...MORE];
 
 /** A scenario by name; throws with the known names when it does not exist. */
 export function scenarioByName(name: string): Scenario {

@@ -1,0 +1,148 @@
+/**
+ * More of the same kinds under other shapes: episodes that end, older runtimes, other sources,
+ * and quiet cases that look alarming.
+ */
+
+import { steppedRate, withBursts } from '../arrivals.js';
+import type { Scenario } from '../scenario.js';
+import { HOUR, MIN, SEC, STANDARD_CAPACITY, START_MS, standardCluster } from './common.js';
+
+export const MORE: Scenario[] = [
+  {
+    name: 'lag-then-scale-up',
+    description:
+      'Uncapped 15 % overload from 20 min (30 s trigger); at batch 75 the job restarts on 16 cores with a 300,000-offset cap and drains the backlog. One episode: lag opens once and resolves.',
+    spec: {
+      name: 'orders_enrich',
+      arrival: steppedRate(0.6 * STANDARD_CAPACITY, [{ atMs: START_MS + 20 * MIN, rowsPerSec: 1.15 * STANDARD_CAPACITY }]),
+      processing: standardCluster(),
+      triggerMs: 30 * SEC,
+      source: { kind: 'kafka', topic: 'orders', partitions: 16 },
+      events: [{ type: 'restart', atBatch: 55, downtimeMs: 2 * MIN, cores: 16, cap: 1_500_000 }],
+    },
+    seed: 401,
+    startMs: START_MS,
+    batches: 140,
+    engine: {},
+    expected: [
+      { kind: 'lag', topCause: 'insufficient_capacity', onset: { rule: 'time-behind', changeAfterMs: 20 * MIN }, maxDelayReports: 8 },
+    ],
+  },
+  {
+    name: 'kafka-cap-too-low-dbr170',
+    description:
+      'DBR 17.0 (latest read at planning) with maxOffsetsPerTrigger 250,000 per 30 s (8,333 rows/s) while input rises 6,000 → 10,000 rows/s: behind-latest grows ~50,000 offsets per batch.',
+    spec: {
+      name: 'inventory_capped',
+      arrival: steppedRate(6_000, [{ atMs: START_MS + 30 * MIN, rowsPerSec: 10_000 }]),
+      processing: standardCluster(),
+      triggerMs: 30 * SEC,
+      source: { kind: 'kafka', topic: 'inventory', partitions: 12, maxOffsetsPerTrigger: 250_000 },
+      platform: 'dbr-17.0',
+    },
+    seed: 402,
+    startMs: START_MS,
+    batches: 130,
+    engine: { triggerMs: 30 * SEC },
+    expected: [
+      { kind: 'lag', topCause: 'rate_limit_too_low', onset: { rule: 'time-behind', changeAfterMs: 30 * MIN }, maxDelayReports: 12 },
+    ],
+  },
+  {
+    name: 'data-loss-risk-uncapped-overload',
+    description:
+      'Topic retention 2 h; uncapped, back-to-back, input 70 % → 110 % of capacity at 20 min: time behind grows toward retention.',
+    spec: {
+      name: 'metrics_short_retention',
+      arrival: steppedRate(0.7 * STANDARD_CAPACITY, [{ atMs: START_MS + 20 * MIN, rowsPerSec: 1.1 * STANDARD_CAPACITY }]),
+      processing: standardCluster(),
+      triggerMs: 0,
+      source: { kind: 'kafka', topic: 'metrics', partitions: 16 },
+    },
+    seed: 403,
+    startMs: START_MS,
+    batches: 300,
+    engine: { retentionMs: 2 * HOUR },
+    expected: [
+      { kind: 'lag', topCause: 'insufficient_capacity', onset: { rule: 'time-behind', changeAfterMs: 20 * MIN }, maxDelayReports: 8 },
+      {
+        kind: 'data_loss_risk',
+        topCause: 'insufficient_capacity',
+        onset: { rule: 'retention-forecast', changeAfterMs: 20 * MIN },
+        maxDelayReports: 40,
+      },
+    ],
+  },
+  {
+    name: 'slow-repartition-small-state',
+    description:
+      'Repartition 200 → 100 over only 2 GB of state takes ~15 minutes (slow checkpoint storage): far longer than the state size predicts.',
+    spec: {
+      name: 'small_state_slow_repartition',
+      arrival: 4_000,
+      processing: standardCluster(),
+      triggerMs: 30 * SEC,
+      source: { kind: 'kafka', topic: 'profiles_v2', partitions: 16 },
+      state: { initialRows: 10_000_000, newKeysPerRow: 0, updatesPerRow: 0.5, repartitionMsPerGb: 480_000 },
+      events: [{ type: 'restart', atBatch: 50, downtimeMs: MIN, stateStorePartitions: 100 }],
+    },
+    seed: 404,
+    startMs: START_MS,
+    batches: 100,
+    engine: {},
+    expected: [{ kind: 'slow_repartition', onset: { rule: 'repartition' }, maxDelayReports: 0 }],
+    tolerated: [{ kind: 'lag', reason: 'the 16-minute pause leaves a backlog that the next batches drain' }],
+  },
+  {
+    name: 'stalled-back-to-back',
+    description: 'A back-to-back query (batches every ~4 s) stops reporting while data keeps arriving; judged 15 minutes later.',
+    spec: {
+      name: 'realtime_scores',
+      arrival: 6_000,
+      processing: standardCluster(),
+      triggerMs: 0,
+      source: { kind: 'kafka', topic: 'scores', partitions: 16 },
+      events: [{ type: 'stall', atBatch: 150, durationMs: 3 * HOUR }],
+    },
+    seed: 405,
+    startMs: START_MS,
+    batches: 150,
+    engine: {},
+    nowAfterLastMs: 15 * MIN,
+    expected: [{ kind: 'stalled', onset: { rule: 'stall' }, maxDelayReports: 0 }],
+  },
+  {
+    name: 'oss-burst-drains',
+    description: 'Spark 3.5 back-to-back: a 30-second burst at 4× the rate lengthens a few batches, then durations return to normal.',
+    spec: {
+      name: 'clicks_oss',
+      arrival: withBursts(() => 8_000, [{ atMs: START_MS + 15 * MIN, durationMs: 30 * SEC, extraRowsPerSec: 24_000 }]),
+      processing: standardCluster(),
+      triggerMs: 0,
+      source: { kind: 'kafka', topic: 'clicks', partitions: 16 },
+      platform: 'spark-3.5',
+    },
+    seed: 407,
+    startMs: START_MS,
+    batches: 400,
+    engine: {},
+    expected: [],
+  },
+  {
+    name: 'delta-long-trigger-healthy',
+    description: 'Delta → Delta with a 5-minute trigger at 50 % load, Spark 3.5 output: long, regular gaps between reports.',
+    spec: {
+      name: 'gold_daily_rollup',
+      arrival: 3_000,
+      processing: standardCluster({ rowsPerSecPerCore: 750 }),
+      triggerMs: 5 * MIN,
+      source: { kind: 'delta', path: 's3://acme-lake/silver/orders', rowsPerFile: 20_000, maxFilesPerTrigger: null },
+      platform: 'spark-3.5',
+    },
+    seed: 408,
+    startMs: START_MS,
+    batches: 150,
+    engine: {},
+    expected: [],
+  },
+];
