@@ -5,7 +5,7 @@ import { lastSharedFile } from '../../../src/slack/operations/shared-files.js';
 import { replyPrivately, type CommandContext } from '../command-context.js';
 
 export async function diagnoseSubcommand(ctx: CommandContext, input: string): Promise<void> {
-  if (input !== '') return replyPrivately(ctx, diagnoseText(input, ctx.deps, 'the pasted text'));
+  if (input !== '') return replyPrivately(ctx, await diagnoseText(input, ctx.deps, 'the pasted text'));
   const shared = await lastSharedFile(ctx.deps, ctx.channelId);
   if (!shared || !ctx.botToken) {
     return replyPrivately(
@@ -15,7 +15,7 @@ export async function diagnoseSubcommand(ctx: CommandContext, input: string): Pr
   }
   try {
     const file = await downloadSharedFile(ctx.client, ctx.deps, shared.fileId, ctx.botToken);
-    await replyPrivately(ctx, diagnoseText(file.text, ctx.deps, file.name));
+    await replyPrivately(ctx, await diagnoseText(file.text, ctx.deps, file.name));
   } catch (error) {
     if (error instanceof DiagnoseInputError) return replyPrivately(ctx, `Could not read the shared file: ${escapeMrkdwn(error.message)}`);
     throw error;

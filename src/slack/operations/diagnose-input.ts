@@ -4,8 +4,9 @@
  * (or the configured local Slack), and only up to a size cap.
  */
 import type { webApi } from '@slack/bolt';
-import { diagnose } from '../../diagnosis/engine.js';
-import { readProgressInput } from '../../progress/read-progress-input.js';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { Diagnosis } from '../../diagnosis/engine.js';
+import { ProgressInputReader, type ProgressRecord } from '../../progress/progress-input-reader.js';
 import { nowOf, type SlackDeps } from '../deps.js';
 import { renderDiagnoseReport } from '../render/diagnose-report.js';
 import type { RenderedMessage } from '../render/types.js';
@@ -23,14 +24,43 @@ export class DiagnoseInputError extends Error {
   }
 }
 
-export function diagnoseText(text: string, deps: SlackDeps, inputLabel: string): RenderedMessage {
+/** Characters read between yields, so a 20 MiB file never holds the event loop for long. */
+const CHUNK_CHARS = 256 * 1024;
+
+/**
+ * Reads and diagnoses `text` in chunks, yielding to the event loop between them: other Slack requests
+ * keep being acknowledged within 3 s while a large shared file is diagnosed.
+ */
+export async function diagnoseText(text: string, deps: SlackDeps, inputLabel: string): Promise<RenderedMessage> {
   const maxRecords = deps.diagnose?.maxRecords ?? DEFAULT_MAX_RECORDS;
-  const { records, warnings } = readProgressInput(text);
-  const used = records.slice(-maxRecords);
-  if (records.length > maxRecords) warnings.unshift(`only the last ${maxRecords} of ${records.length} progress reports were diagnosed`);
-  // Judge stalls at the latest batch in the input, not at "now": pasted history is usually old.
-  const output = diagnose(used.map((record) => record.progress));
-  return renderDiagnoseReport(output, { nowMs: nowOf(deps), records: used.length, warnings, inputLabel });
+  const warnings: string[] = [];
+  const pending: ProgressRecord[] = [];
+  const reader = new ProgressInputReader(
+    (record) => pending.push(record),
+    (warning) => warnings.push(warning),
+  );
+  // Stalls are judged at the latest batch in the input, not at "now": pasted history is usually old.
+  const diagnosis = new Diagnosis();
+  let used = 0;
+  let dropped = 0;
+  const drain = () => {
+    for (const record of pending) {
+      if (used < maxRecords) {
+        diagnosis.add(record.progress);
+        used += 1;
+      } else dropped += 1;
+    }
+    pending.length = 0;
+  };
+  for (let offset = 0; offset < text.length; offset += CHUNK_CHARS) {
+    reader.push(text.slice(offset, offset + CHUNK_CHARS));
+    drain();
+    if (offset + CHUNK_CHARS < text.length) await yieldToEventLoop();
+  }
+  reader.end();
+  drain();
+  if (dropped > 0) warnings.unshift(`only the first ${maxRecords} of ${used + dropped} progress reports were diagnosed`);
+  return renderDiagnoseReport(diagnosis.finish(), { nowMs: nowOf(deps), records: used, warnings, inputLabel });
 }
 
 function allowedHost(url: URL, deps: SlackDeps, apiBase: string | undefined): boolean {
