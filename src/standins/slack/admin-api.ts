@@ -5,7 +5,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
-import { AppInteractions, InteractionError, type InteractionOutcome } from './app-interactions.js';
+import type { AppInteractions, InteractionOutcome } from './app-interactions.js';
+import { InteractionError } from './interaction-error.js';
 import { BodyTooLargeError, readRawBody, sendJson } from './http-body.js';
 import type { ResolvedOptions } from './options.js';
 import type { SlackDelivery } from './slack-delivery.js';

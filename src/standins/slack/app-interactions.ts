@@ -20,19 +20,11 @@ import type { SlackState } from './slack-state.js';
 import { validateView } from './block-validation.js';
 import { assignBlockIds } from './block-ids.js';
 import type { TriggerIds } from './trigger-ids.js';
+import { InteractionError } from './interaction-error.js';
 import type { BotIdentity, Json, StoredMessage, StoredView, WorkspaceChannel, WorkspaceUser } from './types.js';
 import { fileJson, messageJson } from './web-api/method-context.js';
 import { fileTypeOf } from './web-api/files-methods.js';
 import { viewJson } from './web-api/views-methods.js';
-
-export class InteractionError extends Error {
-  constructor(
-    readonly code: 'streamdoctor_local_slack_unknown_user' | 'streamdoctor_local_slack_unknown_channel' | 'streamdoctor_local_slack_not_found' | 'streamdoctor_local_slack_bad_input',
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 export interface InteractionOutcome {
   delivery: DeliveryResult;

@@ -4,11 +4,10 @@
  * multipart/form-data (what @slack/web-api sends when an argument is binary).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { BodyTooLargeError } from './body-too-large-error.js';
 import type { Json } from './types.js';
 
-export class BodyTooLargeError extends Error {
-  readonly code = 'streamdoctor_local_slack_body_too_large';
-}
+export { BodyTooLargeError };
 
 /** Reads the whole body, refusing more than `maxBytes`. */
 export function readRawBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {

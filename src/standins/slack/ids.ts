@@ -1,7 +1,6 @@
 /**
- * Id and timestamp generators. Ids are deterministic per process (a counter per prefix) so tests and
- * screenshots are stable; message timestamps look like Slack's ("1732900000.000100") and strictly
- * increase, because a ts is a message's key within its channel.
+ * Id generator. Ids are deterministic per process (a counter per prefix) so tests and screenshots
+ * are stable; trigger ids are random because they grant a modal.
  */
 import { randomBytes } from 'node:crypto';
 
@@ -20,24 +19,3 @@ export class IdGenerator {
     return `${Math.floor(nowMs / 1000)}.${Math.floor(nowMs)}.${randomBytes(16).toString('hex')}`;
   }
 }
-
-export class MessageTsClock {
-  private lastMicros = 0;
-
-  /** The next message ts at or after `nowMs`. */
-  next(nowMs: number): string {
-    let micros = Math.floor(nowMs) * 1000;
-    if (micros <= this.lastMicros) micros = this.lastMicros + 1;
-    this.lastMicros = micros;
-    return microsToTs(micros);
-  }
-}
-
-export function microsToTs(micros: number): string {
-  const seconds = Math.floor(micros / 1_000_000);
-  const fraction = micros % 1_000_000;
-  return `${seconds}.${String(fraction).padStart(6, '0')}`;
-}
-
-/** Slack message ts format: seconds, a dot, six digits. */
-export const TS_PATTERN = /^\d{9,11}\.\d{6}$/;

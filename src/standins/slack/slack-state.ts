@@ -4,7 +4,8 @@
  * `change`, which drives the chat view's live updates. Collections are capped so a long demo stays small.
  */
 import { EventEmitter } from 'node:events';
-import { IdGenerator, MessageTsClock } from './ids.js';
+import { IdGenerator } from './ids.js';
+import { MessageTsClock } from './message-ts-clock.js';
 import type {
   ApiCallRecord,
   BotIdentity,

@@ -1,6 +1,6 @@
 /** chat.postMessage, chat.update, chat.delete, chat.postEphemeral, chat.getPermalink. */
 import { boolArg, jsonArg, stringArg } from '../http-body.js';
-import { TS_PATTERN } from '../ids.js';
+import { TS_PATTERN } from '../message-ts-clock.js';
 import type { StoredMessage } from '../types.js';
 import {
   messageContent,
@@ -10,7 +10,8 @@ import {
   type MethodContext,
   type MethodHandler,
 } from './method-context.js';
-import { SlackMethodError, SlackRateLimitedError } from './method-error.js';
+import { SlackMethodError } from './method-error.js';
+import { SlackRateLimitedError } from './rate-limited-error.js';
 
 function threadTs(ctx: MethodContext, channel: string): string | undefined {
   const raw = stringArg(ctx.args.thread_ts);

@@ -1,4 +1,4 @@
-/** A Web API failure: answered as HTTP 200 `{"ok": false, "error": code, ...extra}` (429 when rate limited). */
+/** A Web API failure: answered as HTTP 200 `{"ok": false, "error": code, ...extra}`. */
 import type { Json } from '../types.js';
 
 export class SlackMethodError extends Error {
@@ -7,11 +7,5 @@ export class SlackMethodError extends Error {
     readonly extra: Json = {},
   ) {
     super(error);
-  }
-}
-
-export class SlackRateLimitedError extends SlackMethodError {
-  constructor(readonly retryAfterSec: number) {
-    super('ratelimited');
   }
 }

@@ -7,7 +7,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BodyTooLargeError, parseArgs, readRawBody, sendJson } from '../http-body.js';
 import type { Json } from '../types.js';
 import type { MethodContext } from './method-context.js';
-import { SlackMethodError, SlackRateLimitedError } from './method-error.js';
+import { SlackMethodError } from './method-error.js';
+import { SlackRateLimitedError } from './rate-limited-error.js';
 import { WEB_API_METHODS } from './methods.js';
 
 export type RouterDeps = Omit<MethodContext, 'bot' | 'args' | 'binary'>;
