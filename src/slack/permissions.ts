@@ -2,6 +2,7 @@
  * Who may change alerting from Slack (mute, unmute, watch, unwatch, and the silence button).
  * Default: anyone in the channel. When user ids or user groups are configured, only they may.
  */
+import { escapeMrkdwn, isSubteamId, userMention } from './mrkdwn.js';
 
 export type GuardedAction = 'mute' | 'unmute' | 'watch' | 'unwatch';
 
@@ -57,8 +58,8 @@ export class PermissionChecker {
       if (members.has(userId)) return { allowed: true };
     }
     const who = [
-      ...(this.policy.users ?? []).map((id) => `<@${id}>`),
-      ...(this.policy.userGroups ?? []).map((id) => `<!subteam^${id}>`),
+      ...(this.policy.users ?? []).map((id) => userMention(id)),
+      ...(this.policy.userGroups ?? []).map((id) => (isSubteamId(id) ? `<!subteam^${id}>` : escapeMrkdwn(id))),
     ].slice(0, 5);
     return { allowed: false, reason: `Only ${who.join(', ')} may ${action} streams here; ask one of them.` };
   }

@@ -56,6 +56,10 @@ describe('/stream commands', () => {
     const odd = await run('frobnicate the <!channel>');
     expect(odd.response_type).toBe('ephemeral');
     expect(odd.text).toContain('`frobnicate` is not a /stream command');
+    // Slack escapes <, > and & in command text; the name comes back escaped, never as a live mention.
+    const hostile = await run('tune &lt;!here&gt; orders');
+    expect(hostile.text).toContain('`&lt;!here&gt; orders`');
+    expect(JSON.stringify(hostile)).not.toContain('<!here>');
     const badMute = await run('mute orders_5min_agg forever');
     expect(badMute.text).toContain('(`forever` is not one). Usage: `/stream mute');
   });
