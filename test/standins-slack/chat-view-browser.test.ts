@@ -22,6 +22,7 @@ describe.skipIf(missing !== null)('chat view in a browser', () => {
   let page: Page;
   const pageErrors: string[] = [];
   const submitted: string[] = [];
+  const sharedFiles: string[] = [];
 
   beforeAll(async () => {
     slack = await startLocalSlack({ signingSecret: SECRET, rateLimit: false });
@@ -51,6 +52,10 @@ describe.skipIf(missing !== null)('chat view in a browser', () => {
       await ack();
       await respond({ replace_original: true, ...LAG_ALERT.acknowledged });
     });
+    app.event('file_shared', async ({ event }) => {
+      sharedFiles.push(event.file_id);
+    });
+    app.event('message', async () => undefined);
     app.event('app_home_opened', async ({ event, client }) => {
       await client.views.publish({ user_id: event.user, view: { type: 'home', blocks: [{ type: 'header', text: { type: 'plain_text', text: 'Open incidents for you' } }] } });
     });
@@ -94,6 +99,14 @@ describe.skipIf(missing !== null)('chat view in a browser', () => {
   it('opens the thread panel', async () => {
     await page.getByTestId('thread-link').first().click();
     await page.getByTestId('thread-panel').getByText('Time behind now').waitFor();
+  });
+
+  it('shares a file from the composer: it shows in the channel and the app gets file_shared', async () => {
+    const progress = '{"id":"a1b2","runId":"r1","batchId":18423,"numInputRows":1970000}\n';
+    await page.getByTestId('file-input').setInputFiles({ name: 'progress.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(progress) });
+    await page.getByTestId('file-card').filter({ hasText: 'progress.jsonl' }).waitFor({ timeout: 5000 });
+    await expect.poll(() => sharedFiles.length).toBe(1);
+    expect(slack.files().find((f) => f.id === sharedFiles[0])?.bytes.toString('utf8')).toBe(progress);
   });
 
   it('opens a modal from a command and submits it', async () => {

@@ -366,6 +366,25 @@ function wire() {
     scheduleRefresh();
   });
 
+  $('file-input').addEventListener('change', async (event) => {
+    const input = event.target;
+    const file = input.files?.[0];
+    input.value = '';
+    if (!file || ui.mode !== 'channel') return;
+    if (file.size > 10 * 1024 * 1024) return toast(`${file.name} is larger than 10 MiB`, true);
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    let binary = '';
+    for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+    const box = $('command-box');
+    const comment = box.value.startsWith('/') ? '' : box.value.trim();
+    if (comment) box.value = '';
+    const result = await api('file', { user: ui.user, channel: ui.channel, name: file.name, content_base64: btoa(binary), ...(comment ? { comment } : {}) });
+    if (result.ok && result.error) toast(`Shared ${file.name}, but the app did not take the event: ${result.error}`, true);
+    else if (!result.ok) reportOutcome(result, 'Sharing the file');
+    else toast(`Shared ${file.name}`);
+    scheduleRefresh();
+  });
+
   $('thread-composer').addEventListener('submit', async (event) => {
     event.preventDefault();
     const box = $('thread-box');
