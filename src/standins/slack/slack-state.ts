@@ -55,6 +55,8 @@ export class SlackState extends EventEmitter {
     limits: StateLimits = {},
   ) {
     super();
+    // Each chat view tab and each waitForMessage listens; more than Node's default 10 is normal here.
+    this.setMaxListeners(200);
     this.limits = { messagesPerChannel: 5000, calls: 2000, files: 500, ...limits };
     for (const c of workspace.channels) this.channelsById.set(c.id, c);
     for (const u of workspace.users) this.usersById.set(u.id, u);
