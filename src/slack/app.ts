@@ -36,6 +36,11 @@ export interface SlackAppOptions {
   /** Extra HTTP routes on the same server (`/healthz`, `/metrics`). */
   customRoutes?: CustomRoute[];
   /**
+   * Port of the HTTP server. In Socket Mode Bolt still serves `customRoutes` over HTTP, on this port.
+   * @defaultValue 3000
+   */
+  port?: number;
+  /**
    * Use Socket Mode.
    * @defaultValue true when `appToken` is set
    */
@@ -65,7 +70,7 @@ export function createSlackApp(options: SlackAppOptions): SlackAppHandle {
   const clientOptions = options.slackApiUrl ? { slackApiUrl: options.slackApiUrl.endsWith('/') ? options.slackApiUrl : `${options.slackApiUrl}/` } : {};
   const logger = options.logger;
   const app = new App({
-    ...(socketMode ? { socketMode: true, appToken: options.appToken } : {}),
+    ...(socketMode ? { socketMode: true, appToken: options.appToken, ...(options.port !== undefined ? { port: options.port } : {}) } : {}),
     ...(options.signingSecret ? { signingSecret: options.signingSecret } : {}),
     authorize: options.authorize ?? singleWorkspaceAuthorize(options.botToken!, clientOptions),
     clientOptions,
@@ -84,7 +89,7 @@ export function createSlackApp(options: SlackAppOptions): SlackAppHandle {
   return {
     app,
     mode: socketMode ? 'socket' : 'http',
-    async start(port = 3000) {
+    async start(port = options.port ?? 3000) {
       if (socketMode) {
         await app.start();
         logger.info('slack app connected in Socket Mode');

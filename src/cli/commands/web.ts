@@ -30,6 +30,7 @@ export async function run(_argv: string[]): Promise<number> {
                 ...(env.slack.appToken ? { appToken: env.slack.appToken } : {}),
                 ...(env.slack.apiUrl ? { slackApiUrl: env.slack.apiUrl } : {}),
                 customRoutes: routes,
+                port: env.port,
                 logger,
                 deps: {
                   store,
