@@ -1,0 +1,44 @@
+/**
+ * One worker process of `npm run bench:pipeline`: the real pipeline (progress-table source over the
+ * local Databricks, the engine, notify to the local Slack). Configured by a JSON file (argv[2]).
+ */
+import { readFileSync } from 'node:fs';
+import { engineTrackers } from '../jobs/engine-trackers.js';
+import { WebClientChat } from '../jobs/slack-chat.js';
+import { createDatabricksClient } from '../src/databricks/databricks-client.js';
+import { createLogger } from '../src/observability/logger.js';
+import { startWorker } from '../src/runtime/pipeline-runtime.js';
+import { installShutdown } from '../src/runtime/shutdown.js';
+import { ProgressTableSource } from '../src/sources/progress-table-source.js';
+
+interface BenchWorkerConfig {
+  redisUrl: string;
+  prefix: string;
+  databricksUrl: string;
+  token: string;
+  slackApiUrl: string;
+  queryIds: string[];
+  routes: Record<string, string>;
+}
+
+const config = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as BenchWorkerConfig;
+const logger = createLogger({ name: `bench-worker-${process.pid}`, level: process.env.LOG_LEVEL ?? 'warn' });
+const client = createDatabricksClient({ host: config.databricksUrl, credentials: { kind: 'pat', token: config.token } });
+const source = new ProgressTableSource({
+  client,
+  warehouseId: 'local-warehouse',
+  table: 'main.streamdoctor.streaming_progress',
+  watched: { queryIds: config.queryIds, queryNames: [] },
+  logger,
+});
+const worker = await startWorker({
+  redisUrl: config.redisUrl,
+  prefix: config.prefix,
+  logger,
+  sources: new Map([['bench-table', { id: 'bench-table', source }]]),
+  trackers: engineTrackers(),
+  chat: new WebClientChat({ token: 'xoxb-local-streamdoctor', slackApiUrl: config.slackApiUrl }),
+  routing: { queries: config.routes },
+});
+installShutdown(() => worker.close(), { logger });
+process.stdout.write('ready\n');
