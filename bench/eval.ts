@@ -6,14 +6,25 @@
  *   npm run eval                 all scenarios
  *   npm run eval -- NAME [NAME]  only these scenarios
  *   npm run eval -- --json       the scores as JSON
+ *   npm run eval -- --dump DIR   also write each scenario as DIR/NAME.jsonl (what `streamdoctor
+ *                                diagnose` reads) and its resolved labels as DIR/NAME.labels.json
  */
+
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 import { SCENARIOS, labelScenario, type Scenario } from '../src/simulator/index.js';
 import { runEngine, scoreScenario, type ScenarioScore } from '../src/simulator/evaluation/index.js';
 
 const args = process.argv.slice(2);
 const asJson = args.includes('--json');
-const names = args.filter((a) => !a.startsWith('--'));
+const dumpAt = args.indexOf('--dump');
+const dumpDir = dumpAt >= 0 ? args[dumpAt + 1] : undefined;
+if (dumpAt >= 0 && (!dumpDir || dumpDir.startsWith('--'))) {
+  process.stderr.write('eval: --dump needs a directory\n');
+  process.exit(2);
+}
+const names = args.filter((a, i) => !a.startsWith('--') && !(dumpAt >= 0 && i === dumpAt + 1));
 const unknown = names.filter((n) => !SCENARIOS.some((s) => s.name === n));
 if (unknown.length > 0) {
   process.stderr.write(`eval: unknown scenario(s) ${unknown.join(', ')}; known: ${SCENARIOS.map((s) => s.name).join(', ')}\n`);
@@ -34,6 +45,26 @@ const rows: string[][] = [];
 const started = performance.now();
 for (const scenario of selected) {
   const run = labelScenario(scenario);
+  if (dumpDir) {
+    mkdirSync(dumpDir, { recursive: true });
+    writeFileSync(join(dumpDir, `${scenario.name}.jsonl`), `${run.batches.map((b) => b.json).join('\n')}\n`);
+    const labels = {
+      name: scenario.name,
+      description: scenario.description,
+      engine: scenario.engine,
+      now: new Date(run.nowMs).toISOString(),
+      expected: run.expected.map((e) => ({
+        kind: e.kind,
+        topCause: e.topCause ?? null,
+        onsetIndex: e.onsetIndex,
+        onsetBatchId: run.batches[e.onsetIndex]?.truth.batchId ?? null,
+        onset: new Date(e.onsetMs).toISOString(),
+        maxDelayReports: e.maxDelayReports,
+      })),
+      tolerated: scenario.tolerated ?? [],
+    };
+    writeFileSync(join(dumpDir, `${scenario.name}.labels.json`), `${JSON.stringify(labels, null, 2)}\n`);
+  }
   const engine = runEngine(run);
   const score = scoreScenario(run, engine);
   scores.push(score);
