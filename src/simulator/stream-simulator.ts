@@ -523,7 +523,8 @@ export class StreamSimulator {
     const durationMs = sortedMap(b.durations);
     if (durationMs) out.durationMs = durationMs;
     if (b.eventTime) out.eventTime = b.eventTime;
-    out.stateOperators = this.state ? [this.state.render()] : [];
+    const stateOperator = this.state?.render();
+    out.stateOperators = stateOperator ? [stateOperator] : [];
     out.sources = [
       this.source.render({
         rows: b.rows,
@@ -537,8 +538,8 @@ export class StreamSimulator {
     const outputRows =
       this.sink.kind === 'delta' || this.sink.kind === 'foreachBatch'
         ? -1
-        : this.state
-          ? (this.state.render().numRowsUpdated as number)
+        : stateOperator
+          ? (stateOperator.numRowsUpdated as number)
           : b.rows;
     out.sink = { description: this.sink.description, numOutputRows: outputRows };
     return out;
