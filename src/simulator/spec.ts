@@ -8,7 +8,12 @@ import type { ArrivalRate } from './arrivals.js';
 
 /** Which runtime prints the progress: decides `batchDuration`, Databricks-only keys, Kafka backlog semantics. */
 export type Platform =
-  /** Databricks Runtime 17.1+: latest Kafka offsets read after each batch, so λ × max(T, d) shows as behind. */
+  /**
+   * Databricks Runtime 17.1+: latest Kafka offsets read after each batch, so what arrived while the
+   * batch ran shows as behind under steady input. Modelled as read at the batch's end (λ × d); the
+   * reference's "about λ × max(T, d)" would need the offsets of the next trigger, which a progress
+   * event printed at the batch's end cannot hold.
+   */
   | 'dbr-17.1'
   /** Databricks Runtime ≤ 17.0: latest Kafka offsets read at planning; an uncapped batch reads 0 behind. */
   | 'dbr-17.0'
