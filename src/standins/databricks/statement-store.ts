@@ -50,6 +50,23 @@ export interface SubmitOptions {
 
 const MIB = 1024 * 1024;
 
+/** JSON size of a row of strings, counted without serializing it (quotes and backslashes are escaped). */
+function rowBytes(row: (string | null)[]): number {
+  let size = 2 + Math.max(0, row.length - 1);
+  for (const value of row) {
+    if (value === null) {
+      size += 4;
+      continue;
+    }
+    size += value.length + 2;
+    for (let i = 0; i < value.length; i += 1) {
+      const code = value.charCodeAt(i);
+      if (code === 34 || code === 92 || code < 32) size += 1;
+    }
+  }
+  return size;
+}
+
 export class StatementStore {
   private readonly statements = new Map<string, StoredStatement>();
   private readonly options: Required<StatementStoreOptions>;
@@ -101,7 +118,7 @@ export class StatementStore {
     let total = 0;
     let current: Chunk = { index: 0, rowOffset: 0, rows: [], bytes: 0 };
     for (let i = 0; i < rows.length; i += 1) {
-      const size = JSON.stringify(rows[i]).length + 1;
+      const size = rowBytes(rows[i]!) + 1;
       if (submit.byteLimit !== undefined && total + size > submit.byteLimit) {
         statement.truncated = true;
         break;
