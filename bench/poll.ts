@@ -4,6 +4,7 @@
  * not grow with the number of queries: one statement plus its result chunks) and the time taken
  * (target: < 2 s for 1,000 queries × 10 batches).
  */
+import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { createDatabricksClient } from '../src/databricks/index.js';
 import { StreamSimulator, type StreamSpec } from '../src/simulator/index.js';
@@ -96,7 +97,10 @@ for (const queries of [10, 100, 1_000]) rows.push(await cycle(queries));
 const columns = Object.keys(rows[0]!);
 const widths = columns.map((column) => Math.max(column.length, ...rows.map((row) => String(row[column]).length)));
 const line = (values: string[]) => values.map((value, index) => value.padStart(widths[index]!)).join('  ');
-process.stdout.write(`bench:poll — one poll cycle of the progress-table source, ${BATCHES} new batches per query, local Databricks on loopback\n\n`);
+process.stdout.write(
+  `bench:poll — one poll cycle of the progress-table source, ${BATCHES} new batches per query, local Databricks on loopback\n` +
+    `(the stand-in serves from this same process, so its work counts in "time ms"; ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)})\n\n`,
+);
 process.stdout.write(`${line(columns)}\n`);
 for (const row of rows) process.stdout.write(`${line(columns.map((column) => String(row[column])))}\n`);
 const big = rows.at(-1)!;
