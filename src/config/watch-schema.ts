@@ -64,7 +64,14 @@ const workspace = z.strictObject({
     error: 'must be the workspace URL, e.g. https://adb-1234567890123456.7.azuredatabricks.net',
   }),
   auth,
-  warehouse_id: z.union([z.string(), z.number()]).transform(String).optional(),
+  warehouse_id: z
+    .union([
+      z.string().regex(/^[A-Za-z0-9]+$/, { error: 'must be the warehouse id from its connection details, e.g. 4b9b953939869799' }),
+      // YAML reads an all-digit id as a number; beyond 2^53 its digits are already lost.
+      z.number().refine(Number.isSafeInteger, { error: 'is too long to read as a number; quote it: warehouse_id: "<id>"' }),
+    ])
+    .transform(String)
+    .optional(),
   progress_table: z
     .string()
     .regex(/^[A-Za-z0-9_`-]+\.[A-Za-z0-9_`-]+\.[A-Za-z0-9_`-]+$/, { error: 'must be a three-part name catalog.schema.table, e.g. main.streamdoctor.streaming_progress' })

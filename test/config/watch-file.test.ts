@@ -87,6 +87,14 @@ treshold: {}
     expect(byPath['treshold']).toMatchObject({ line: 16, column: 1, message: 'unknown key "treshold"; did you mean "thresholds"?' });
   });
 
+  it('asks to quote an all-digit warehouse id that YAML cannot hold as a number', () => {
+    const result = errorsOf(MINIMAL.replace('warehouse_id: 4b9b953939869799', 'warehouse_id: 12345678901234567890'));
+    expect(result.errors).toEqual([expect.objectContaining({ path: 'workspaces[0].warehouse_id', line: 6, column: 19 })]);
+    expect(result.errors[0]!.message).toContain('quote it');
+    const quoted = loadWatchConfig(MINIMAL.replace('warehouse_id: 4b9b953939869799', 'warehouse_id: "12345678901234567890"'), 'x.yml');
+    expect(quoted.ok && quoted.config.workspaces[0]!.warehouseId).toBe('12345678901234567890');
+  });
+
   it('reports a missing required key at its parent', () => {
     const result = errorsOf(MINIMAL.replace('defaults:\n  channel: "#streaming-alerts"\n', ''));
     expect(result.errors[0]).toMatchObject({ path: 'defaults', line: 1, column: 1 });
