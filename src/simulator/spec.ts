@@ -182,6 +182,11 @@ export interface StreamSpec {
   sink?: SinkSpec;
   /** @defaultValue "dbr-17.1" */
   platform?: Platform;
+  /**
+   * `spark.sql.streaming.noDataMicroBatches.enabled`: a stateful query with a watermark runs one
+   * micro-batch without data when its watermark has moved, to evict expired state. @defaultValue true
+   */
+  noDataMicroBatches?: boolean;
   /** `spark.sql.streaming.noDataProgressEventInterval`, ms. @defaultValue 10000 */
   noDataProgressEventIntervalMs?: number;
   events?: SimEvent[];

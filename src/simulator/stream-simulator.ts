@@ -135,6 +135,9 @@ export class StreamSimulator {
   private pendingRepartitionMs = 0;
   private retrying: { rows: number; state: StateBatchResult | null } | null = null;
   private maxEventMs: number | null = null;
+  /** The watermark the last micro-batch ran with (drives Spark's no-data micro-batches). */
+  private lastBatchWatermarkMs: number | null = null;
+  private readonly noDataMicroBatches: boolean;
 
   constructor(spec: StreamSpec, options: SimulatorOptions = {}) {
     validateSpec(spec);
@@ -156,6 +159,7 @@ export class StreamSimulator {
     this.traits = PLATFORMS[spec.platform ?? 'dbr-17.1'];
     this.triggerMs = Math.max(0, spec.triggerMs ?? 0);
     this.noDataIntervalMs = spec.noDataProgressEventIntervalMs ?? 10_000;
+    this.noDataMicroBatches = spec.noDataMicroBatches ?? true;
     this.source =
       source.kind === 'kafka'
         ? new KafkaSource(source, this.random)
@@ -191,7 +195,7 @@ export class StreamSimulator {
       this.advanceArrivals(start);
       // Batch 0 always runs (it fixes the starting offsets), even with no rows, as in Spark.
       const hasData = this.firstBatchEver || this.retrying !== null || this.source.availableRows(start) > 0;
-      if (hasData) return this.runBatch(start);
+      if (hasData || this.watermarkMoved()) return this.runBatch(start);
       const idle = this.idleTrigger(start);
       if (idle) return idle;
     }
@@ -321,6 +325,7 @@ export class StreamSimulator {
     const lastRowAt = rows > 0 ? this.log.arrivalTimeOf(consumedBefore + rows - 1) : null;
     const maxEventMs = lastRowAt !== null ? lastRowAt - EVENT_TO_ARRIVAL_MS : null;
     const watermarkMs = this.currentWatermarkMs();
+    this.lastBatchWatermarkMs = watermarkMs;
     let stateResult: StateBatchResult | null = null;
     if (this.state) {
       const minEventMs = firstRowAt !== null ? firstRowAt - EVENT_TO_ARRIVAL_MS : startMs;
@@ -446,8 +451,20 @@ export class StreamSimulator {
     return sortedMap(entries);
   }
 
+  /**
+   * Spark runs a micro-batch without new data when a stateful query's watermark has moved since its
+   * last batch (`spark.sql.streaming.noDataMicroBatches.enabled`), so expired state is evicted and
+   * emitted; that batch takes a batchId like any other.
+   */
+  private watermarkMoved(): boolean {
+    if (!this.noDataMicroBatches || !this.state || this.state.spec.watermarkMs === null) return false;
+    const current = this.currentWatermarkMs();
+    return current !== null && current !== this.lastBatchWatermarkMs;
+  }
+
   private idleTrigger(startMs: number): SimulatedBatch | null {
-    const triggerMs = 2 + this.random.int(4);
+    // Idle triggers take a few ms, sometimes 0 (then processedRowsPerSecond is 0/0 and omitted).
+    const triggerMs = this.random.int(5);
     const endMs = startMs + triggerMs;
     const due = endMs - this.lastProgressEventMs >= this.noDataIntervalMs;
     let batch: SimulatedBatch | null = null;
@@ -459,7 +476,7 @@ export class StreamSimulator {
         batchDurationMs: triggerMs,
         rows: 0,
         durations: [
-          ['latestOffset', triggerMs - 1],
+          ['latestOffset', Math.max(0, triggerMs - 1)],
           ['triggerExecution', triggerMs],
         ],
         eventTime: this.eventTime(null, null, this.currentWatermarkMs()),

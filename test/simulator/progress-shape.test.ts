@@ -199,6 +199,35 @@ describe('progress JSON shape', () => {
     }
   });
 
+  it('a stateful query whose input stops runs one no-data micro-batch (watermark moved), then reports idleness', () => {
+    const stop = Date.UTC(2026, 8, 14, 10, 5);
+    const spec = kafka({ arrival: (t) => (t < stop ? 1_000 : 0), triggerMs: 5_000, state: { watermarkMs: 60_000 } });
+    const batches = new StreamSimulator(spec, { seed: 2 }).take(120);
+    const lastWithRows = batches.reduce((i, b, j) => ((b.progress.numInputRows as number) > 0 ? j : i), -1);
+    const evict = batches[lastWithRows + 1]!;
+    expect(evict.truth.kind).toBe('data');
+    expect(evict.progress.numInputRows).toBe(0);
+    expect(evict.progress.batchId).toBe((batches[lastWithRows]!.progress.batchId as number) + 1);
+    expect(Object.keys(evict.progress.durationMs as Obj)).toContain('addBatch');
+    const idle = batches.slice(lastWithRows + 2);
+    expect(idle.length).toBeGreaterThan(20);
+    for (const b of idle) {
+      expect(b.truth.kind).toBe('no-data');
+      expect(b.progress.batchId).toBe((evict.progress.batchId as number) + 1);
+    }
+    // Keys expire as the watermark passes them; no later batch runs since the watermark stays put.
+    expect(batches.some((b) => ((b.progress.stateOperators as Obj[])[0]!.numRowsRemoved as number) > 0)).toBe(true);
+    // Some idle triggers take 0 ms: processedRowsPerSecond is 0/0 there and omitted, top level and source.
+    const zero = idle.filter((b) => (b.progress.durationMs as Obj).triggerExecution === 0);
+    expect(zero.length).toBeGreaterThan(0);
+    for (const b of zero) {
+      expect(b.progress).not.toHaveProperty('processedRowsPerSecond');
+      expect((b.progress.sources as Obj[])[0]).not.toHaveProperty('processedRowsPerSecond');
+      expect(b.progress.inputRowsPerSecond).toBe(0);
+      expect(b.json).not.toMatch(/NaN|Infinity/);
+    }
+  });
+
   it('restart: new runId, a time gap, input rate 0 on the first trigger of the run', () => {
     const batches = new StreamSimulator(kafka({ events: [{ type: 'restart', atBatch: 10, downtimeMs: 300_000 }] }), { seed: 4 }).take(14);
     const before = batches[9]!;

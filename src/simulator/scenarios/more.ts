@@ -3,7 +3,7 @@
  * and quiet cases that look alarming.
  */
 
-import { steppedRate, withBursts } from '../arrivals.js';
+import { steppedRate, withBursts, withIdleGaps } from '../arrivals.js';
 import type { Scenario } from '../scenario.js';
 import { HOUR, MIN, SEC, STANDARD_CAPACITY, START_MS, standardCluster } from './common.js';
 
@@ -142,6 +142,28 @@ export const MORE: Scenario[] = [
     seed: 408,
     startMs: START_MS,
     batches: 150,
+    engine: {},
+    expected: [],
+  },
+  {
+    name: 'stateful-idle-periods',
+    description:
+      'Spark 3.5 windowed aggregation (10-minute watermark) with two 25-minute gaps in its input: after each gap starts, one no-data micro-batch evicts expired state (batchId advances with 0 rows), then no-data events every 10 s; state drains and refills.',
+    spec: {
+      name: 'kiosk_10min_counts',
+      arrival: withIdleGaps(() => 2_500, [
+        { atMs: START_MS + 40 * MIN, durationMs: 25 * MIN },
+        { atMs: START_MS + 100 * MIN, durationMs: 25 * MIN },
+      ]),
+      processing: standardCluster(),
+      triggerMs: 15 * SEC,
+      source: { kind: 'kafka', topic: 'kiosk_events', partitions: 8 },
+      state: { watermarkMs: 10 * MIN, newKeysPerRow: 0.1, initialRows: 1_500_000 },
+      platform: 'spark-3.5',
+    },
+    seed: 409,
+    startMs: START_MS,
+    batches: 700,
     engine: {},
     expected: [],
   },
