@@ -15,7 +15,7 @@ import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { createReadStream } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString, getHeapStatistics } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -168,6 +168,8 @@ let exitCode = 0;
 try {
   const events = QUERIES * BATCHES;
   process.stdout.write(`bench:engine — ${QUERIES} queries × ${BATCHES} batches = ${fmt(events)} progress events\n`);
+  // Figures on a shared machine: say how busy it was.
+  process.stdout.write(`machine: ${cpus().length} cores, load average ${loadavg().map((x) => x.toFixed(2)).join(' ')} at start\n`);
   const gen = generate(file);
   process.stdout.write(`generated ${(gen.bytes / 1024 ** 2).toFixed(0)} MB of JSON Lines in ${(gen.ms / 1_000).toFixed(1)} s (${fmt(events / (gen.ms / 1_000))} events/s simulated)\n`);
 
@@ -191,6 +193,7 @@ try {
       `serialized TrackerState: avg ${kb(avg(ip.stateBytes))}, max ${kb(Math.max(...ip.stateBytes))} after ${BATCHES} batches; ` +
         `avg ${kb(avg(ip.earlyStateBytes))}, max ${kb(Math.max(0, ...ip.earlyStateBytes))} after ${Math.min(200, BATCHES)} batches (bounded: contract ≤ 24 KB)`,
       `target: ≥ 20,000 events/s through the CLI on one core — ${cliRate >= 20_000 ? 'met' : 'NOT met'}`,
+      `load average at the end ${loadavg().map((x) => x.toFixed(2)).join(' ')}`,
       '',
     ].join('\n'),
   );
