@@ -6,6 +6,8 @@
  *   npm run eval                 all scenarios
  *   npm run eval -- NAME [NAME]  only these scenarios
  *   npm run eval -- --json       the scores as JSON
+ *   npm run eval -- --seeds N    also rerun every scenario with N−1 other seeds (labels re-resolved
+ *                                from each run's truth) and print how robust the results are
  *   npm run eval -- --dump DIR   also write each scenario as DIR/NAME.jsonl (what `streamdoctor
  *                                diagnose` reads) and its resolved labels as DIR/NAME.labels.json
  */
@@ -24,7 +26,14 @@ if (dumpAt >= 0 && (!dumpDir || dumpDir.startsWith('--'))) {
   process.stderr.write('eval: --dump needs a directory\n');
   process.exit(2);
 }
-const names = args.filter((a, i) => !a.startsWith('--') && !(dumpAt >= 0 && i === dumpAt + 1));
+const seedsAt = args.indexOf('--seeds');
+const seeds = seedsAt >= 0 ? Number(args[seedsAt + 1]) : 1;
+if (!Number.isInteger(seeds) || seeds < 1 || seeds > 50) {
+  process.stderr.write('eval: --seeds needs an integer from 1 to 50\n');
+  process.exit(2);
+}
+const valueIndexes = new Set([dumpAt, seedsAt].filter((i) => i >= 0).map((i) => i + 1));
+const names = args.filter((a, i) => !a.startsWith('--') && !valueIndexes.has(i));
 const unknown = names.filter((n) => !SCENARIOS.some((s) => s.name === n));
 if (unknown.length > 0) {
   process.stderr.write(`eval: unknown scenario(s) ${unknown.join(', ')}; known: ${SCENARIOS.map((s) => s.name).join(', ')}\n`);
@@ -130,4 +139,38 @@ if (asJson) {
       '',
     ].join('\n'),
   );
+}
+
+if (seeds > 1 && !asJson) {
+  // The same scenarios under other seeds: the labels move with each run's truth, the engine must follow.
+  const robustness: string[][] = [];
+  let labelled = 0;
+  let found = 0;
+  let causes = 0;
+  let alarms = 0;
+  for (const scenario of selected) {
+    let l = 0;
+    let f = 0;
+    let c = 0;
+    let a = 0;
+    for (let k = 1; k < seeds; k++) {
+      const run = labelScenario({ ...scenario, seed: scenario.seed + 7_919 * k });
+      const score = scoreScenario(run, runEngine(run));
+      l += score.expectations.length;
+      f += score.expectations.filter((e) => e.found).length;
+      c += score.expectations.filter((e) => e.causeCorrect).length;
+      a += score.falseAlarms.length;
+    }
+    labelled += l;
+    found += f;
+    causes += c;
+    alarms += a;
+    robustness.push([scenario.name, String(seeds - 1), l ? `${f}/${l}` : '—', l ? `${c}/${l}` : '—', String(a)]);
+  }
+  const header = ['scenario', 'other seeds', 'found', 'right cause', 'false alarms'];
+  const widths = header.map((h, i) => Math.max(h.length, ...robustness.map((r) => r[i]!.length)));
+  const line = (r: string[]) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd();
+  process.stdout.write(`robustness over ${seeds - 1} other seeds per scenario\n${line(header)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}\n`);
+  for (const r of robustness) process.stdout.write(`${line(r)}\n`);
+  process.stdout.write(`total: found ${found}/${labelled}, right cause ${causes}/${labelled}, false alarms ${alarms}\n`);
 }
