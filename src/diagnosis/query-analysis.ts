@@ -116,8 +116,10 @@ export function inferTriggerMs(features: readonly BatchFeatures[]): number | nul
 export function analyze(
   features: readonly BatchFeatures[],
   knownTriggerMs: number | null,
+  inferredTriggerMs?: number | null,
 ): Analysis {
-  const inferred = knownTriggerMs === null ? inferTriggerMs(features) : null;
+  const inferred =
+    knownTriggerMs === null ? (inferredTriggerMs !== undefined ? inferredTriggerMs : inferTriggerMs(features)) : null;
   const triggerMs = knownTriggerMs ?? inferred ?? 0;
   const recent = features.slice(-8);
   const durations = recent.map((f) => f.d);
@@ -129,10 +131,6 @@ export function analyze(
 
   const arrivals = recent.map((f) => f.arrival ?? Number.NaN).filter(Number.isFinite);
   const arrivalRate = arrivals.length > 0 ? median(arrivals.slice(-5)) : null;
-
-  const capacity = processingCapacity(features);
-  const loadFactor =
-    arrivalRate !== null && capacity !== null && capacity > 0 ? arrivalRate / capacity : null;
 
   const lastRows = features.slice(-5).map((f) => f.rows);
   let cappedRows: number | null = null;
@@ -151,7 +149,41 @@ export function analyze(
           : 0
         : last.timeBehindSec;
 
-  // Trend against wall time over the trend window of the same run segment.
+  // Capacity and the trend cost pairwise slopes: computed on first use (most batches need neither).
+  let capacityMemo: number | null | undefined;
+  let trendMemo: { trendPerMin: number | null; drainEtaSec: number | null } | undefined;
+  const capacityOf = () => (capacityMemo === undefined ? (capacityMemo = processingCapacity(features)) : capacityMemo);
+  const trend = () => (trendMemo === undefined ? (trendMemo = trendOf(features, series)) : trendMemo);
+  return {
+    triggerMs,
+    triggerInferred: knownTriggerMs === null,
+    cadenceMs,
+    signal,
+    series,
+    arrivalRate,
+    get capacity() {
+      return capacityOf();
+    },
+    get loadFactor() {
+      const capacity = capacityOf();
+      return arrivalRate !== null && capacity !== null && capacity > 0 ? arrivalRate / capacity : null;
+    },
+    cappedRows,
+    timeBehindSec,
+    get trendPerMin() {
+      return trend().trendPerMin;
+    },
+    get drainEtaSec() {
+      return trend().drainEtaSec;
+    },
+  };
+}
+
+/** Trend against wall time over the trend window of the same run segment, and the drain ETA. */
+function trendOf(
+  features: readonly BatchFeatures[],
+  series: number[],
+): { trendPerMin: number | null; drainEtaSec: number | null } {
   const window = trendWindow(features, series);
   let trendPerMin: number | null = null;
   let drainEtaSec: number | null = null;
@@ -160,27 +192,11 @@ export function analyze(
     if (Number.isFinite(slopePerMs)) {
       trendPerMin = slopePerMs * 60_000;
       const current = window.ys[window.ys.length - 1]!;
-      if (slopePerMs < 0 && current > 0) {
-        // Seconds (or files, bytes) left ÷ how fast they shrink per second.
-        drainEtaSec = current / (-slopePerMs * 1000);
-      }
+      // Seconds (or files, bytes) left ÷ how fast they shrink per second.
+      if (slopePerMs < 0 && current > 0) drainEtaSec = current / (-slopePerMs * 1000);
     }
   }
-
-  return {
-    triggerMs,
-    triggerInferred: knownTriggerMs === null,
-    cadenceMs,
-    signal,
-    series,
-    arrivalRate,
-    capacity,
-    loadFactor,
-    cappedRows,
-    timeBehindSec,
-    trendPerMin,
-    drainEtaSec,
-  };
+  return { trendPerMin, drainEtaSec };
 }
 
 /**

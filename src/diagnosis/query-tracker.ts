@@ -15,7 +15,7 @@ import { detectStateGrowth } from './detectors/state-growth.js';
 import { resolveEngineOptions, TUNING, type EngineOptions, type ResolvedEngineOptions } from './engine-options.js';
 import { FeatureRing } from './feature-ring.js';
 import { iso } from './format.js';
-import { analyze, arrivalRateAt, timeBehindOf, type Analysis } from './query-analysis.js';
+import { analyze, arrivalRateAt, inferTriggerMs, timeBehindOf, type Analysis } from './query-analysis.js';
 import {
   TRACKER_STATE_MAX_BYTES,
   TRACKER_STATE_VERSION,
@@ -41,6 +41,7 @@ const BATCH_DETECTORS: [IncidentKind, BatchDetector][] = [
 /** Consecutive "back to normal" batches before an incident resolves. */
 const CLEAR_BATCHES: Partial<Record<IncidentKind, number>> = { slow_repartition: 1, stalled: 1 };
 const MAX_RESOLVED = 8;
+const EXPLAIN_EVERY = 10;
 
 export class QueryTracker {
   private readonly options: ResolvedEngineOptions;
@@ -54,6 +55,8 @@ export class QueryTracker {
   private analysisCache: Analysis | null = null;
   private watermark: WatermarkWatch = { startMs: null, nowMs: null, delayMs: null };
   private lastReportRows = 0;
+  /** Trigger interval inferred from the ring, refreshed every few batches (it rarely changes). */
+  private inferredTriggerMs: number | null = null;
 
   private constructor(
     readonly id: string,
@@ -131,7 +134,10 @@ export class QueryTracker {
     const changes = this.resolveStalled(features.batchId, end);
     const ctxBase = this.context(end);
     for (const [kind, detector] of BATCH_DETECTORS) {
-      const ctx = { ...ctxBase, memo: this.open[kind]?.memo ?? null };
+      const open = this.open[kind];
+      // Causes and advice are rebuilt on opening and every few batches while open, not every batch.
+      const explain = !open || (this.batches - (open.memo.explainedAt ?? 0)) >= EXPLAIN_EVERY;
+      const ctx = { ...ctxBase, memo: open?.memo ?? null, explain, openKinds: Object.keys(this.open) };
       const change = this.apply(kind, detector(ctx), features.batchId, features.t);
       if (change) changes.push(change);
     }
@@ -141,7 +147,7 @@ export class QueryTracker {
   /** Judges what depends on the clock (a stall) at `nowMs`. */
   tick(nowMs: number): IncidentChange[] {
     if (this.ring.size === 0) return [];
-    const ctx = { ...this.context(nowMs), memo: this.open.stalled?.memo ?? null };
+    const ctx = { ...this.context(nowMs), memo: this.open.stalled?.memo ?? null, explain: true, openKinds: Object.keys(this.open) };
     const finding = detectStalled(ctx);
     if (finding.verdict !== 'fire') return [];
     const openedAtMs = (this.lastSeenMs ?? nowMs) + stallThresholdMs(ctx);
@@ -154,7 +160,7 @@ export class QueryTracker {
     const open = Object.values(this.open).map((state) => state!.incident);
     if (nowMs !== undefined && !this.open.stalled && this.ring.size > 0) {
       // A stall judged at `nowMs` without changing the tracker (tick() records it).
-      const ctx = { ...this.context(nowMs), memo: null };
+      const ctx = { ...this.context(nowMs), memo: null, explain: true, openKinds: Object.keys(this.open) };
       const finding = detectStalled(ctx);
       if (finding.verdict === 'fire') {
         const at = Math.min((this.lastSeenMs ?? nowMs) + stallThresholdMs(ctx), nowMs);
@@ -211,11 +217,16 @@ export class QueryTracker {
   }
 
   private analysis(): Analysis {
-    if (!this.analysisCache) this.analysisCache = analyze(this.ring.all(), this.options.triggerMs);
+    if (!this.analysisCache) {
+      if (this.options.triggerMs === null && (this.batches % 8 === 1 || this.inferredTriggerMs === null)) {
+        this.inferredTriggerMs = inferTriggerMs(this.ring.all());
+      }
+      this.analysisCache = analyze(this.ring.all(), this.options.triggerMs, this.inferredTriggerMs);
+    }
     return this.analysisCache;
   }
 
-  private context(nowMs: number): Omit<DetectorContext, 'memo'> {
+  private context(nowMs: number): Omit<DetectorContext, 'memo' | 'explain' | 'openKinds'> {
     const features = this.ring.all();
     return {
       features,
@@ -254,7 +265,7 @@ export class QueryTracker {
     if (!state) {
       if (finding.verdict !== 'fire') return null;
       const incident = this.newIncident(kind, finding, batchId, atMs);
-      this.open[kind] = { incident, memo: finding.memo ?? {}, clearStreak: 0 };
+      this.open[kind] = { incident, memo: { ...finding.memo, explainedAt: this.batches }, clearStreak: 0 };
       return this.change('opened', incident);
     }
     if (finding.verdict === 'clear') {
@@ -278,6 +289,7 @@ export class QueryTracker {
       incident.advice = finding.advice;
     }
     if (finding.memo) Object.assign(state.memo, finding.memo);
+    if (finding.causes.length > 0) state.memo.explainedAt = this.batches;
     return escalated || (topCauseChanged && finding.causes.length > 0) ? this.change('updated', incident) : null;
   }
 

@@ -11,8 +11,15 @@ export function median(values: readonly number[]): number {
 
 /** Linear-interpolated quantile (q in 0..1) of the finite values; NaN when there are none. */
 export function quantile(values: readonly number[], q: number): number {
-  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
-  if (sorted.length === 0) return Number.NaN;
+  // A typed-array sort is numeric and several times faster than Array#sort with a comparator.
+  const sorted = new Float64Array(values.length);
+  let n = 0;
+  for (const value of values) if (Number.isFinite(value)) sorted[n++] = value;
+  if (n === 0) return Number.NaN;
+  return quantileOfSorted(n === values.length ? sorted.sort() : sorted.subarray(0, n).sort(), q);
+}
+
+function quantileOfSorted(sorted: Float64Array, q: number): number {
   const position = (sorted.length - 1) * Math.min(1, Math.max(0, q));
   const low = Math.floor(position);
   const high = Math.ceil(position);

@@ -14,10 +14,13 @@ export function detectDataLossRisk(ctx: DetectorContext): Finding {
   if (analysis.signal !== 'kafka' || analysis.timeBehindSec === null) return CLEAR;
   const retentionSec = options.retentionMs / 1000;
   const behind = analysis.timeBehindSec;
+  // A retention breach needs lag first (or a backlog already near retention): skip the forecast
+  // on the hot path otherwise.
+  if (!ctx.memo && !ctx.openKinds.includes('lag') && behind < 0.5 * retentionSec) return CLEAR;
   // A forecast needs a steadier slope than the lag trend: fit the whole ring since the last restart.
   const xs: number[] = [];
   const ys: number[] = [];
-  for (let i = ctx.features.length - 1; i >= 0; i -= 1) {
+  for (let i = ctx.features.length - 1; i >= 0 && ys.length < 24; i -= 1) {
     const value = analysis.series[i]!;
     const f = ctx.features[i]!;
     if (Number.isFinite(value)) {
@@ -46,7 +49,7 @@ export function detectDataLossRisk(ctx: DetectorContext): Finding {
       : `will reach the ${fmt.seconds(retentionSec)} retention in about ${fmt.seconds(breachInSec)} (${fmt.iso(breachAtMs)})`
     : `is within 20% of the ${fmt.seconds(retentionSec)} retention`;
   const arrival = analysis.arrivalRate;
-  const lag = explainLag(ctx);
+  const lag = ctx.explain ? explainLag(ctx) : { causes: [], advice: [] };
   return {
     verdict: 'fire',
     severity: breachInSec <= horizonSec / 4 || near ? 'critical' : 'warning',

@@ -25,6 +25,10 @@ export interface DetectorContext {
   options: ResolvedEngineOptions;
   /** Detector memory kept while an incident of its kind is open (e.g. the level at onset). */
   memo: Record<string, number> | null;
+  /** Whether to (re)build causes and advice now; when false a firing detector may leave them empty. */
+  explain: boolean;
+  /** Kinds of the incidents open before this judgement. */
+  openKinds: string[];
   /** The time of judgement, epoch ms (the latest batch end when fed progress). */
   nowMs: number;
   /** End of the latest report of any kind (idle reports included), epoch ms. */

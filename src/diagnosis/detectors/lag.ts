@@ -11,7 +11,7 @@
 import { explainLag } from '../causes/lag-causes.js';
 import { TUNING } from '../engine-options.js';
 import * as fmt from '../format.js';
-import { mannKendallCritical, mannKendallS, median, quantile, theilSen } from '../statistics.js';
+import { mannKendallCritical, mannKendallS, mannKendallZ, median, quantile, theilSen } from '../statistics.js';
 import type { IncidentMetrics, Severity } from '../types.js';
 import { CLEAR, type DetectorContext, type Finding } from './detector.js';
 
@@ -34,21 +34,25 @@ export function detectLag(ctx: DetectorContext): Finding {
     // Open: resolve once back near the level before the episode.
     const base = ctx.memo.base!;
     const insideBatches = analysis.signal === 'duration' || (analysis.signal === 'kafka' && ctx.latest.kafkaBehind === 0);
-    // 17.1+ shows about max(T, d) behind in steady state: the trigger bounds the normal level.
-    const floor = analysis.signal === 'kafka' && !insideBatches ? (1.5 * analysis.triggerMs) / 1000 : 0;
-    const normal = Math.max(base * 1.25, base + minAbs, floor);
+    // Never call a backlog of more than the lag level normal, whatever the level at onset was.
+    const ceiling = isTime ? Math.max(TUNING.lagLevelSec / 2, (1.5 * analysis.triggerMs) / 1000) : Infinity;
+    // The base already holds the steady backlog of 17.1+ (about max(T, d) behind).
+    const normal = Math.min(Math.max(base * 1.25, base + minAbs), ceiling);
     // With the backlog inside the batches, normal also means batches fit the trigger again.
     const fits = !insideBatches || analysis.triggerMs <= 0 || ctx.latest.d <= analysis.triggerMs * 1.05;
     if (current <= normal && fits) return CLEAR;
     return finding(ctx, 'fire', {});
   }
 
-  const trend = (trendEvidence(ctx, values, windowBase, minAbs) || creepEvidence(ctx)) && !converging(ctx);
+  const trend =
+    (trendEvidence(ctx, values, windowBase, minAbs) || creepEvidence(ctx) || driftEvidence(ctx, minAbs)) &&
+    !converging(ctx);
   const level = isTime && levelEvidence(ctx, values);
   if (!trend && !level) return CLEAR;
   // The normal level: what the signal read before the episode (low quantile of the ring).
   const ringLow = quantile(series.filter(Number.isFinite), 0.1);
-  const base = Math.max(Math.min(windowBase, Number.isFinite(ringLow) ? ringLow : windowBase), 0);
+  let base = Math.max(Math.min(windowBase, Number.isFinite(ringLow) ? ringLow : windowBase), 0);
+  if (isTime) base = Math.min(base, TUNING.lagLevelSec / 2);
   return finding(ctx, 'fire', { base });
 }
 
@@ -75,6 +79,37 @@ function levelEvidence(ctx: DetectorContext, values: number[]): boolean {
   if (!(slope < 0)) return true;
   return current / -slope > TUNING.catchUpBudgetSec;
 }
+
+/**
+ * A steady drift too slow for the short window: over the last 24 batches the signal rises with a
+ * strong Mann–Kendall trend, and the rates confirm arrivals exceed what is admitted or processed
+ * (so a random walk at exactly the cap or near capacity does not count).
+ */
+function driftEvidence(ctx: DetectorContext, minAbs: number): boolean {
+  const { analysis } = ctx;
+  const series = analysis.series;
+  if (series.length < DRIFT_WINDOW || runLength(ctx) < DRIFT_WINDOW) return false;
+  const values = series.slice(-DRIFT_WINDOW);
+  if (!values.every(Number.isFinite)) return false;
+  const current = values[DRIFT_WINDOW - 1]!;
+  // Cheap pre-check before the pairwise statistics.
+  if (current < values[DRIFT_WINDOW / 2 - 1]! + minAbs || current < values[0]! + 2 * minAbs) return false;
+  const arrival = analysis.arrivalRate;
+  if (analysis.cappedRows !== null) {
+    if (arrival === null) return analysis.signal === 'files' || analysis.signal === 'bytes';
+    const interval = Math.max(analysis.triggerMs, median(ctx.features.slice(-8).map((f) => f.d)));
+    if (!(interval > 0) || arrival < 1.02 * (analysis.cappedRows / (interval / 1000))) return false;
+  } else if (analysis.loadFactor === null || analysis.loadFactor < 1.03) {
+    return false;
+  }
+  if (mannKendallZ(values, 0.002) < 3) return false;
+  const ends = ctx.features.slice(-DRIFT_WINDOW).map((f) => (f.t + f.d) / 1000);
+  const slopePerSec = theilSen(ends, values);
+  const isTime = analysis.signal !== 'files' && analysis.signal !== 'bytes';
+  return isTime ? slopePerSec >= 0.01 : slopePerSec > 0;
+}
+
+const DRIFT_WINDOW = 24;
 
 /** Batches since the current run started (as far as the ring remembers). */
 function runLength(ctx: DetectorContext): number {
@@ -144,6 +179,12 @@ function trendEvidence(
   // Still rising at the newest batch: a burst that has started to drain is not lag.
   const recentHigh = Math.max(...values.slice(n - 4, n - 1));
   if (current < recentHigh * 0.98) return false;
+  // Sustained: the rise began at least 5 batches ago and most steps since went up. A burst lifts
+  // a few batches only (a short burst in back-to-back batches rises for ~4 of them).
+  if (values[n - 6]! < windowBase * 1.03) return false;
+  let ups = 0;
+  for (let i = n - 5; i < n; i += 1) if (values[i]! > values[i - 1]!) ups += 1;
+  if (ups < 4) return false;
   const { analysis } = ctx;
   // Uncapped, capacity comfortably above arrivals: durations converging to o/(1−ρ) after a
   // start or a step in load also rise for a while, but the query is not losing ground.
@@ -167,7 +208,7 @@ function finding(ctx: DetectorContext, verdict: 'fire', memo: Record<string, num
     (analysis.loadFactor !== null && analysis.loadFactor >= 1.5 && analysis.cappedRows === null)
       ? 'critical'
       : 'warning';
-  const { causes, advice } = explainLag(ctx);
+  const { causes, advice } = ctx.explain ? explainLag(ctx) : { causes: [], advice: [] };
   const parts: string[] = [];
   if (analysis.signal === 'files' || analysis.signal === 'bytes') {
     const backlog = analysis.signal === 'files' ? latest.filesOutstanding! : latest.bytesOutstanding!;

@@ -60,7 +60,9 @@ export function detectStateGrowth(ctx: DetectorContext): Finding {
 function finding(ctx: DetectorContext): Finding {
   const { latest } = ctx;
   const input: CauseInput = { features: ctx.features, latest, facts: ctx.facts, cores: ctx.options.cores };
-  const explained = rank([unboundedState(input, 0.75), stateStoreMemory(input), slowStateCommit(input)]);
+  const explained = ctx.explain
+    ? rank([unboundedState(input, 0.75), stateStoreMemory(input), slowStateCommit(input)])
+    : { causes: [], advice: [] };
   const stats = stateGrowthStats(ctx.features.slice(-TUNING.stateWindow));
   const perBatch = stats ? (stats.last - stats.first) / Math.max(1, stats.batches - 1) : 0;
   const durations = ctx.features.slice(-TUNING.stateWindow).map((f) => f.d);
