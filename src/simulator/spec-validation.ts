@@ -70,6 +70,11 @@ export function validateSpec(spec: StreamSpec): StreamSpec {
   } else {
     problems.push(`source.kind must be kafka, delta, autoloader or rate (got ${JSON.stringify((source as { kind?: unknown }).kind)})`);
   }
+  (spec.extraSources ?? []).forEach((extra, i) => {
+    check(problems, isNonNegative(extra.arrival) || typeof extra.arrival === 'function', `extraSources[${i}].arrival`, 'rows/s ≥ 0 or a function of time', extra.arrival);
+    const kind = (extra.source as { kind?: unknown } | undefined)?.kind;
+    check(problems, kind === 'kafka' || kind === 'delta' || kind === 'autoloader', `extraSources[${i}].source.kind`, 'kafka, delta or autoloader', kind);
+  });
   if (spec.state?.watermarkMs !== undefined && spec.state.watermarkMs !== null) {
     check(problems, isPositive(spec.state.watermarkMs), 'state.watermarkMs', 'ms > 0 or null', spec.state.watermarkMs);
   }

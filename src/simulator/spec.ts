@@ -64,6 +64,14 @@ export interface RateSourceSpec {
 
 export type SourceSpec = KafkaSourceSpec | FileSourceSpec | RateSourceSpec;
 
+export interface ExtraSourceSpec {
+  source: KafkaSourceSpec | FileSourceSpec;
+  /** Arrival rate of this input, rows/s: a number or a function of simulated time. */
+  arrival: number | ArrivalRate;
+  /** @defaultValue 0.05 */
+  arrivalNoise?: number;
+}
+
 export interface StateSpec {
   /** @defaultValue "stateStoreSave" */
   operator?: 'stateStoreSave' | 'dedupe' | 'symmetricHashJoin';
@@ -178,6 +186,11 @@ export interface StreamSpec {
   /** Processing-time trigger interval, ms; 0 = back-to-back (the default trigger). @defaultValue 0 */
   triggerMs?: number;
   source: SourceSpec;
+  /**
+   * More inputs read by the same query (the other side of a stream-stream join, a union), each
+   * with its own arrival rate; `sources[]` lists them after the main one. @defaultValue none
+   */
+  extraSources?: ExtraSourceSpec[];
   state?: StateSpec;
   sink?: SinkSpec;
   /** @defaultValue "dbr-17.1" */

@@ -8,8 +8,8 @@
  * multiple of the trigger interval or, if the batch overran, as soon as it ends.
  */
 
-import { ArrivalLog } from './arrival-log.js';
-import { expectedArrivals, type ArrivalRate } from './arrivals.js';
+import type { ArrivalRate } from './arrivals.js';
+import { InputChannel } from './input-channel.js';
 import { sparkTimestamp } from './java-format.js';
 import { SeededRandom } from './random.js';
 import { FileSource } from './sources/file-source.js';
@@ -108,24 +108,19 @@ export class StreamSimulator {
   readonly id: string;
   readonly name: string | null;
   private readonly random: SeededRandom;
-  private readonly arrival: ArrivalRate;
-  private readonly arrivalNoise: number;
+  /** The query's inputs: the main source first, then any extra sources. */
+  private readonly channels: InputChannel[];
   private readonly processing: ResolvedProcessing;
   private readonly sink: ResolvedSink;
   private readonly traits: PlatformTraits;
   private readonly triggerMs: number;
   private readonly noDataIntervalMs: number;
-  private readonly source: SimSource;
   private readonly state: StateStoreModel | null;
   private readonly events: SimEvent[];
-  private readonly log = new ArrivalLog();
   private readonly eventsDone = new Set<SimEvent>();
 
   private runId: string;
   private nowMs: number;
-  private arrivedUntilMs: number;
-  private arrivalCarry = 0;
-  private arrivedTotal = 0;
   private batchId = 0;
   private reportIndex = 0;
   private firstBatchEver = true;
@@ -133,7 +128,7 @@ export class StreamSimulator {
   private lastProgressEventMs: number;
   private firstOfRun = true;
   private pendingRepartitionMs = 0;
-  private retrying: { rows: number; state: StateBatchResult | null } | null = null;
+  private retrying: { rows: number[]; state: StateBatchResult | null } | null = null;
   private maxEventMs: number | null = null;
   /** The watermark the last micro-batch ran with (drives Spark's no-data micro-batches). */
   private lastBatchWatermarkMs: number | null = null;
@@ -146,34 +141,37 @@ export class StreamSimulator {
     this.id = spec.id ?? this.random.uuid();
     this.name = spec.name ?? null;
     this.runId = this.random.uuid();
-    const source = spec.source;
-    this.arrival =
-      source.kind === 'rate'
-        ? () => source.rowsPerSecond
-        : typeof spec.arrival === 'number'
-          ? ((rate: number) => () => rate)(spec.arrival)
-          : spec.arrival;
-    this.arrivalNoise = source.kind === 'rate' ? 0 : (spec.arrivalNoise ?? 0.05);
+    const toRate = (a: number | ArrivalRate): ArrivalRate => (typeof a === 'number' ? () => a : a);
+    const makeSource = (source: StreamSpec['source']): SimSource =>
+      source.kind === 'kafka'
+        ? new KafkaSource(source, this.random)
+        : source.kind === 'rate'
+          ? new RateSource(source, startMs)
+          : new FileSource(source, this.random, startMs);
+    const main = spec.source;
+    this.channels = [
+      new InputChannel(
+        makeSource(main),
+        main.kind === 'rate' ? () => main.rowsPerSecond : toRate(spec.arrival),
+        main.kind === 'rate' ? 0 : (spec.arrivalNoise ?? 0.05),
+        startMs,
+      ),
+      ...(spec.extraSources ?? []).map(
+        (extra) => new InputChannel(makeSource(extra.source), toRate(extra.arrival), extra.arrivalNoise ?? 0.05, startMs),
+      ),
+    ];
     this.processing = resolveProcessing(spec.processing, spec.state !== undefined);
     this.sink = resolveSink(spec.sink);
     this.traits = PLATFORMS[spec.platform ?? 'dbr-17.1'];
     this.triggerMs = Math.max(0, spec.triggerMs ?? 0);
     this.noDataIntervalMs = spec.noDataProgressEventIntervalMs ?? 10_000;
     this.noDataMicroBatches = spec.noDataMicroBatches ?? true;
-    this.source =
-      source.kind === 'kafka'
-        ? new KafkaSource(source, this.random)
-        : source.kind === 'rate'
-          ? new RateSource(source, startMs)
-          : new FileSource(source, this.random, startMs);
     this.state = spec.state
       ? new StateStoreModel(resolveState(spec.state), this.processing.shufflePartitions, startMs)
       : null;
     this.events = [...(spec.events ?? [])];
     this.nowMs = startMs;
-    this.arrivedUntilMs = startMs;
     this.lastProgressEventMs = startMs;
-    this.log.record(startMs, 0);
   }
 
   /** Simulated time: the earliest start of the next trigger, epoch ms. */
@@ -194,7 +192,8 @@ export class StreamSimulator {
       const start = this.nowMs;
       this.advanceArrivals(start);
       // Batch 0 always runs (it fixes the starting offsets), even with no rows, as in Spark.
-      const hasData = this.firstBatchEver || this.retrying !== null || this.source.availableRows(start) > 0;
+      const hasData =
+        this.firstBatchEver || this.retrying !== null || this.channels.some((c) => c.source.availableRows(start) > 0);
       if (hasData || this.watermarkMoved()) return this.runBatch(start);
       const idle = this.idleTrigger(start);
       if (idle) return idle;
@@ -223,7 +222,7 @@ export class StreamSimulator {
     this.eventsDone.add(restart);
     this.nowMs += restart.downtimeMs;
     this.newRun();
-    if (restart.cap !== undefined) this.source.cap = restart.cap;
+    if (restart.cap !== undefined) this.main.cap = restart.cap;
     if (restart.cores !== undefined) this.processing.cores = restart.cores;
     if (
       restart.stateStorePartitions !== undefined &&
@@ -258,22 +257,25 @@ export class StreamSimulator {
     this.lastTriggerStartMs = -1;
   }
 
+  /** The main source (restarts change its cap). */
+  private get main(): SimSource {
+    return this.channels[0]!.source;
+  }
+
   private advanceArrivals(toMs: number): void {
-    if (toMs <= this.arrivedUntilMs) return;
-    const expected = expectedArrivals(this.arrival, this.arrivedUntilMs, toMs);
-    const rows = expected * this.random.factor(this.arrivalNoise) + this.arrivalCarry;
-    const whole = Math.max(0, Math.floor(rows));
-    this.arrivalCarry = Math.max(0, rows - whole);
-    this.arrivedUntilMs = toMs;
-    this.source.receive(whole, toMs);
-    this.arrivedTotal = this.source.arrivedRows();
-    this.log.record(toMs, this.arrivedTotal);
+    for (const channel of this.channels) channel.advanceTo(toMs, this.random);
+  }
+
+  /** Nominal arrival rate over all inputs at `timeMs`, rows/s. */
+  private arrivalAt(timeMs: number): number {
+    return this.channels.reduce((sum, c) => sum + c.arrival(timeMs), 0);
   }
 
   /** Stage parallelism caps the cluster: read tasks, and shuffle partitions when the plan shuffles. */
   private perRowMs(includeSink = true): number {
     const p = this.processing;
-    const readTasks = Math.max(1, Math.min(p.cores, this.source.inputTasks));
+    const inputTasks = this.channels.reduce((sum, c) => sum + c.source.inputTasks, 0);
+    const readTasks = Math.max(1, Math.min(p.cores, inputTasks));
     const rate = p.rowsPerSecPerCore;
     let ms: number;
     if (p.shuffles) {
@@ -314,15 +316,16 @@ export class StreamSimulator {
     const retried = this.retrying !== null;
     const firstOfRun = this.firstOfRun;
     this.applyChange();
-    const rows = this.retrying ? this.retrying.rows : this.source.plan(startMs);
-    const consumedBefore = this.source.consumedRows();
+    const perChannel = this.retrying ? this.retrying.rows : this.channels.map((c) => c.plan(startMs));
+    const rows = perChannel.reduce((a, b) => a + b, 0);
     const p = this.processing;
     const overhead = p.overheadMs * this.random.factor(p.noise / 2);
     const computeMs = rows * this.perRowMs(false) * this.random.factor(p.noise);
 
-    // Event times of the rows read: they arrived between these two points.
-    const firstRowAt = rows > 0 ? this.log.arrivalTimeOf(consumedBefore) : null;
-    const lastRowAt = rows > 0 ? this.log.arrivalTimeOf(consumedBefore + rows - 1) : null;
+    // Event times of the rows read: they arrived between the earliest and the latest of these points.
+    const spans = this.channels.map((c) => c.plannedArrivals()).filter((x) => x !== null);
+    const firstRowAt = spans.length > 0 ? Math.min(...spans.map((x) => x.first)) : null;
+    const lastRowAt = spans.length > 0 ? Math.max(...spans.map((x) => x.last)) : null;
     const maxEventMs = lastRowAt !== null ? lastRowAt - EVENT_TO_ARRIVAL_MS : null;
     const watermarkMs = this.currentWatermarkMs();
     this.lastBatchWatermarkMs = watermarkMs;
@@ -373,7 +376,7 @@ export class StreamSimulator {
     const progress = this.render({
       startMs,
       batchDurationMs,
-      rows,
+      rows: perChannel,
       durations,
       eventTime,
       firstBatch: this.firstBatchEver,
@@ -384,16 +387,16 @@ export class StreamSimulator {
     const retry = retried ? undefined : this.eventFor('retry', this.batchId);
     const capacity = 1_000 / this.perRowMs();
     const admission = this.admissionRate();
-    const arrivalRate = this.arrival(startMs);
+    const arrivalRate = this.arrivalAt(startMs);
     const truthBatchId = this.batchId;
     if (retry) {
       this.eventsDone.add(retry);
-      this.retrying = { rows, state: stateResult };
+      this.retrying = { rows: perChannel, state: stateResult };
       this.nowMs = endMs + (retry.downtimeMs ?? 30_000);
       this.newRun();
       this.lastProgressEventMs = endMs;
     } else {
-      this.source.commit();
+      for (const channel of this.channels) channel.commit();
       this.retrying = null;
       this.firstBatchEver = false;
       this.batchId += 1;
@@ -402,7 +405,6 @@ export class StreamSimulator {
       this.lastProgressEventMs = endMs;
       this.nowMs = this.nextTriggerMs(startMs, endMs);
     }
-    this.log.prune(this.source.consumedRows());
     const truth = this.truth({
       kind: 'data',
       batchId: truthBatchId,
@@ -421,13 +423,28 @@ export class StreamSimulator {
     return { progress, json: toSparkJson(progress), endMs, truth };
   }
 
-  /** The most rows per second the admission cap lets through: a full batch every max(T, its duration). */
+  /**
+   * The most rows per second the admission caps let through: full batches every max(T, their
+   * duration); null when any input is uncapped.
+   */
   private admissionRate(): number | null {
-    const cap = this.source.cap;
-    if (cap === null || this.source.kind === 'rate') return null;
-    const capRows = cap * this.source.rowsPerUnit;
+    if (this.channels.some((c) => c.source.cap === null || c.source.kind === 'rate')) return null;
+    const capRows = this.channels.reduce((sum, c) => sum + c.source.cap! * c.source.rowsPerUnit, 0);
     const d = this.fixedMs() + capRows * this.perRowMs();
     return capRows / (Math.max(this.triggerMs, d) / 1_000);
+  }
+
+  /** λ / admitted rate of the most overloaded capped input (0 when all are uncapped). */
+  private cappedLoad(atMs: number): number {
+    let worst = 0;
+    for (const c of this.channels) {
+      if (c.source.cap === null || c.source.kind === 'rate') continue;
+      const capRows = c.source.cap * c.source.rowsPerUnit;
+      const d = this.fixedMs() + capRows * this.perRowMs();
+      const admitted = capRows / (Math.max(this.triggerMs, d) / 1_000);
+      worst = Math.max(worst, c.arrival(atMs) / admitted);
+    }
+    return worst;
   }
 
   private currentWatermarkMs(): number | null {
@@ -469,12 +486,12 @@ export class StreamSimulator {
     const due = endMs - this.lastProgressEventMs >= this.noDataIntervalMs;
     let batch: SimulatedBatch | null = null;
     if (due) {
-      this.source.plan(startMs);
+      for (const channel of this.channels) channel.plan(startMs);
       this.state?.idle();
       const progress = this.render({
         startMs,
         batchDurationMs: triggerMs,
-        rows: 0,
+        rows: this.channels.map(() => 0),
         durations: [
           ['latestOffset', Math.max(0, triggerMs - 1)],
           ['triggerExecution', triggerMs],
@@ -491,7 +508,7 @@ export class StreamSimulator {
         startMs,
         endMs,
         rows: 0,
-        arrivalRate: this.arrival(startMs),
+        arrivalRate: this.arrivalAt(startMs),
         capacity: 1_000 / this.perRowMs(),
         admission: this.admissionRate(),
         gcPauseMs: 0,
@@ -515,7 +532,8 @@ export class StreamSimulator {
   private render(b: {
     startMs: number;
     batchDurationMs: number;
-    rows: number;
+    /** Rows read from each input channel. */
+    rows: number[];
     durations: [string, number][];
     eventTime: Record<string, string> | undefined;
     firstBatch: boolean;
@@ -524,8 +542,10 @@ export class StreamSimulator {
       this.lastTriggerStartMs >= 0 && b.startMs > this.lastTriggerStartMs
         ? (b.startMs - this.lastTriggerStartMs) / 1_000
         : Infinity;
-    const inputRate = this.rate(b.rows, sinceLast);
-    const processedRate = this.rate(b.rows, b.batchDurationMs / 1_000);
+    // Top-level rows and rates are the sums over the sources, as Spark computes them.
+    const total = b.rows.reduce((a, x) => a + x, 0);
+    const inputRate = this.rate(total, sinceLast);
+    const processedRate = this.rate(total, b.batchDurationMs / 1_000);
     const out: RawProgress = {
       id: this.id,
       runId: this.runId,
@@ -534,7 +554,7 @@ export class StreamSimulator {
       batchId: this.batchId,
     };
     if (this.traits.batchDuration) out.batchDuration = b.batchDurationMs;
-    out.numInputRows = b.rows;
+    out.numInputRows = total;
     if (inputRate !== undefined) out.inputRowsPerSecond = inputRate;
     if (processedRate !== undefined) out.processedRowsPerSecond = processedRate;
     const durationMs = sortedMap(b.durations);
@@ -542,22 +562,22 @@ export class StreamSimulator {
     if (b.eventTime) out.eventTime = b.eventTime;
     const stateOperator = this.state?.render();
     out.stateOperators = stateOperator ? [stateOperator] : [];
-    out.sources = [
-      this.source.render({
-        rows: b.rows,
-        inputRowsPerSecond: inputRate,
-        processedRowsPerSecond: processedRate,
+    out.sources = this.channels.map((channel, i) =>
+      channel.source.render({
+        rows: b.rows[i] ?? 0,
+        inputRowsPerSecond: this.rate(b.rows[i] ?? 0, sinceLast),
+        processedRowsPerSecond: this.rate(b.rows[i] ?? 0, b.batchDurationMs / 1_000),
         firstBatch: b.firstBatch,
         latestAfterBatch: this.traits.latestAfterBatch,
         databricks: this.traits.databricks,
       }),
-    ];
+    );
     const outputRows =
       this.sink.kind === 'delta' || this.sink.kind === 'foreachBatch'
         ? -1
         : stateOperator
           ? (stateOperator.numRowsUpdated as number)
-          : b.rows;
+          : total;
     out.sink = { description: this.sink.description, numOutputRows: outputRows };
     return out;
   }
@@ -577,9 +597,12 @@ export class StreamSimulator {
     repartitionMs: number;
     stallMs: number;
   }): BatchTruth {
-    const backlogRows = this.source.backlogRows();
-    const oldest = backlogRows > 0 ? this.log.arrivalTimeOf(this.source.consumedRows()) : null;
+    const backlogRows = this.channels.reduce((sum, c) => sum + c.backlogRows(), 0);
+    const waiting = this.channels.map((c) => c.oldestUnreadAt()).filter((x) => x !== null);
+    const oldest = waiting.length > 0 ? Math.min(...waiting) : null;
     const sustainable = t.admission === null ? t.capacity : Math.min(t.capacity, t.admission);
+    // With several inputs, one capped input can fall behind while the total stays within the cluster.
+    const load = Math.max(sustainable > 0 ? t.arrivalRate / sustainable : Infinity, this.cappedLoad(t.startMs));
     return {
       index: this.reportIndex++,
       kind: t.kind,
@@ -594,7 +617,7 @@ export class StreamSimulator {
       capacityRowsPerSec: t.capacity,
       admissionRowsPerSec: t.admission,
       sustainableRowsPerSec: sustainable,
-      loadFactor: sustainable > 0 ? t.arrivalRate / sustainable : Infinity,
+      loadFactor: load,
       backlogRows,
       timeBehindSec: oldest === null ? 0 : Math.max(0, (t.endMs - oldest) / 1_000),
       stateRows: this.state?.rows ?? 0,

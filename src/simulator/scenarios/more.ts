@@ -167,4 +167,48 @@ export const MORE: Scenario[] = [
     engine: {},
     expected: [],
   },
+  {
+    name: 'join-one-side-capped',
+    description:
+      'Stream-stream join of impressions (uncapped, 9,000 rows/s) and clicks (maxOffsetsPerTrigger 60,000 per 30 s = 2,000 rows/s); clicks rise 1,000 → 3,000 rows/s at 20 min. Only the clicks source falls behind, by 30,000 offsets per batch, while batches take ~8 s of the 30 s trigger.',
+    spec: {
+      name: 'ad_attribution',
+      arrival: 9_000,
+      source: { kind: 'kafka', topic: 'impressions', partitions: 8 },
+      extraSources: [
+        {
+          source: { kind: 'kafka', topic: 'clicks', partitions: 4, maxOffsetsPerTrigger: 60_000 },
+          arrival: steppedRate(1_000, [{ atMs: START_MS + 20 * MIN, rowsPerSec: 3_000 }]),
+        },
+      ],
+      processing: standardCluster(),
+      triggerMs: 30 * SEC,
+      state: { operator: 'symmetricHashJoin', watermarkMs: 15 * MIN, newKeysPerRow: 0.5, updatesPerRow: 0 },
+    },
+    seed: 410,
+    startMs: START_MS,
+    batches: 110,
+    engine: {},
+    expected: [
+      { kind: 'lag', topCause: 'rate_limit_too_low', onset: { rule: 'time-behind', changeAfterMs: 20 * MIN }, maxDelayReports: 12 },
+    ],
+  },
+  {
+    name: 'union-two-topics-healthy',
+    description: 'A union of two topics (6,000 and 2,000 rows/s), DBR 17.0, 30 s trigger: two sources, both keeping up.',
+    spec: {
+      name: 'all_orders',
+      arrival: 6_000,
+      source: { kind: 'kafka', topic: 'orders_eu', partitions: 8 },
+      extraSources: [{ source: { kind: 'kafka', topic: 'orders_us', partitions: 8 }, arrival: 2_000 }],
+      processing: standardCluster(),
+      triggerMs: 30 * SEC,
+      platform: 'dbr-17.0',
+    },
+    seed: 411,
+    startMs: START_MS,
+    batches: 200,
+    engine: {},
+    expected: [],
+  },
 ];
