@@ -22,7 +22,6 @@ import {
   resolveProcessing,
   resolveSink,
   resolveState,
-  type Platform,
   type ResolvedProcessing,
   type ResolvedSink,
   type SimEvent,
@@ -32,66 +31,11 @@ import {
 import { SimulatorSpecError, SimulatorTimeError, validateSpec } from './spec-validation.js';
 import { StateStoreModel, type StateBatchResult } from './state-store-model.js';
 import type { RawProgress } from '../progress/types.js';
+import { batchDurations } from './batch-durations.js';
+import { PLATFORMS, type PlatformTraits } from './platform.js';
+import type { BatchTruth, SimulatedBatch } from './simulated-batch.js';
 
-/** What really happened in a reported trigger: the ground truth used to label and evaluate. */
-export interface BatchTruth {
-  /** 0-based position of this report in the simulator's output. */
-  index: number;
-  /** `data` = a micro-batch ran; `no-data` = an idle progress event. */
-  kind: 'data' | 'no-data';
-  batchId: number;
-  runId: string;
-  /** First trigger of a run (after a start or restart). */
-  firstOfRun: boolean;
-  /** This report repeats the previous batchId (a retry). */
-  retried: boolean;
-  startMs: number;
-  endMs: number;
-  rows: number;
-  /** Nominal arrival rate λ at the trigger start, rows/s. */
-  arrivalRate: number;
-  /** Busy-time throughput of the query for large batches, rows/s (cores, partitions, sink, state). */
-  capacityRowsPerSec: number;
-  /** Highest rate the admission cap lets through (cap / max(T, d)), rows/s; null when uncapped. */
-  admissionRowsPerSec: number | null;
-  /** min(capacity, admission): the arrival rate above which the query loses ground. */
-  sustainableRowsPerSec: number;
-  /** λ / sustainable. Above 1 the query falls behind. */
-  loadFactor: number;
-  /** Rows arrived and not yet consumed at `endMs`. */
-  backlogRows: number;
-  /** Age of the oldest unread row at `endMs`, seconds (0 when nothing waits). */
-  timeBehindSec: number;
-  stateRows: number;
-  stateBytes: number;
-  gcPauseMs: number;
-  repartitionMs: number;
-  /** Time spent stalled inside this batch, ms. */
-  stallMs: number;
-}
-
-export interface SimulatedBatch {
-  /** The progress object, keys in Spark's order. */
-  progress: RawProgress;
-  /** `progress` as Spark's compact JSON (one JSON Lines record). */
-  json: string;
-  endMs: number;
-  truth: BatchTruth;
-}
-
-interface PlatformTraits {
-  batchDuration: boolean;
-  databricks: boolean;
-  latestAfterBatch: boolean;
-  roundRates: boolean;
-}
-
-const PLATFORMS: Record<Platform, PlatformTraits> = {
-  'dbr-17.1': { batchDuration: true, databricks: true, latestAfterBatch: true, roundRates: false },
-  'dbr-17.0': { batchDuration: true, databricks: true, latestAfterBatch: false, roundRates: false },
-  'spark-3.5': { batchDuration: false, databricks: false, latestAfterBatch: false, roundRates: false },
-  'spark-4.0': { batchDuration: true, databricks: false, latestAfterBatch: false, roundRates: true },
-};
+export type { BatchTruth, SimulatedBatch };
 
 /** Delay between an event happening and its row arriving at the source. */
 const EVENT_TO_ARRIVAL_MS = 1_500;
@@ -344,29 +288,15 @@ export class StreamSimulator {
     const sinkWriteMs = Number.isFinite(this.sink.writeRowsPerSec) ? (rows / this.sink.writeRowsPerSec) * 1_000 : 0;
     const sinkCommitMs = this.sink.commitMs * this.random.factor(p.noise * 2) + sinkWriteMs * this.random.factor(p.noise);
 
-    const durations: [string, number][] = [];
-    const latestOffsetMs = Math.round(overhead * 0.12);
-    const getBatchMs = Math.round(overhead * 0.01);
-    const planningMs = Math.round(overhead * 0.3);
-    const walMs = Math.round(overhead * 0.25);
-    const commitOffsetsMs = Math.round(overhead * 0.25);
-    const addBatchMs = Math.round(computeMs + stateMs + gcPauseMs + stallMs + sinkCommitMs);
-    const otherMs = Math.round(overhead * 0.07);
-    const triggerMs = latestOffsetMs + getBatchMs + planningMs + walMs + commitOffsetsMs + addBatchMs + otherMs;
-    durations.push(
-      ['addBatch', addBatchMs],
-      ['commitOffsets', commitOffsetsMs],
-      ['getBatch', getBatchMs],
-      ['latestOffset', latestOffsetMs],
-      ['queryPlanning', planningMs],
-      ['triggerExecution', triggerMs],
-      ['walCommit', walMs],
-    );
-    if (this.traits.databricks) durations.push(['commitBatch', Math.round(sinkCommitMs)]);
     const repartitionMs = this.pendingRepartitionMs;
-    if (repartitionMs > 0) durations.push(['controlBatch.REPARTITION', repartitionMs]);
     this.pendingRepartitionMs = 0;
-    const batchDurationMs = triggerMs + 1;
+    const { entries: durations, triggerExecutionMs } = batchDurations({
+      overheadMs: overhead,
+      addBatchMs: computeMs + stateMs + gcPauseMs + stallMs + sinkCommitMs,
+      commitBatchMs: this.traits.databricks ? sinkCommitMs : null,
+      repartitionMs,
+    });
+    const batchDurationMs = triggerExecutionMs + 1;
     const endMs = startMs + batchDurationMs;
     this.advanceArrivals(endMs);
 
