@@ -22,6 +22,8 @@ export interface BannerInput {
   streams: BannerStream[];
   /** Simulated seconds per wall-clock second. */
   speedup: number;
+  /** Channel the lag alert goes to, e.g. #stream-orders. */
+  lagChannel: string;
   /** Whether colour escapes may be used (a TTY). @defaultValue false */
   color?: boolean;
 }
@@ -36,11 +38,11 @@ export function renderBanner(input: BannerInput): string {
     '',
     `  Open the chat view:  ${bold(cyan(input.chatUrl))}`,
     '',
-    `  Streams on the local Databricks (${input.speedup}× accelerated time):`,
+    `  Streams on the local Databricks, in ${input.speedup}× time (a minute here is ${input.speedup} min there):`,
     ...input.streams.map((stream) => `    ${stream.name.padEnd(width)}  ${stream.story}  → ${stream.channel}`),
     '',
     '  What to try:',
-    '    - wait ~1 minute for the lag alert in #data-alerts, then click Acknowledge',
+    `    - open ${input.lagChannel}: within about a minute a lag alert appears; click Acknowledge`,
     '    - type  /stream status  in the message box; /stream help  lists the rest',
     '    - open a thread for the evidence; "Tuning advice" says what to change, with numbers',
     '',

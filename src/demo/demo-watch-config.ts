@@ -6,7 +6,7 @@
 import type { WorkspaceChannel } from '../standins/slack/index.js';
 import type { DemoStream } from './demo-streams.js';
 
-export const DEMO_WAREHOUSE_ID = 'local-warehouse';
+export const DEMO_WAREHOUSE_ID = '5c1f0e7a9b3d4e21';
 export const DEMO_PROGRESS_TABLE = 'main.streamdoctor.streaming_progress';
 /** Name of the workspace entry in the demo watch file. */
 export const DEMO_WORKSPACE = 'demo';

@@ -109,6 +109,7 @@ export async function runDemo(options: RunDemoOptions): Promise<RunningDemo> {
       databricksUrl: environment.databricks.url,
       redis: `${displayRedisUrl(redis.url)} (${redis.origin === 'env' ? 'REDIS_URL' : redis.origin === 'local' ? 'already running' : 'private, for this run'})`,
       speedup: environment.speed,
+      lagChannel: `#${environment.streams.find((s) => s.story === 'lag')?.channel ?? 'data-alerts'}`,
       streams: environment.streams.map((s) => ({ name: s.name, story: s.summary, channel: `#${s.channel}` })),
       color: Boolean(out.isTTY),
     });

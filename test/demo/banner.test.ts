@@ -7,6 +7,7 @@ const input = {
   databricksUrl: 'http://127.0.0.1:41235',
   redis: 'redis://127.0.0.1:6379 (already running)',
   speedup: 30,
+  lagChannel: '#stream-orders',
   streams: [
     { name: 'orders_enrichment', story: 'falls behind (15 % overload) after ~20 s', channel: '#stream-orders' },
     { name: 'clickstream_bronze', story: 'healthy', channel: '#data-alerts' },
@@ -23,6 +24,7 @@ describe('renderBanner', () => {
     expect(text).toMatch(/orders_enrichment\s+falls behind \(15 % overload\) after ~20 s {2}→ #stream-orders/);
     expect(text).toMatch(/clickstream_bronze\s+healthy/);
     expect(text).toContain('/stream status');
+    expect(text).toContain('open #stream-orders: within about a minute a lag alert appears');
     expect(text).toContain('docs/production.md');
     expect(text).not.toContain('\u001b[');
   });

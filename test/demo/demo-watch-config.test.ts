@@ -17,7 +17,7 @@ describe('the demo watch file', () => {
       name: 'demo',
       host: 'http://127.0.0.1:41999',
       auth: { kind: 'pat', tokenEnv: 'DATABRICKS_TOKEN' },
-      warehouseId: 'local-warehouse',
+      warehouseId: '5c1f0e7a9b3d4e21',
       progressTable: 'main.streamdoctor.streaming_progress',
     });
     expect(config.workspaces[0]!.pipelines.map((p) => p.name)).toEqual(['payments-dlt']);
