@@ -44,6 +44,15 @@ export interface BatchFeatures {
   /** Derived by the tracker from the history: arrival rate (rows/s) and time behind (s). */
   arrival: number | null;
   timeBehindSec: number | null;
+  /**
+   * Per Kafka source (in report order), when there are several: latest-offset sum, offsets
+   * behind, rows read, and the derived arrival rate. One lagging source of a join or union is
+   * hidden in the totals, so time behind is judged per source. Empty for a single source.
+   */
+  kLatest: (number | null)[];
+  kBehind: (number | null)[];
+  kRows: number[];
+  kArrival: (number | null)[];
 }
 
 /** Per-query facts that change rarely; kept once, not per batch. */
@@ -99,6 +108,9 @@ export function extractFeatures(p: Progress, previousRunId: string | null): Batc
   let msBehind: number | null = null;
   let latestComplete = true;
   let startComplete = true;
+  const kLatest: (number | null)[] = [];
+  const kBehind: (number | null)[] = [];
+  const kRows: number[] = [];
   for (const source of p.sources) {
     if (source.kind === 'kafka') {
       const end = kafkaOffsetTotal(source.endOffset);
@@ -117,6 +129,9 @@ export function extractFeatures(p: Progress, previousRunId: string | null): Batc
         else behind = metric(source, 'maxOffsetsBehindLatest');
       }
       if (behind !== null) kafkaBehind = (kafkaBehind ?? 0) + behind;
+      kLatest.push(latest ? latest.sum : null);
+      kBehind.push(behind);
+      kRows.push(source.numInputRows);
     } else if (source.kind === 'delta' || source.kind === 'autoloader') {
       const files = metric(source, 'numFilesOutstanding');
       const bytes = metric(source, 'numBytesOutstanding');
@@ -171,6 +186,11 @@ export function extractFeatures(p: Progress, previousRunId: string | null): Batc
     restart: previousRunId !== null && p.runId !== '' && p.runId !== previousRunId ? 1 : 0,
     arrival: null,
     timeBehindSec: null,
+    // Only kept when several Kafka sources report: one source is the totals.
+    kLatest: kLatest.length > 1 ? kLatest : [],
+    kBehind: kLatest.length > 1 ? kBehind : [],
+    kRows: kLatest.length > 1 ? kRows : [],
+    kArrival: [],
   };
 }
 

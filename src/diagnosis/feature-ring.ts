@@ -31,7 +31,13 @@ const KEYS = [
   'restart',
   'arrival',
   'timeBehindSec',
+  'kLatest',
+  'kBehind',
+  'kRows',
+  'kArrival',
 ] as const satisfies readonly (keyof BatchFeatures)[];
+
+const ARRAY_KEYS = new Set<string>(['kLatest', 'kBehind', 'kRows', 'kArrival']);
 
 const NULLABLE_DEFAULT_ZERO = new Set<string>([
   'stateRemoved',
@@ -42,7 +48,7 @@ const NULLABLE_DEFAULT_ZERO = new Set<string>([
   'sinkCommitMs',
 ]);
 
-export type SerializedFeatures = (number | null)[];
+export type SerializedFeatures = (number | null | (number | null)[])[];
 
 export class FeatureRing {
   private items: BatchFeatures[] = [];
@@ -78,7 +84,12 @@ export class FeatureRing {
   }
 
   toJSON(): SerializedFeatures[] {
-    return this.items.map((item) => KEYS.map((key) => roundForStorage(item[key])));
+    return this.items.map((item) =>
+      KEYS.map((key) => {
+        const value = item[key];
+        return Array.isArray(value) ? value.map((v) => roundForStorage(v)) : roundForStorage(value);
+      }),
+    );
   }
 
   static fromJSON(rows: unknown, capacity: number): FeatureRing {
@@ -86,9 +97,16 @@ export class FeatureRing {
     if (!Array.isArray(rows)) return ring;
     for (const row of rows.slice(-capacity)) {
       if (!Array.isArray(row)) continue;
-      const item: Record<string, number | null> = {};
+      const item: Record<string, unknown> = {};
       KEYS.forEach((key, index) => {
         const value = row[index];
+        if (ARRAY_KEYS.has(key)) {
+          item[key] = Array.isArray(value)
+            ? value.map((v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null))
+            : [];
+          if (key === 'kRows') item[key] = (item[key] as (number | null)[]).map((v) => v ?? 0);
+          return;
+        }
         item[key] =
           typeof value === 'number' && Number.isFinite(value)
             ? value

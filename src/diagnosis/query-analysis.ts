@@ -26,11 +26,33 @@ export interface Analysis {
   loadFactor: number | null;
   /** Rows every recent batch read when they all read the same (an admission cap reached). */
   cappedRows: number | null;
+  /** With several Kafka sources: the one whose reads are capped, with its own arrival rate. */
+  cappedSource: { index: number; rows: number; arrival: number | null } | null;
   timeBehindSec: number | null;
   /** Growth of the lag signal per minute of wall time (negative when draining). */
   trendPerMin: number | null;
   /** Seconds until the backlog drains at the current trend; null = not draining. */
   drainEtaSec: number | null;
+}
+
+/** Rows/s arriving per Kafka source (several sources only), from each one's latest offsets. */
+export function sourceArrivalsAt(previous: readonly BatchFeatures[], f: BatchFeatures): (number | null)[] {
+  const out: (number | null)[] = [];
+  for (let s = 0; s < f.kLatest.length; s += 1) {
+    const latest = f.kLatest[s]!;
+    let rate: number | null = null;
+    if (latest !== null) {
+      const fetchedAt = (x: BatchFeatures) => ((x.kBehind[s] ?? 0) > 0 ? x.t + x.d : x.t);
+      for (let k = Math.min(5, previous.length); k >= 1 && rate === null; k -= 1) {
+        const base = previous[previous.length - k]!;
+        const baseLatest = base.kLatest.length === f.kLatest.length ? base.kLatest[s] : null;
+        if (baseLatest === null || baseLatest === undefined || fetchedAt(base) >= fetchedAt(f)) continue;
+        if (latest >= baseLatest) rate = (latest - baseLatest) / ((fetchedAt(f) - fetchedAt(base)) / 1000);
+      }
+    }
+    out.push(rate);
+  }
+  return out;
 }
 
 /** Rows/s arriving, for the batch `f` appended after `previous` (oldest first). */
@@ -56,6 +78,20 @@ export function arrivalRateAt(previous: readonly BatchFeatures[], f: BatchFeatur
 
 /** Seconds of data waiting at the source after batch `f`. */
 export function timeBehindOf(f: BatchFeatures): number | null {
+  if (f.kArrival.length > 0) {
+    // Several Kafka sources: the query is as far behind as its furthest-behind source.
+    let worst: number | null = null;
+    for (let s = 0; s < f.kArrival.length; s += 1) {
+      const behind = f.kBehind[s];
+      const arrival = f.kArrival[s];
+      let sec: number | null = null;
+      if (behind === null || behind === undefined) continue;
+      if (behind > 0 && arrival !== null && arrival !== undefined && arrival > 0) sec = behind / arrival;
+      else if (behind === 0) sec = f.rows > 0 ? f.d / 1000 : 0;
+      if (sec !== null && (worst === null || sec > worst)) worst = sec;
+    }
+    if (worst !== null) return worst;
+  }
   if (f.kafkaBehind !== null) {
     if (f.kafkaBehind > 0 && f.arrival !== null && f.arrival > 0) return f.kafkaBehind / f.arrival;
     if (f.kafkaBehind > 0) return null;
@@ -74,9 +110,14 @@ export function signalKind(features: readonly BatchFeatures[]): LagSignalKind {
   if (last.msBehind !== null) return 'kinesis';
   // An uncapped file source reads everything listed, so its backlog metrics read 0 however far
   // behind it is: then the backlog lives inside the batches.
-  const recent = features.slice(-8);
-  if (last.filesOutstanding !== null && recent.some((f) => (f.filesOutstanding ?? 0) > 0)) return 'files';
-  if (last.bytesOutstanding !== null && recent.some((f) => (f.bytesOutstanding ?? 0) > 0)) return 'bytes';
+  let files = false;
+  let bytes = false;
+  for (let i = Math.max(0, features.length - 8); i < features.length; i += 1) {
+    if ((features[i]!.filesOutstanding ?? 0) > 0) files = true;
+    if ((features[i]!.bytesOutstanding ?? 0) > 0) bytes = true;
+  }
+  if (last.filesOutstanding !== null && files) return 'files';
+  if (last.bytesOutstanding !== null && bytes) return 'bytes';
   return 'duration';
 }
 
@@ -120,63 +161,137 @@ export function analyze(
 ): Analysis {
   const inferred =
     knownTriggerMs === null ? (inferredTriggerMs !== undefined ? inferredTriggerMs : inferTriggerMs(features)) : null;
-  const triggerMs = knownTriggerMs ?? inferred ?? 0;
-  const recent = features.slice(-8);
-  const durations = recent.map((f) => f.d);
-  const last = features[features.length - 1];
-  const cadenceMs = Math.max(triggerMs, median(durations) || 0, last?.d ?? 0);
+  return new LazyAnalysis(features, knownTriggerMs ?? inferred ?? 0, knownTriggerMs === null);
+}
 
-  const signal = signalKind(features);
-  const series = features.map((f) => signalValue(f, signal));
+/**
+ * Analysis computed on first use, field by field: it runs for every batch of every query, and most
+ * batches need only a few of these numbers. Plain loops, no closures: this is the hot path.
+ */
+class LazyAnalysis implements Analysis {
+  readonly signal: LagSignalKind;
+  private seriesMemo: number[] | null = null;
+  private cadenceMemo = -1;
+  private arrivalMemo: number | null | undefined;
+  private capacityMemo: number | null | undefined;
+  private cappedMemo: number | null | undefined;
+  private trendMemo: { trendPerMin: number | null; drainEtaSec: number | null } | undefined;
 
-  const arrivals = recent.map((f) => f.arrival ?? Number.NaN).filter(Number.isFinite);
-  const arrivalRate = arrivals.length > 0 ? median(arrivals.slice(-5)) : null;
-
-  const lastRows = features.slice(-5).map((f) => f.rows);
-  let cappedRows: number | null = null;
-  if (lastRows.length >= 4 && lastRows[0]! > 0) {
-    const low = Math.min(...lastRows);
-    const high = Math.max(...lastRows);
-    if (low > 0 && (high - low) / high <= 0.01) cappedRows = Math.round(median(lastRows));
+  constructor(
+    private readonly features: readonly BatchFeatures[],
+    readonly triggerMs: number,
+    readonly triggerInferred: boolean,
+  ) {
+    this.signal = signalKind(features);
   }
 
-  const timeBehindSec =
-    last === undefined
-      ? null
-      : signal === 'duration'
-        ? last.rows > 0
-          ? last.d / 1000
-          : 0
-        : last.timeBehindSec;
+  get series(): number[] {
+    if (this.seriesMemo === null) {
+      const out = new Array<number>(this.features.length);
+      for (let i = 0; i < this.features.length; i += 1) out[i] = signalValue(this.features[i]!, this.signal);
+      this.seriesMemo = out;
+    }
+    return this.seriesMemo;
+  }
 
-  // Capacity and the trend cost pairwise slopes: computed on first use (most batches need neither).
-  let capacityMemo: number | null | undefined;
-  let trendMemo: { trendPerMin: number | null; drainEtaSec: number | null } | undefined;
-  const capacityOf = () => (capacityMemo === undefined ? (capacityMemo = processingCapacity(features)) : capacityMemo);
-  const trend = () => (trendMemo === undefined ? (trendMemo = trendOf(features, series)) : trendMemo);
-  return {
-    triggerMs,
-    triggerInferred: knownTriggerMs === null,
-    cadenceMs,
-    signal,
-    series,
-    arrivalRate,
-    get capacity() {
-      return capacityOf();
-    },
-    get loadFactor() {
-      const capacity = capacityOf();
-      return arrivalRate !== null && capacity !== null && capacity > 0 ? arrivalRate / capacity : null;
-    },
-    cappedRows,
-    timeBehindSec,
-    get trendPerMin() {
-      return trend().trendPerMin;
-    },
-    get drainEtaSec() {
-      return trend().drainEtaSec;
-    },
-  };
+  get cadenceMs(): number {
+    if (this.cadenceMemo < 0) {
+      const n = this.features.length;
+      const durations: number[] = [];
+      for (let i = Math.max(0, n - 8); i < n; i += 1) durations.push(this.features[i]!.d);
+      this.cadenceMemo = Math.max(this.triggerMs, median(durations) || 0, n > 0 ? this.features[n - 1]!.d : 0);
+    }
+    return this.cadenceMemo;
+  }
+
+  get arrivalRate(): number | null {
+    if (this.arrivalMemo === undefined) {
+      const values: number[] = [];
+      for (let i = this.features.length - 1; i >= 0 && i >= this.features.length - 8 && values.length < 5; i -= 1) {
+        const arrival = this.features[i]!.arrival;
+        if (arrival !== null && Number.isFinite(arrival)) values.push(arrival);
+      }
+      this.arrivalMemo = values.length > 0 ? median(values) : null;
+    }
+    return this.arrivalMemo;
+  }
+
+  get capacity(): number | null {
+    if (this.capacityMemo === undefined) this.capacityMemo = processingCapacity(this.features);
+    return this.capacityMemo;
+  }
+
+  get loadFactor(): number | null {
+    const arrival = this.arrivalRate;
+    const capacity = this.capacity;
+    return arrival !== null && capacity !== null && capacity > 0 ? arrival / capacity : null;
+  }
+
+  get cappedRows(): number | null {
+    if (this.cappedMemo === undefined) {
+      this.cappedMemo = null;
+      const n = this.features.length;
+      if (n >= 4 && this.features[Math.max(0, n - 5)]!.rows > 0) {
+        let low = Infinity;
+        let high = 0;
+        const rows: number[] = [];
+        for (let i = Math.max(0, n - 5); i < n; i += 1) {
+          const r = this.features[i]!.rows;
+          rows.push(r);
+          if (r < low) low = r;
+          if (r > high) high = r;
+        }
+        if (low > 0 && (high - low) / high <= 0.01) this.cappedMemo = Math.round(median(rows));
+      }
+      if (this.cappedMemo === null) this.cappedMemo = this.cappedSource?.rows ?? null;
+    }
+    return this.cappedMemo;
+  }
+
+  /** A Kafka source (of several) that read the same number of offsets in each recent batch. */
+  get cappedSource(): { index: number; rows: number; arrival: number | null } | null {
+    const n = this.features.length;
+    const last = this.features[n - 1];
+    if (!last || last.kRows.length === 0 || n < 5) return null;
+    for (let s = 0; s < last.kRows.length; s += 1) {
+      let low = Infinity;
+      let high = 0;
+      for (let i = n - 5; i < n; i += 1) {
+        const r = this.features[i]!.kRows[s] ?? 0;
+        if (r < low) low = r;
+        if (r > high) high = r;
+      }
+      if (low > 0 && (high - low) / high <= 0.01) {
+        const arrivals: number[] = [];
+        for (let i = n - 5; i < n; i += 1) {
+          const a = this.features[i]!.kArrival[s];
+          if (a !== null && a !== undefined) arrivals.push(a);
+        }
+        return { index: s, rows: Math.round(high), arrival: arrivals.length > 0 ? median(arrivals) : null };
+      }
+    }
+    return null;
+  }
+
+  get timeBehindSec(): number | null {
+    const last = this.features[this.features.length - 1];
+    if (last === undefined) return null;
+    if (this.signal === 'duration') return last.rows > 0 ? last.d / 1000 : 0;
+    return last.timeBehindSec;
+  }
+
+  get trendPerMin(): number | null {
+    return this.trend().trendPerMin;
+  }
+
+  get drainEtaSec(): number | null {
+    return this.trend().drainEtaSec;
+  }
+
+  private trend(): { trendPerMin: number | null; drainEtaSec: number | null } {
+    if (this.trendMemo === undefined) this.trendMemo = trendOf(this.features, this.series);
+    return this.trendMemo;
+  }
 }
 
 /** Trend against wall time over the trend window of the same run segment, and the drain ETA. */

@@ -11,13 +11,16 @@ export function median(values: readonly number[]): number {
 
 /** Linear-interpolated quantile (q in 0..1) of the finite values; NaN when there are none. */
 export function quantile(values: readonly number[], q: number): number {
-  // A typed-array sort is numeric and several times faster than Array#sort with a comparator.
-  const sorted = new Float64Array(values.length);
+  // A typed-array sort is numeric and several times faster than Array#sort with a comparator;
+  // small inputs reuse one scratch buffer (these run several times per batch).
+  const buffer = values.length <= SCRATCH.length ? SCRATCH : new Float64Array(values.length);
   let n = 0;
-  for (const value of values) if (Number.isFinite(value)) sorted[n++] = value;
+  for (const value of values) if (Number.isFinite(value)) buffer[n++] = value;
   if (n === 0) return Number.NaN;
-  return quantileOfSorted(n === values.length ? sorted.sort() : sorted.subarray(0, n).sort(), q);
+  return quantileOfSorted(buffer.subarray(0, n).sort(), q);
 }
+
+const SCRATCH = new Float64Array(2048);
 
 function quantileOfSorted(sorted: Float64Array, q: number): number {
   const position = (sorted.length - 1) * Math.min(1, Math.max(0, q));

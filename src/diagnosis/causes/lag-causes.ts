@@ -75,7 +75,8 @@ function intervalSec(ctx: DetectorContext): number {
 function rateLimitTooLow(ctx: DetectorContext): Explained | null {
   const { analysis, facts, latest } = ctx;
   const cap = analysis.cappedRows;
-  const arrival = analysis.arrivalRate;
+  // With several Kafka sources the cap binds one of them: compare it with that source's arrivals.
+  const arrival = analysis.cappedSource ? analysis.cappedSource.arrival : analysis.arrivalRate;
   if (cap === null) return null;
   const interval = intervalSec(ctx);
   if (analysis.signal === 'files' || analysis.signal === 'bytes') return fileCapTooLow(ctx, cap, interval);

@@ -7,7 +7,7 @@ import { explainLag } from '../causes/lag-causes.js';
 import { TUNING } from '../engine-options.js';
 import * as fmt from '../format.js';
 import { mannKendallCritical, mannKendallS, theilSen } from '../statistics.js';
-import { CLEAR, type DetectorContext, type Finding } from './detector.js';
+import { CLEAR, HOLD, type DetectorContext, type Finding } from './detector.js';
 
 export function detectDataLossRisk(ctx: DetectorContext): Finding {
   const { analysis, options } = ctx;
@@ -17,6 +17,8 @@ export function detectDataLossRisk(ctx: DetectorContext): Finding {
   // A retention breach needs lag first (or a backlog already near retention): skip the forecast
   // on the hot path otherwise.
   if (!ctx.memo && !ctx.openKinds.includes('lag') && behind < 0.5 * retentionSec) return CLEAR;
+  // The forecast moves slowly: judge it every other batch.
+  if (ctx.batches % 2 === 1) return HOLD;
   // A forecast needs a steadier slope than the lag trend: fit the whole ring since the last restart.
   const xs: number[] = [];
   const ys: number[] = [];

@@ -59,6 +59,16 @@ export interface Finding {
   memo?: Record<string, number>;
 }
 
+/** No judgement this batch (a throttled detector): keeps the incident as it is. */
+export const HOLD: Finding = {
+  verdict: 'hold',
+  severity: 'warning',
+  summary: '',
+  metrics: {},
+  causes: [],
+  advice: [],
+};
+
 export const CLEAR: Finding = {
   verdict: 'clear',
   severity: 'warning',

@@ -94,7 +94,7 @@ function driftEvidence(ctx: DetectorContext, minAbs: number): boolean {
   const current = values[DRIFT_WINDOW - 1]!;
   // Cheap pre-check before the pairwise statistics.
   if (current < values[DRIFT_WINDOW / 2 - 1]! + minAbs || current < values[0]! + 2 * minAbs) return false;
-  const arrival = analysis.arrivalRate;
+  const arrival = analysis.cappedSource ? analysis.cappedSource.arrival : analysis.arrivalRate;
   if (analysis.cappedRows !== null) {
     if (arrival === null) return analysis.signal === 'files' || analysis.signal === 'bytes';
     const interval = Math.max(analysis.triggerMs, median(ctx.features.slice(-8).map((f) => f.d)));
