@@ -14,6 +14,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import { PipelineQueues } from '../jobs/queues.js';
+import { parseProgress } from '../src/progress/parse-progress.js';
+import type { Progress } from '../src/progress/types.js';
 import { createLogger } from '../src/observability/logger.js';
 import { startClock } from '../src/runtime/pipeline-runtime.js';
 import { StreamSimulator, constantRate, steppedRate, type StreamSpec } from '../src/simulator/index.js';
@@ -178,8 +180,38 @@ async function main(): Promise<void> {
     }
     latencies.sort((a, b) => a - b);
 
+    // Where the time goes: job waits and run times from BullMQ's own stamps (last kept jobs).
+    const stamps = async (queue: PipelineQueues['poll'] | PipelineQueues['detect'], name: string, withWait: boolean) => {
+      const jobs = (await queue.getJobs(['completed'], 0, 199)).filter((j) => j.name === name && j.processedOn && j.finishedOn);
+      const wait = jobs.map((j) => j.processedOn! - j.timestamp).sort((a, b) => a - b);
+      const run = jobs.map((j) => j.finishedOn! - j.processedOn!).sort((a, b) => a - b);
+      const waitText = withWait ? `wait p50 ${percentile(wait, 50)} ms p99 ${percentile(wait, 99)} ms · ` : '';
+      return `${waitText}run p50 ${percentile(run, 50)} ms p99 ${percentile(run, 99)} ms (last ${jobs.length} jobs)`;
+    };
+    // Scheduler jobs are created one period ahead, so only their run time means something.
+    const pollStamps = await stamps(queues.poll, 'poll', false);
+    const detectStamps = await stamps(queues.detect, 'detect', true);
     const memory: number[] = [];
     for (const id of [...ids.slice(0, LAGGING), ...ids.slice(LAGGING, LAGGING + 60)]) memory.push(await store.memoryPerQuery(id));
+    // Worst case: detect down long enough for a lagging query's inbox to fill to its bound.
+    const worstId = ids[0]!;
+    const stored = await redis.get(store.keys.trackerState(worstId));
+    const fullInbox = `${prefix}-worst`;
+    const worstStore = new RedisStore({ redis, prefix: fullInbox });
+    if (stored) await redis.set(worstStore.keys.trackerState(worstId), stored);
+    await redis.hset(worstStore.keys.streamMeta(worstId), await redis.hgetall(store.keys.streamMeta(worstId)));
+    const sim = new StreamSimulator(
+      { id: worstId, arrival: constantRate(45_000), processing: { rowsPerSecPerCore: 2_500, cores: 8 }, triggerMs: 10_000, source: { kind: 'kafka', topic: 'orders0', partitions: 8, maxOffsetsPerTrigger: 200_000 } },
+      { startMs: benchStart, seed: 3 },
+    );
+    const fill: Progress[] = [];
+    for (let b = 0; b < worstStore.queries.inboxLimit; b++) {
+      const parsed = parseProgress(JSON.parse(sim.next().json));
+      if (parsed.ok) fill.push(parsed.progress);
+    }
+    await worstStore.queries.pushProgress(worstId, fill);
+    const worstBytes = await worstStore.memoryPerQuery(worstId);
+    await worstStore.deleteEverything();
     const usedAfter = Number(/used_memory:(\d+)/.exec(await redis.info('memory'))?.[1] ?? 0);
 
     const rate = (o1 - o0) / ((t1 - t0) / 1000);
@@ -191,7 +223,10 @@ async function main(): Promise<void> {
     log(`notify queue (waiting+delayed) ${samples.map((s) => s.notifyWaiting).join(' ')}`);
     log(`incident messages             ${incidents} incidents in ${slack.messages().filter((m) => !m.thread_ts).length} top-level Slack messages`);
     log(`latency batch→Slack           p50 ${(percentile(latencies, 50) / 1000).toFixed(2)} s · p99 ${(percentile(latencies, 99) / 1000).toFixed(2)} s · max ${(percentile(latencies, 100) / 1000).toFixed(2)} s (target p99 < ${POLL_MS / 1000 + 2} s)`);
+    log(`poll jobs                     ${pollStamps}`);
+    log(`detect jobs                   ${detectStamps}`);
     log(`Redis per query (MEMORY USAGE) mean ${(memory.reduce((a, b) => a + b, 0) / memory.length / 1024).toFixed(1)} KB · max ${(Math.max(...memory) / 1024).toFixed(1)} KB over ${memory.length} queries (target < 64 KB)`);
+    log(`Redis per query, worst case   ${(worstBytes / 1024).toFixed(1)} KB with a full inbox (${store.queries.inboxLimit} batches waiting: detect down ≥ 10 min)`);
     log(`Redis used_memory growth      ${((usedAfter - usedBefore) / QUERIES / 1024).toFixed(1)} KB per query (everything, queues included)`);
   } finally {
     await clock.close();

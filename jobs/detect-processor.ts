@@ -124,7 +124,7 @@ export function createDetectProcessor(deps: DetectDeps) {
     for (const change of changes) deps.metrics.detections.inc({ kind: change.incident.kind, change: change.type });
     if (load.corrupt > 0) deps.logger.warn({ queryId, corrupt: load.corrupt }, 'skipped unreadable inbox entries');
     // Also drains intents a crashed run committed but never enqueued.
-    await drainOutbox(deps.store, deps.queues, queryId, nowMs);
+    if (changes.length > 0 || load.outboxLength > 0) await drainOutbox(deps.store, deps.queues, queryId, nowMs);
     return { observed, duplicates, changes: changes.length };
   };
 }

@@ -32,6 +32,10 @@ export interface PollOutcome {
 }
 
 export function createPollProcessor(deps: PollDeps) {
+  // What this process last wrote to the registry per query: most polls change nothing there.
+  // Forgotten every 10 minutes, so a registry lost with a Redis without persistence comes back.
+  const registered = new Map<string, string>();
+  let registeredSince = Date.now();
   return async function processPoll(job: Job<PollJobData>): Promise<PollOutcome> {
     if (job.name === POLL_JOB.sweep) {
       const ids = await deps.store.streams.listIds();
@@ -76,6 +80,10 @@ export function createPollProcessor(deps: PollDeps) {
       }
       group.progress.push(item.progress);
     }
+    if (Date.now() - registeredSince > 600_000) {
+      registered.clear();
+      registeredSince = Date.now();
+    }
     let dropped = 0;
     const entries = [...byQuery.values()];
     // Bounded parallelism: one source may report thousands of queries per cycle.
@@ -83,7 +91,11 @@ export function createPollProcessor(deps: PollDeps) {
       const slice = entries.slice(i, i + 200);
       const counts = await Promise.all(
         slice.map(async ({ stream, progress }) => {
-          await deps.store.streams.upsert(stream);
+          const signature = JSON.stringify(stream);
+          if (registered.get(stream.queryId) !== signature) {
+            await deps.store.streams.upsert(stream);
+            registered.set(stream.queryId, signature);
+          }
           return deps.store.queries.pushProgress(stream.queryId, progress);
         }),
       );

@@ -77,7 +77,8 @@ function queuePrefixOf(options: PipelineBaseOptions): string {
 }
 
 export async function startWorker(options: WorkerRuntimeOptions): Promise<WorkerRuntime> {
-  const redis = createRedis(options.redisUrl, 'worker', {}, options.logger);
+  // Auto-pipelining batches the many small store commands of concurrent jobs into few round trips.
+  const redis = createRedis(options.redisUrl, 'worker', { enableAutoPipelining: true }, options.logger);
   const workerConnection = createRedis(options.redisUrl, 'worker', {}, options.logger);
   const metrics = options.metrics ?? createMetrics();
   const store = new RedisStore({ ...options.store, redis, prefix: options.prefix ?? 'sd' });

@@ -17,7 +17,12 @@ import type { StreamRecord, StreamSnapshot } from './types.js';
 import { incidentIdOf } from './incident-id.js';
 
 export interface QueryStateOptions {
-  /** Most progress entries kept in one query's inbox; older ones are dropped (and counted). @defaultValue 200 */
+  /**
+   * Most progress entries kept in one query's inbox; older ones are dropped (and counted). The inbox
+   * is empty in steady state (detect drains it within a poll cycle); the bound only matters while
+   * detect is down. 60 entries are 10 minutes at a 10 s trigger, about 110 KB of normalized progress.
+   * @defaultValue 60
+   */
   inboxLimit?: number;
   /** Time-behind history bucket width. @defaultValue 15 minutes (96 buckets per day, a compact hash) */
   historyBucketMs?: number;
@@ -42,6 +47,8 @@ export interface DetectLoad {
   corrupt: number;
   /** Highest sequence read, corrupt entries included: pass it to the commit. */
   lastSeq: number;
+  /** Notification intents left by an earlier run that never enqueued them. */
+  outboxLength: number;
 }
 
 /** A notification intent: render incident `incidentId` at least at `version`. */
@@ -204,7 +211,7 @@ export class QueryStateStore {
     private readonly keys: StoreKeys,
     options: QueryStateOptions = {},
   ) {
-    this.inboxLimit = options.inboxLimit ?? 200;
+    this.inboxLimit = options.inboxLimit ?? 60;
     this.historyBucketMs = options.historyBucketMs ?? 15 * 60_000;
     this.historyRetentionMs = options.historyRetentionMs ?? 24 * 3_600_000;
     this.resolvedRetentionMs = options.resolvedRetentionMs ?? 7 * 24 * 3_600_000;
@@ -236,12 +243,14 @@ export class QueryStateStore {
       .hgetall(this.keys.streamMeta(queryId))
       .get(this.keys.trackerState(queryId))
       .lrange(this.keys.inbox(queryId), 0, maxEntries - 1)
+      .llen(this.keys.outbox(queryId))
       .exec();
     if (!results) throw new StoreError('streamdoctor_store_invalid', 'detect load transaction aborted');
     for (const [err] of results) if (err) throw err;
     const meta = (results[0]![1] ?? {}) as Record<string, string>;
     const stateText = results[1]![1] as string | null;
     const rawEntries = (results[2]![1] ?? []) as string[];
+    const outboxLength = Number(results[3]![1] ?? 0);
     let state: unknown = null;
     if (stateText) {
       try {
@@ -266,6 +275,7 @@ export class QueryStateStore {
       entries,
       corrupt,
       lastSeq: maxSeq,
+      outboxLength,
     };
   }
 
