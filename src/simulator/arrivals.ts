@@ -45,6 +45,15 @@ export function withIdleGaps(base: ArrivalRate, gaps: { atMs: number; durationMs
   };
 }
 
+/** A linear ramp from `from` rows/s at `startMs` to `to` rows/s at `endMs`, flat outside. */
+export function rampRate(from: number, to: number, startMs: number, endMs: number): ArrivalRate {
+  return (t) => {
+    if (t <= startMs) return from;
+    if (t >= endMs) return to;
+    return from + ((to - from) * (t - startMs)) / (endMs - startMs);
+  };
+}
+
 /** A daily-ish sine swing around a mean: `mean × (1 + amplitude × sin(2π t / period))`. */
 export function sinusoidalRate(mean: number, amplitude: number, periodMs: number, phaseMs = 0): ArrivalRate {
   return (t) => Math.max(0, mean * (1 + amplitude * Math.sin((2 * Math.PI * (t - phaseMs)) / periodMs)));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ArrivalLog } from '../../src/simulator/arrival-log.js';
-import { constantRate, expectedArrivals, sinusoidalRate, steppedRate, withBursts, withIdleGaps } from '../../src/simulator/index.js';
+import { constantRate, expectedArrivals, rampRate, sinusoidalRate, steppedRate, withBursts, withIdleGaps } from '../../src/simulator/index.js';
 
 describe('arrival-rate shapes', () => {
   it('steps, bursts and idle gaps compose as functions of time', () => {
@@ -11,6 +11,11 @@ describe('arrival-rate shapes', () => {
     expect([0, 9_999, 10_000, 20_000, 24_999, 25_000, 30_000, 39_999, 40_000].map(rate)).toEqual([
       100, 100, 300, 1_300, 1_300, 300, 0, 0, 300,
     ]);
+  });
+
+  it('a ramp is flat outside its span and linear inside', () => {
+    const ramp = rampRate(100, 300, 1_000, 3_000);
+    expect([0, 1_000, 2_000, 2_500, 3_000, 9_000].map(ramp)).toEqual([100, 100, 200, 250, 300, 300]);
   });
 
   it('integrates λ over an interval, including a step inside it', () => {

@@ -3,7 +3,7 @@
  * and quiet cases that look alarming.
  */
 
-import { steppedRate, withBursts, withIdleGaps } from '../arrivals.js';
+import { rampRate, steppedRate, withBursts, withIdleGaps } from '../arrivals.js';
 import type { Scenario } from '../scenario.js';
 import { HOUR, MIN, SEC, STANDARD_CAPACITY, START_MS, standardCluster } from './common.js';
 
@@ -208,6 +208,63 @@ export const MORE: Scenario[] = [
     seed: 411,
     startMs: START_MS,
     batches: 200,
+    engine: {},
+    expected: [],
+  },
+  {
+    name: 'slow-ramp-past-capacity',
+    description:
+      'Input ramps linearly from 50 % to 115 % of capacity over 3 hours (60 s trigger): no step, no burst; the query crosses its capacity at ~2 h 20 min and then loses a little more ground every batch.',
+    spec: {
+      name: 'growth_ramp',
+      arrival: rampRate(0.5 * STANDARD_CAPACITY, 1.15 * STANDARD_CAPACITY, START_MS, START_MS + 3 * HOUR),
+      processing: standardCluster(),
+      triggerMs: 60 * SEC,
+      source: { kind: 'kafka', topic: 'signups', partitions: 16 },
+    },
+    seed: 412,
+    startMs: START_MS,
+    batches: 175,
+    engine: {},
+    expected: [
+      // λ reaches the 60 s trigger's budget (μ·(T − fixed time)/T ≈ 19,500 rows/s) at ~2 h 20 min.
+      { kind: 'lag', topCause: 'insufficient_capacity', onset: { rule: 'time-behind', changeAfterMs: 140 * MIN }, maxDelayReports: 15 },
+    ],
+  },
+  {
+    name: 'delta-uncapped-overload',
+    description:
+      'Delta source with maxFilesPerTrigger unset (null: no cap), back-to-back, input 70 % → 115 % of capacity at 20 min: every batch reads all files, so numFilesOutstanding stays 0 and the lag shows only in growing batch durations.',
+    spec: {
+      name: 'silver_sessions',
+      arrival: steppedRate(0.7 * STANDARD_CAPACITY, [{ atMs: START_MS + 20 * MIN, rowsPerSec: 1.15 * STANDARD_CAPACITY }]),
+      processing: standardCluster(),
+      triggerMs: 0,
+      source: { kind: 'delta', path: 's3://acme-lake/bronze/sessions', rowsPerFile: 2_000, maxFilesPerTrigger: null },
+      platform: 'dbr-17.1',
+    },
+    seed: 413,
+    startMs: START_MS,
+    batches: 275,
+    engine: {},
+    expected: [
+      { kind: 'lag', topCause: 'insufficient_capacity', onset: { rule: 'time-behind', changeAfterMs: 20 * MIN }, maxDelayReports: 8 },
+    ],
+  },
+  {
+    name: 'periodic-gc-pauses',
+    description: 'A 45 s GC pause every 25 batches on a 30 s trigger at 40 % load: regular slow batches, each absorbed by the next.',
+    spec: {
+      name: 'enrichment_jvm',
+      arrival: 8_000,
+      processing: standardCluster(),
+      triggerMs: 30 * SEC,
+      source: { kind: 'kafka', topic: 'enrich', partitions: 16 },
+      events: Array.from({ length: 8 }, (_, i) => ({ type: 'gc' as const, atBatch: 20 + 25 * i, pauseMs: 45 * SEC })),
+    },
+    seed: 414,
+    startMs: START_MS,
+    batches: 220,
     engine: {},
     expected: [],
   },
