@@ -14,6 +14,8 @@ import { StreamSimulator, type SimulatedBatch } from './stream-simulator.js';
  * - `time-behind`: a change (a time after the start, or a batchId) makes the query lose ground. Its
  *   healthy range is the largest true time behind among reports that ended before the change; the
  *   onset is the first report at or after the change whose true time behind exceeds that range.
+ * - `overload`: a gradual change (a ramp): the first report from which the true load factor
+ *   (arrival rate ÷ the rate the query can sustain) stays above 1 to the end of the run.
  * - `overrun`: a slow drift (state, GC) rather than a step: the first report from which every later
  *   batch runs longer than the trigger interval.
  * - `first-of-run`: the first report of the run that starts with batch `batchId` (after a restart).
@@ -26,6 +28,7 @@ import { StreamSimulator, type SimulatedBatch } from './stream-simulator.js';
  */
 export type OnsetRule =
   | { rule: 'time-behind'; changeAfterMs?: number; changeAtBatch?: number }
+  | { rule: 'overload' }
   | { rule: 'overrun'; triggerMs: number }
   | { rule: 'first-of-run'; batchId: number }
   | { rule: 'first-data' }
@@ -142,6 +145,12 @@ export function resolveOnset(
       const healthyMax = Math.max(0, ...run.slice(0, change).map((b) => b.truth.timeBehindSec));
       const i = run.findIndex((b, j) => j >= change && b.truth.timeBehindSec > healthyMax);
       if (i >= 0) return at(i);
+      break;
+    }
+    case 'overload': {
+      let i = run.length;
+      while (i > 0 && run[i - 1]!.truth.loadFactor > 1) i--;
+      if (i < run.length) return at(i);
       break;
     }
     case 'overrun': {
