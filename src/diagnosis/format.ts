@@ -51,6 +51,8 @@ function trim(value: number): string {
   return value.toFixed(Math.abs(value) >= 100 ? 0 : 1).replace(/\.0$/, '');
 }
 
+/** ISO-8601 of epoch ms; clamped to the dates JavaScript can print (forecasts can be far out). */
 export function iso(epochMs: number): string {
-  return new Date(Number.isFinite(epochMs) ? epochMs : 0).toISOString();
+  const clamped = Number.isFinite(epochMs) ? Math.max(-8.64e15, Math.min(8.64e15, epochMs)) : 0;
+  return new Date(clamped).toISOString();
 }

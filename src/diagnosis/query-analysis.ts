@@ -343,7 +343,8 @@ function trendWindow(
 ): { xs: number[]; ys: number[] } {
   const xs: number[] = [];
   const ys: number[] = [];
-  for (let i = features.length - 1; i >= 0 && xs.length < 8; i -= 1) {
+  // 12 batches: long enough that noise on a slow rise does not read as draining.
+  for (let i = features.length - 1; i >= 0 && xs.length < 12; i -= 1) {
     const value = series[i]!;
     if (!Number.isFinite(value)) continue;
     const f = features[i]!;

@@ -2,21 +2,24 @@
  * The people-facing report of `streamdoctor diagnose --format text`: one short block per query,
  * worst first, readable in an 80-column terminal. Plain text; no colour codes so it pipes cleanly.
  */
-import type { DiagnoseOutput, Incident, QueryReport } from './types.js';
+import * as fmt from './format.js';
+import type { DiagnoseOutput, Incident, QueryReport, QuerySnapshot } from './types.js';
 
 const HEALTH_LABEL = { critical: 'CRITICAL', warning: 'WARNING', ok: 'OK' } as const;
 
-export function renderTextReport(output: DiagnoseOutput): string {
+/** `snapshots` (by query id) add a line of key numbers under each query's title. */
+export function renderTextReport(output: DiagnoseOutput, snapshots?: ReadonlyMap<string, QuerySnapshot>): string {
   if (output.queries.length === 0) return 'No queries in the input.\n';
   const counts = { critical: 0, warning: 0, ok: 0 };
   for (const query of output.queries) counts[query.health] += 1;
   const header = `${output.queries.length} ${output.queries.length === 1 ? 'query' : 'queries'}: ${counts.critical} critical, ${counts.warning} warning, ${counts.ok} ok`;
-  return `${header}\n\n${output.queries.map(renderQuery).join('\n')}`;
+  return `${header}\n\n${output.queries.map((query) => renderQuery(query, snapshots?.get(query.id))).join('\n')}`;
 }
 
-function renderQuery(query: QueryReport): string {
+function renderQuery(query: QueryReport, snapshot: QuerySnapshot | undefined): string {
   const title = query.name === null ? query.id : `${query.name} (${query.id})`;
   const lines = [`${HEALTH_LABEL[query.health].padEnd(8)} ${title}`];
+  if (snapshot) lines.push(`  ${keyNumbers(snapshot)}`);
   const open = query.incidents.filter((incident) => incident.resolvedAt === null);
   const resolved = query.incidents.filter((incident) => incident.resolvedAt !== null);
   if (open.length === 0 && resolved.length === 0) lines.push('  No incidents.');
@@ -50,6 +53,19 @@ function renderIncident(incident: Incident, detailed: boolean): string[] {
     }
   }
   return lines;
+}
+
+function keyNumbers(s: QuerySnapshot): string {
+  const parts: string[] = [];
+  if (s.lastBatchId !== null) parts.push(`batch ${s.lastBatchId}`);
+  if (s.lastProgressAt) parts.push(`at ${s.lastProgressAt}`);
+  if (s.timeBehindSec !== null) parts.push(`${fmt.seconds(s.timeBehindSec)} behind`);
+  if (s.batchDurationMs !== null) {
+    parts.push(`batch ${fmt.ms(s.batchDurationMs)}${s.triggerMs ? ` of a ${fmt.ms(s.triggerMs)} trigger` : ''}`);
+  }
+  if (s.arrivalRate !== null) parts.push(`${fmt.rate(s.arrivalRate)} in`);
+  if (s.stateRows !== null) parts.push(`${fmt.count(s.stateRows)} state rows`);
+  return parts.join(', ');
 }
 
 function where(batchId: number | null, at: string): string {

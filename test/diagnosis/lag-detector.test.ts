@@ -67,6 +67,35 @@ describe('lag detector', () => {
     expect(incident.advice[0]).toMatchObject({ setting: 'minPartitions', value: '16' });
   });
 
+  it('judges a join per source: one capped source falling behind is lag, with its own cap advice', () => {
+    const run = runStream(
+      {
+        name: 'ad_attribution',
+        arrival: 9_000,
+        source: { kind: 'kafka', topic: 'impressions', partitions: 8 },
+        extraSources: [
+          {
+            source: { kind: 'kafka', topic: 'clicks', partitions: 4, maxOffsetsPerTrigger: 60_000 },
+            arrival: steppedRate(1_000, [{ atMs: START + 20 * MIN, rowsPerSec: 3_000 }]),
+          },
+        ],
+        processing: cluster,
+        triggerMs: 30_000,
+        state: { operator: 'symmetricHashJoin', watermarkMs: 15 * MIN, newKeysPerRow: 0.5, updatesPerRow: 0 },
+      },
+      90,
+    );
+    const lag = opened(run, 'lag');
+    expect(lag).toHaveLength(1);
+    expect(lag[0]!.index).toBeGreaterThanOrEqual(40);
+    const incident = run.tracker.report().incidents.find((i) => i.kind === 'lag')!;
+    expect(incident.causes[0]!.code).toBe('rate_limit_too_low');
+    const advice = incident.advice.find((a) => a.setting === 'maxOffsetsPerTrigger')!;
+    // The clicks topic: ≥ 3,000 rows/s × 30 s = 90,000 with headroom; the totals would say 360,000.
+    expect(Number(advice.value)).toBeGreaterThanOrEqual(100_000);
+    expect(Number(advice.value)).toBeLessThanOrEqual(140_000);
+  });
+
   it('does not fire on a burst that drains within a few batches', () => {
     const run = runStream(
       {

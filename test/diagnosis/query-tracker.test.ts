@@ -92,6 +92,16 @@ describe('QueryTracker', () => {
     expect(Date.parse(tracker.snapshot().lastProgressAt!)).toBe(idle.timestampMs + 5);
   });
 
+  it('follows Spark 2.1/2.2 reports that have no batchId', () => {
+    const history = progressOf(overload, 120).map((p) => ({ ...p, batchId: null }));
+    const tracker = QueryTracker.create(overload.id, null);
+    const changes = history.flatMap((p) => tracker.observe(p));
+    const lag = changes.find((c) => c.type === 'opened' && c.incident.kind === 'lag');
+    expect(lag?.incident.openedAtBatchId).toBeNull();
+    expect(Date.parse(lag!.incident.openedAt)).toBeGreaterThan(START + 10 * MIN);
+    expect(tracker.snapshot().lastBatchId).toBeNull();
+  });
+
   it('snapshot carries the latest key numbers', () => {
     const history = progressOf(overload, 90);
     const tracker = QueryTracker.create(overload.id, null);

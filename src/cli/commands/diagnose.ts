@@ -223,6 +223,9 @@ export async function run(
   }
   const output = diagnosis.finish();
   if (flags.format === 'json') io.stdout.write(`${JSON.stringify(toContractJson(output), null, 2)}\n`);
-  else io.stdout.write(renderTextReport(output));
+  else {
+    const snapshots = new Map([...diagnosis.trackers].map(([id, tracker]) => [id, tracker.snapshot()]));
+    io.stdout.write(renderTextReport(output, snapshots));
+  }
   return 0;
 }

@@ -89,9 +89,14 @@ function rateLimitTooLow(ctx: DetectorContext): Explained | null {
   const advice: Advice[] = [];
   if (kafka) {
     const value = fmt.niceCeil(arrival * interval * 1.3);
-    const projectedMs = latest.d * (value / cap);
+    // The fixed part of a batch stays; the busy part scales with the rows.
+    const capacity = analysis.capacity;
+    const projectedMs =
+      capacity !== null && capacity > 0
+        ? Math.max(0, latest.d - latest.addBatchMs) + (value / capacity) * 1000
+        : latest.d * (value / cap);
     advice.push({
-      text: `Raise maxOffsetsPerTrigger from ${fmt.count(cap)} to at least ${value} (arrival ${fmt.rate(arrival)} × ${fmt.seconds(interval)} trigger interval, plus 30% headroom to drain the backlog).${
+      text: `Raise maxOffsetsPerTrigger from ${cap} to at least ${value} (arrival ${fmt.rate(arrival)} × ${fmt.seconds(interval)} trigger interval, plus 30% headroom to drain the backlog).${
         projectedMs > interval * 1000
           ? ` Batches of that size would take about ${fmt.ms(projectedMs)}, longer than the trigger interval, so the cluster also needs more throughput.`
           : ` Batches of that size should take about ${fmt.ms(projectedMs)}, inside the ${fmt.seconds(interval)} trigger interval.`
