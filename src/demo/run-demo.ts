@@ -5,7 +5,7 @@
  * the banner. Stopping closes the bot first, then the stand-ins, then deletes the demo's Redis keys.
  */
 import type { Logger } from '../observability/logger.js';
-import { discoverRedis, displayRedisUrl, RedisUnavailableError, type DiscoveredRedis } from '../runtime/redis-discovery.js';
+import { discoverRedis, displayRedisUrl, RedisUnavailableError, type DiscoveredRedis, type RedisDiscoveryOptions } from '../runtime/redis-discovery.js';
 import { renderBanner } from './banner.js';
 import { demoPrefix, deletePrefixedKeys } from './demo-keys.js';
 import { startDemoEnvironment, type DemoEnvironment, type DemoEnvironmentOptions } from './demo-environment.js';
@@ -45,6 +45,8 @@ export interface RunDemoOptions {
   prefix?: string;
   /** Delete the run's Redis keys on close. @defaultValue true */
   cleanRedis?: boolean;
+  /** Where to look for Redis (tests point it at a silent port). @defaultValue REDIS_URL, localhost:6379, a private redis-server */
+  redisDiscovery?: Omit<RedisDiscoveryOptions, 'env'>;
 }
 
 export interface RunningDemo {
@@ -74,7 +76,7 @@ export async function runDemo(options: RunDemoOptions): Promise<RunningDemo> {
   const env = options.env ?? process.env;
   let redis: DiscoveredRedis;
   try {
-    redis = await discoverRedis({ env });
+    redis = await discoverRedis({ ...options.redisDiscovery, env });
   } catch (err) {
     if (err instanceof RedisUnavailableError) throw new DemoStartError(err.message, 1);
     throw err;
