@@ -51,6 +51,8 @@ export class ProgressInputReader {
   }
 
   push(chunk: string): void {
+    // A byte-order mark (files saved by some Windows editors) is not JSON.
+    if (this.lineNo === 0 && this.pending === '' && chunk.charCodeAt(0) === 0xfeff) chunk = chunk.slice(1);
     let text = this.pending + chunk;
     let start = 0;
     for (let nl = text.indexOf('\n', start); nl !== -1; nl = text.indexOf('\n', start)) {
@@ -95,10 +97,12 @@ export class ProgressInputReader {
       }
       return;
     }
-    const trimmed = line.trim();
-    if (trimmed.length === 0) return;
-    const first = trimmed.charCodeAt(0);
+    // Index scans instead of trim(): no copy of a long line on the hot path.
+    const begin = firstNonSpace(line);
+    if (begin === -1) return;
+    const first = line.charCodeAt(begin);
     if (first !== 123 /* { */ && first !== 91 /* [ */) {
+      const trimmed = line.trim();
       // One warning per run of such lines (the tail of a broken object, a log excerpt).
       if (this.junkStart === 0) {
         this.junkStart = this.lineNo;
@@ -108,7 +112,7 @@ export class ProgressInputReader {
       return;
     }
     this.flushJunk();
-    if (looksLikeWholeValue(trimmed) && this.tryWholeLine(trimmed, false)) return;
+    if (looksLikeWholeValue(line) && this.tryWholeLine(line, false)) return;
     this.block = [line];
     this.blockChars = line.length + 1;
     this.blockStart = this.lineNo;
@@ -199,11 +203,23 @@ export class ProgressInputReader {
   }
 }
 
+function isSpace(c: number): boolean {
+  return c === 32 || c === 9 || c === 13 || c === 10 || c === 0xfeff;
+}
+
+function firstNonSpace(text: string): number {
+  for (let i = 0; i < text.length; i += 1) if (!isSpace(text.charCodeAt(i))) return i;
+  return -1;
+}
+
 function looksLikeWholeValue(text: string): boolean {
-  const trimmed = text.trim();
-  if (trimmed.length < 2) return false;
-  const first = trimmed.charCodeAt(0);
-  const last = trimmed.charCodeAt(trimmed.length - 1);
+  const begin = firstNonSpace(text);
+  if (begin === -1) return false;
+  let end = text.length - 1;
+  while (end > begin && isSpace(text.charCodeAt(end))) end -= 1;
+  if (end - begin < 1) return false;
+  const first = text.charCodeAt(begin);
+  const last = text.charCodeAt(end);
   return (first === 123 && last === 125) || (first === 91 && last === 93);
 }
 

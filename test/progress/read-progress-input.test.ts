@@ -74,6 +74,13 @@ describe('readProgressInput', () => {
     expect(warnings).toEqual(['line 2: incomplete JSON value, the input ends before its closing brace; skipped']);
   });
 
+  it('ignores a byte-order mark and Windows line ends', () => {
+    const text = '\ufeff' + [report(A, 1), report(A, 2)].map((r) => JSON.stringify(r)).join('\r\n') + '\r\n';
+    const { records, warnings } = readProgressInput(text);
+    expect(warnings).toEqual([]);
+    expect(records.map((r) => r.progress.batchId)).toEqual([1, 2]);
+  });
+
   it('names array elements that are not progress reports', () => {
     const text = JSON.stringify([report(A, 1), { hello: 1 }, report(A, 2)]);
     const { records, warnings } = readProgressInput(text);
