@@ -67,11 +67,6 @@ export interface Scenario {
   nowAfterLastMs?: number;
   /** Empty: a must-not-fire scenario. */
   expected: ExpectedIncident[];
-  /**
-   * The listener stores only batches that read data (a common `onQueryProgress` filter), so no-data
-   * events never reach the engine. `batches` then counts the data batches kept. @defaultValue false
-   */
-  dropNoDataEvents?: boolean;
   /** Kinds that may open without counting as false alarms, each with the reason. */
   tolerated?: { kind: IncidentKind; reason: string }[];
 }
@@ -98,14 +93,7 @@ const DEFAULT_HORIZON_MS = 24 * 3_600_000;
 /** Runs the scenario's simulator for its report count (deterministic by seed). */
 export function simulateScenario(scenario: Scenario): SimulatedBatch[] {
   const sim = new StreamSimulator(scenario.spec, { startMs: scenario.startMs, seed: scenario.seed });
-  if (!scenario.dropNoDataEvents) return sim.take(scenario.batches);
-  const kept: SimulatedBatch[] = [];
-  // Bounded: a scenario that stops producing data stops within its own batch budget × 1000 triggers.
-  for (let i = 0; kept.length < scenario.batches && i < scenario.batches * 1_000; i++) {
-    const batch = sim.next();
-    if (batch.truth.kind === 'data') kept.push(batch);
-  }
-  return kept;
+  return sim.take(scenario.batches);
 }
 
 function changeIndex(run: SimulatedBatch[], startMs: number, afterMs?: number, atBatch?: number): number {
