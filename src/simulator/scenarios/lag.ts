@@ -70,7 +70,7 @@ export const LAG: Scenario[] = [
   {
     name: 'catch-up-after-outage-uncapped',
     description:
-      'Restart after a 3-hour outage with no maxOffsetsPerTrigger: the first batch reads 86 M offsets and runs ~72 minutes, then batches shrink by λ/μ each.',
+      'Restart after a 3-hour outage with no maxOffsetsPerTrigger: the first batch reads ~90 M offsets and runs ~77 minutes, then batches shrink by λ/μ = 0.4 each.',
     spec: {
       name: 'audit_log',
       arrival: 8_000,

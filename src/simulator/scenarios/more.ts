@@ -170,7 +170,7 @@ export const MORE: Scenario[] = [
   {
     name: 'join-one-side-capped',
     description:
-      'Stream-stream join of impressions (uncapped, 9,000 rows/s) and clicks (maxOffsetsPerTrigger 60,000 per 30 s = 2,000 rows/s); clicks rise 1,000 → 3,000 rows/s at 20 min. Only the clicks source falls behind, by 30,000 offsets per batch, while batches take ~8 s of the 30 s trigger.',
+      'Stream-stream join of impressions (uncapped, 9,000 rows/s) and clicks (maxOffsetsPerTrigger 60,000 per 30 s = 2,000 rows/s); clicks rise 1,000 → 3,000 rows/s at 20 min. Only the clicks source falls behind, by 30,000 offsets per batch, while batches take ~18 s of the 30 s trigger.',
     spec: {
       name: 'ad_attribution',
       arrival: 9_000,

@@ -218,7 +218,7 @@ export const MUST_NOT_FIRE: Scenario[] = [
   },
   {
     name: 'fast-repartition-small-state',
-    description: 'Restart with stateStore.partitions 200 → 64 over 2 GB of state: an 80 s repartition, in line with its size.',
+    description: 'Restart with stateStore.partitions 200 → 64 over ~1.9 GiB of state: a ~76 s repartition, in line with its size.',
     spec: {
       name: 'user_profiles',
       arrival: 5_000,

@@ -101,7 +101,7 @@ export const STATE_AND_MORE: Scenario[] = [
   {
     name: 'slow-repartition-large-state',
     description:
-      'Restart with spark.sql.streaming.stateStore.partitions 200 → 400 over 60 GB of RocksDB state (a fixed key set): controlBatch.REPARTITION takes ~30 minutes.',
+      'Restart with spark.sql.streaming.stateStore.partitions 200 → 400 over 56 GiB of RocksDB state (a fixed key set): controlBatch.REPARTITION takes ~28 minutes.',
     spec: {
       name: 'device_latest_state',
       arrival: 8_000,
