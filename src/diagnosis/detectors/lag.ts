@@ -2,11 +2,16 @@
  * `lag`: the query is losing ground. Judged on the lag signal (time behind when the source reports
  * a backlog, files/bytes outstanding for Delta and Auto Loader, batch duration when the backlog
  * lives inside the batches) over a short window:
- * - trend: a Mann–Kendall-significant rise, material against the level at the start of the
- *   window and still rising at the newest batch (a burst that drains, a single slow batch or a
- *   noisy steady stream does not pass all three);
+ * - trend: a Mann–Kendall-significant rise over 8 batches, material against the level at the
+ *   start of the window, sustained for 5 batches and still rising at the newest (a burst that
+ *   drains, a single slow batch or a noisy steady stream does not pass them all);
+ * - creep: batches overrun the trigger interval and keep getting longer (state, GC);
+ * - drift: a slow steady rise over 24 batches that the rates confirm (arrivals above what is
+ *   admitted or processed);
  * - level: a backlog of more than `lagLevelSec` that will not drain within the catch-up budget.
- * Resolves when the signal is back near its level before the episode.
+ * Trends are vetoed when uncapped durations are only converging to o/(1−ρ) with ρ < 1, or the
+ * load factor says capacity is comfortably above arrivals. Resolves when the signal is back near
+ * its level before the episode (and, with the backlog inside the batches, batches fit the trigger).
  */
 import { explainLag } from '../causes/lag-causes.js';
 import { TUNING } from '../engine-options.js';
