@@ -1,9 +1,13 @@
 /**
  * What every Procfile process does first: read the environment, build the logger, find Redis,
- * and say clearly what is wrong when something is. Sources come from `SourceFactory` (the watch file
- * and the Databricks client); until a factory is passed the worker runs with none and says so.
+ * and say clearly what is wrong when something is; then the watch file gives sources, routing and
+ * engine options.
  */
 import { readEnvConfig, type EnvConfig } from '../config/env.js';
+import { readWatchConfigFile, type WatchConfig } from '../config/index.js';
+import type { EngineOptions } from '../diagnosis/engine-options.js';
+import type { RoutingDefaults } from '../store/types.js';
+import { buildWatchRuntime } from './watch-sources.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import type { SourceRegistry } from '../../jobs/progress-source.js';
 import { discoverRedis, type DiscoveredRedis } from './redis-discovery.js';
@@ -16,7 +20,47 @@ export interface ProcessSetup {
   redis: DiscoveredRedis;
 }
 
-export type SourceFactory = (setup: ProcessSetup) => Promise<SourceRegistry>;
+/** What the watch file (STREAMDOCTOR_CONFIG) gives a process; empty when it is not set. */
+export interface WatchSetup {
+  watch: WatchConfig | null;
+  sources: SourceRegistry;
+  routing: RoutingDefaults;
+  engineOptionsFor: (queryId: string) => EngineOptions | undefined;
+  pollEveryMs: number;
+  digestAt: string;
+  timeZone: string;
+}
+
+/**
+ * Reads the watch file and builds sources, routing and engine options from it (credentials from
+ * the environment variables it names). Environment settings win where both say something.
+ */
+export async function loadWatchSetup(setup: ProcessSetup, envVars: NodeJS.ProcessEnv = process.env): Promise<WatchSetup> {
+  const { env, settings, logger } = setup;
+  let watch: WatchConfig | null = null;
+  if (env.configPath) {
+    try {
+      watch = await readWatchConfigFile(env.configPath);
+    } catch (err) {
+      // The loader's message lists every mistake with file:line:column and what to write instead.
+      throw new ProcessSetupError([(err as Error).message]);
+    }
+  } else {
+    logger.warn('STREAMDOCTOR_CONFIG is not set: no streams are watched');
+  }
+  const built = watch ? buildWatchRuntime(watch, { env: envVars, logger, defaultWarehouseId: env.databricks.warehouseId }) : null;
+  const routing: RoutingDefaults = built?.routing ?? {};
+  if (settings.defaultChannel) routing.defaultChannel = settings.defaultChannel;
+  return {
+    watch,
+    sources: built?.sources ?? new Map(),
+    routing,
+    engineOptionsFor: built ? (id) => built.engineOptionsFor(id) : () => undefined,
+    pollEveryMs: envVars.STREAMDOCTOR_POLL_SECONDS?.trim() ? settings.pollEveryMs : (watch?.pollIntervalMs ?? settings.pollEveryMs),
+    digestAt: watch?.digest?.time ?? settings.digestAt,
+    timeZone: watch?.digest?.timeZone ?? settings.timeZone,
+  };
+}
 
 export class ProcessSetupError extends Error {
   readonly code = 'streamdoctor_process_config';
@@ -50,7 +94,7 @@ export async function runProcess(body: () => Promise<number>): Promise<number> {
     return await body();
   } catch (err) {
     const code = (err as { code?: string }).code;
-    if (code === 'streamdoctor_process_config' || code === 'streamdoctor_redis_unavailable' || code === 'streamdoctor_config_invalid') {
+    if (code === 'streamdoctor_process_config' || code === 'streamdoctor_redis_unavailable' || code === 'streamdoctor_config_invalid' || code === 'streamdoctor_invalid_config') {
       process.stderr.write(`streamdoctor: ${(err as Error).message}\n`);
       return 2;
     }

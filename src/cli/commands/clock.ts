@@ -3,20 +3,19 @@
  * BullMQ job schedulers and keeps them fresh. Running two by mistake still gives one job per tick.
  */
 import { startClock } from '../../runtime/pipeline-runtime.js';
-import { runProcess, setupProcess } from '../../runtime/process-setup.js';
+import { loadWatchSetup, runProcess, setupProcess } from '../../runtime/process-setup.js';
 import { installShutdown } from '../../runtime/shutdown.js';
-import { sourceFactory } from './worker.js';
 
 export async function run(_argv: string[]): Promise<number> {
   return runProcess(async () => {
     const setup = await setupProcess({ name: 'clock' });
-    const { env, settings, logger } = setup;
-    const sources = await sourceFactory(setup);
+    const { env, logger } = setup;
+    const watch = await loadWatchSetup(setup);
     const clock = await startClock({
       redisUrl: setup.redis.url,
       prefix: env.prefix,
       logger,
-      schedule: { sourceIds: [...sources.keys()], pollEveryMs: settings.pollEveryMs, digestAt: settings.digestAt, timeZone: settings.timeZone },
+      schedule: { sourceIds: [...watch.sources.keys()], pollEveryMs: watch.pollEveryMs, digestAt: watch.digestAt, timeZone: watch.timeZone },
     });
     installShutdown(async () => {
       await clock.close();

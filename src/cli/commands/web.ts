@@ -6,13 +6,14 @@
 import { createSlackApp } from '../../slack/app.js';
 import { PermissionChecker, permissionPolicyFromList } from '../../slack/permissions.js';
 import { startWebEndpoints } from '../../runtime/pipeline-runtime.js';
-import { runProcess, setupProcess } from '../../runtime/process-setup.js';
+import { loadWatchSetup, runProcess, setupProcess } from '../../runtime/process-setup.js';
 import { installShutdown } from '../../runtime/shutdown.js';
 
 export async function run(_argv: string[]): Promise<number> {
   return runProcess(async () => {
     const setup = await setupProcess({ name: 'web' });
-    const { env, settings, logger } = setup;
+    const { env, logger } = setup;
+    const watch = await loadWatchSetup(setup);
     const slackConfigured = Boolean(env.slack.botToken && (env.slack.signingSecret || env.slack.appToken));
     if (!slackConfigured) logger.warn('Slack is not configured (SLACK_BOT_TOKEN + SLACK_SIGNING_SECRET or SLACK_APP_TOKEN); serving /healthz and /metrics only');
     const web = await startWebEndpoints({
@@ -36,7 +37,7 @@ export async function run(_argv: string[]): Promise<number> {
                   store,
                   permissions: new PermissionChecker({ policy: permissionPolicyFromList(process.env.STREAMDOCTOR_ADMINS) }),
                   logger,
-                  routingDefaults: { defaultChannel: settings.defaultChannel },
+                  routingDefaults: watch.routing,
                 },
               });
               const { port } = await handle.start(env.port);
