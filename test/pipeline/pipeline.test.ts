@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { engineTrackers } from '../../jobs/engine-trackers.js';
 import { WebClientChat } from '../../jobs/slack-chat.js';
+import { pipelineRoutes, startHttpServer } from '../../src/runtime/http-routes.js';
 import { startWorker, type WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
 import { startLocalSlack, type LocalSlack } from '../../src/standins/slack/index.js';
 import { incidentIdOf } from '../../src/store/index.js';
@@ -82,5 +83,22 @@ describe('pipeline in one process', () => {
     expect(await counter(runtime, 'streamdoctor_progress_events_total')).toBe(expected);
     expect(slack.messages('C0DATAALRT').filter((m) => (m.metadata as { event_payload?: { key?: string } }).event_payload?.key === lagging.id)).toHaveLength(1);
     expect(incidentIdOf(queryIdOf(0), lagging.incident)).toBe(lagging.id);
+
+    // The figures operators scrape.
+    const http = await startHttpServer(pipelineRoutes({ redis: runtime.redis, queues: runtime.queues, metrics: runtime.metrics, countOpenIncidents: () => runtime!.store.incidents.countOpen() }));
+    try {
+      const text = await (await fetch(`${http.url}/metrics`)).text();
+      expect(text).toContain(`streamdoctor_progress_events_total ${expected}`);
+      expect(text).toMatch(/streamdoctor_polls_total\{source="sim",outcome="ok"\} 2/);
+      expect(text).toMatch(/streamdoctor_detections_total\{kind="lag",change="opened"\} 1/);
+      expect(text).toMatch(/streamdoctor_open_incidents [1-9]/);
+      expect(text).toMatch(/streamdoctor_notification_latency_seconds_count [1-9]/);
+      expect(text).toContain('streamdoctor_queue_depth{queue="detect",state="waiting"} 0');
+      const health = await fetch(`${http.url}/healthz`);
+      expect(health.status).toBe(200);
+      expect(await health.json()).toMatchObject({ status: 'ok', redis: 'ok' });
+    } finally {
+      await http.close();
+    }
   }, 60_000);
 });
