@@ -26,7 +26,10 @@ export function explainLag(ctx: DetectorContext): { causes: Cause[]; advice: Adv
     cores: ctx.options.cores,
   };
   const capped = rateLimitTooLow(ctx);
-  const capacity = insufficientCapacity(ctx, capped !== null);
+  // A cap binds throughput only while batches finish inside the interval; back to back, a larger
+  // cap just makes longer batches, and capacity is what limits.
+  const capBinds = capped !== null && capped.cause.confidence >= 0.5;
+  const capacity = insufficientCapacity(ctx, capBinds);
   // Lag without an admission cap in the way is a throughput shortage, whatever ρ reads this batch.
   const capacityBound = capacity !== null || ctx.analysis.cappedRows === null;
   const explained = rank([
@@ -111,11 +114,14 @@ function rateLimitTooLow(ctx: DetectorContext): Explained | null {
       setting: autoloader ? 'cloudFiles.maxFilesPerTrigger' : 'maxFilesPerTrigger',
     });
   }
+  const fillsInterval = durationShare >= 0.95;
   return {
     cause: {
       code: 'rate_limit_too_low',
-      confidence: durationShare <= 0.8 ? 0.9 : 0.6,
-      evidence: `each of the last batches read exactly ${fmt.count(cap)} ${kafka ? 'offsets' : 'rows'} (the admission cap) and finished in ${fmt.ms(latest.d)} of a ${fmt.seconds(interval)} interval, while ${fmt.rate(arrival)} arrived: the cap admits only ${fmt.rate(admitted)}.`,
+      confidence: durationShare <= 0.8 ? 0.9 : fillsInterval ? 0.3 : 0.6,
+      evidence: fillsInterval
+        ? `each of the last batches read exactly ${fmt.count(cap)} ${kafka ? 'offsets' : 'rows'} (the admission cap) and they run back to back (${fmt.ms(latest.d)} each) while ${fmt.rate(arrival)} arrived: a larger cap would make longer batches rather than faster progress.`
+        : `each of the last batches read exactly ${fmt.count(cap)} ${kafka ? 'offsets' : 'rows'} (the admission cap) and finished in ${fmt.ms(latest.d)} of a ${fmt.seconds(interval)} interval, while ${fmt.rate(arrival)} arrived: the cap admits only ${fmt.rate(admitted)}.`,
     },
     advice,
   };
