@@ -15,6 +15,8 @@ import type { SourceRegistry } from './progress-source.js';
 import { POLL_JOB, type PollJobData } from './queue-names.js';
 import type { PipelineQueues } from './queues.js';
 import { safeJobId } from './job-ids.js';
+import { drainOutbox } from './detect-processor.js';
+import { applySignals, isSignalStream } from './signal-incidents.js';
 
 export interface PollDeps {
   store: RedisStore;
@@ -38,7 +40,7 @@ export function createPollProcessor(deps: PollDeps) {
   let registeredSince = Date.now();
   return async function processPoll(job: Job<PollJobData>): Promise<PollOutcome> {
     if (job.name === POLL_JOB.sweep) {
-      const ids = await deps.store.streams.listIds();
+      const ids = (await deps.store.streams.listIds()).filter((id) => !isSignalStream(id));
       await deps.queues.enqueueDetect(ids);
       return { progress: 0, queries: ids.length };
     }
@@ -67,7 +69,11 @@ export function createPollProcessor(deps: PollDeps) {
       throw err;
     }
     for (const warning of result.warnings ?? []) deps.logger.warn({ sourceId, warning }, 'source warning');
-    if (result.signals && result.signals.length > 0) deps.logger.info({ sourceId, signals: result.signals.length }, 'source signals');
+    let signalQueries: string[] = [];
+    if (result.signals && result.signals.length > 0) {
+      signalQueries = await applySignals(deps.store, result.signals, sourceId, Date.now());
+      for (const queryId of signalQueries) await drainOutbox(deps.store, deps.queues, queryId, Date.now());
+    }
 
     const byQuery = new Map<string, { stream: StreamInfo; progress: Progress[] }>();
     for (const item of result.progress) {

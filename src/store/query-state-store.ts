@@ -173,6 +173,35 @@ end
 return out
 `);
 
+// Incident records + outbox without touching tracker state (changes that do not come from progress:
+// job runs and pipeline updates). KEYS: 1 outbox, 2 queryIncidents, 3.. incident keys.
+// ARGV: 1 resolvedTtlMs, 2 queryId, 3 nChanges, then 7 per change as in COMMIT.
+const CHANGES = new LuaScript(`
+local out = {}
+local n = tonumber(ARGV[3])
+for i = 1, n do
+  local b = 3 + (i - 1) * 7
+  local key = KEYS[2 + i]
+  local id, kind, ctype, json = ARGV[b + 1], ARGV[b + 2], ARGV[b + 3], ARGV[b + 4]
+  if redis.call('EXISTS', key) == 0 then
+    redis.call('HSET', key, 'id', id, 'queryId', ARGV[2], 'kind', kind, 'openedAt', ARGV[b + 5],
+      'version', 0, 'notifiedVersion', 0, 'acknowledgedBy', '', 'acknowledgedAt', '')
+  end
+  local state = 'open'
+  if ctype == 'resolved' then state = 'resolved' end
+  redis.call('HSET', key, 'state', state, 'incident', json, 'queryName', ARGV[b + 7])
+  if ctype == 'resolved' then
+    redis.call('HSET', key, 'resolvedAt', ARGV[b + 6])
+    redis.call('PEXPIRE', key, ARGV[1])
+  end
+  local v = redis.call('HINCRBY', key, 'version', 1)
+  redis.call('SADD', KEYS[2], id)
+  redis.call('RPUSH', KEYS[1], id .. '|' .. v .. '|' .. ctype)
+  table.insert(out, v)
+end
+return out
+`);
+
 function parseEntry(raw: string): InboxEntry | null {
   const bar = raw.indexOf('|');
   if (bar <= 0) return null;
@@ -349,6 +378,25 @@ export class QueryStateStore {
       change: change.type,
     }));
     return { stateVersion: Number(result[0]), outbox };
+  }
+
+  /**
+   * Records incident changes that do not come from the engine (job runs, pipeline updates):
+   * incident records and notification intents, atomically, without touching tracker state.
+   */
+  async commitChanges(queryId: string, changes: IncidentChange[], nowMs: number = Date.now()): Promise<OutboxEntry[]> {
+    if (changes.length === 0) return [];
+    const keys: string[] = [this.keys.outbox(queryId), this.keys.queryIncidents(queryId)];
+    const args: (string | number)[] = [this.resolvedRetentionMs, queryId, changes.length];
+    for (const change of changes) {
+      const id = incidentIdOf(queryId, change.incident);
+      keys.push(this.keys.incident(queryId, id));
+      const opened = Date.parse(change.incident.openedAt);
+      const resolved = change.incident.resolvedAt ? Date.parse(change.incident.resolvedAt) : nowMs;
+      args.push(id, change.incident.kind, change.type, JSON.stringify(change.incident), Number.isFinite(opened) ? opened : nowMs, Number.isFinite(resolved) ? resolved : nowMs, change.queryName ?? '');
+    }
+    const versions = (await CHANGES.run(this.redis, keys, args)) as number[];
+    return changes.map((change, i) => ({ queryId, incidentId: incidentIdOf(queryId, change.incident), version: Number(versions[i]), change: change.type }));
   }
 
   /** Pending notification intents of a query (oldest first). */
