@@ -111,6 +111,8 @@ export class QueryTracker {
       }
     }
     const repeat = last !== undefined && progress.batchId !== null && progress.batchId === last.batchId;
+    // The very same report again (an at-least-once listener sink, overlapping reads): nothing new.
+    if (repeat && sameRun && progress.timestampMs === last.t && progress.batchDurationMs === last.d) return [];
     const end = progress.timestampMs + progress.batchDurationMs;
     this.lastSeenMs = Math.max(this.lastSeenMs ?? end, end);
     this.lastReportRows = progress.numInputRows;

@@ -86,6 +86,11 @@ describe('QueryTracker', () => {
     expect(tracker.snapshot().batchDurationMs).toBe(history[29]!.batchDurationMs + 500);
     expect(tracker.observe(history[10]!)).toEqual([]);
     expect(tracker.snapshot().lastBatchId).toBe(before.lastBatchId);
+    // The very same report delivered twice changes nothing.
+    const again = { ...history[29]!, batchDurationMs: history[29]!.batchDurationMs + 500 };
+    const stateBefore = JSON.stringify(tracker.toState());
+    expect(tracker.observe(again)).toEqual([]);
+    expect(JSON.stringify(tracker.toState())).toBe(stateBefore);
     // A no-data report with the same batchId: alive, later lastProgressAt.
     const idle = { ...history[29]!, numInputRows: 0, timestampMs: history[29]!.timestampMs + 10 * MIN, batchDurationMs: 5 };
     tracker.observe(idle);
