@@ -95,14 +95,25 @@ export function createDetectProcessor(deps: DetectDeps) {
         duplicates += 1;
         continue;
       }
-      changes.push(...tracker.observe(progress));
+      try {
+        changes.push(...tracker.observe(progress));
+      } catch (err) {
+        // One unusable report must not wedge the query: it is consumed, logged and counted.
+        deps.metrics.apiErrors.inc({ kind: 'streamdoctor_engine_error' });
+        deps.logger.error({ err, queryId, batchId: progress.batchId, runId: progress.runId }, 'engine could not observe a progress report; skipped');
+      }
       observed += 1;
       last.runId = progress.runId;
       last.batchId = progress.batchId;
       last.atMs = progress.timestampMs;
     }
     const nowMs = now();
-    changes.push(...tracker.tick(nowMs));
+    try {
+      changes.push(...tracker.tick(nowMs));
+    } catch (err) {
+      deps.metrics.apiErrors.inc({ kind: 'streamdoctor_engine_error' });
+      deps.logger.error({ err, queryId }, 'engine tick failed; skipped');
+    }
     const snapshot = tracker.snapshot();
     await deps.store.queries.commitDetect(queryId, {
       expectedVersion: load.stateVersion,

@@ -1,0 +1,89 @@
+/**
+ * The detect step on real Redis with the real engine: order, duplicates across restarts and
+ * retries, a report the engine cannot handle, and the outbox turned into notify jobs.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Job } from 'bullmq';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { alreadyObserved, createDetectProcessor } from '../../jobs/detect-processor.js';
+import { engineTrackers } from '../../jobs/engine-trackers.js';
+import { PipelineQueues } from '../../jobs/queues.js';
+import type { TrackerFactory } from '../../jobs/tracker-factory.js';
+import { createMetrics } from '../../src/observability/metrics.js';
+import { RedisStore } from '../../src/store/index.js';
+import { silentLogger } from '../pipeline/helpers/harness.js';
+import { kafkaProgress } from '../store/fixtures.js';
+
+const redis = new Redis('redis://127.0.0.1:6379');
+let store: RedisStore;
+let queues: PipelineQueues;
+const QID = '9d2b7a10-3c4e-4f5a-8b6c-7d8e9f0a1b2c';
+const T0 = Date.parse('2026-11-29T10:00:00.000Z');
+
+beforeEach(() => {
+  const prefix = `sdtest-detect-${randomUUID().slice(0, 8)}`;
+  store = new RedisStore({ redis, prefix });
+  queues = new PipelineQueues({ connection: redis, prefix: `{${prefix}}` });
+});
+afterEach(async () => {
+  await queues.obliterate();
+  await queues.close();
+  await store.deleteEverything();
+});
+afterAll(() => redis.disconnect());
+
+const job = (queryId: string) => ({ data: { queryId } }) as Job<{ queryId: string }>;
+
+describe('alreadyObserved', () => {
+  const last = { runId: 'run1', batchId: 41, atMs: T0 + 410_000 };
+  it('skips what a run already reported, keeps a restart or a retried batch of a new run', () => {
+    expect(alreadyObserved(kafkaProgress(QID, 41, T0, { runId: 'run1' }), last)).toBe(true);
+    expect(alreadyObserved(kafkaProgress(QID, 42, T0, { runId: 'run1' }), last)).toBe(false);
+    // A new run re-executes batch 41 later (a retry after a failure before commit): observed.
+    expect(alreadyObserved(kafkaProgress(QID, 41, T0, { runId: 'run2', timestampMs: T0 + 500_000 }), last)).toBe(false);
+    // An old report of another run arriving late: skipped.
+    expect(alreadyObserved(kafkaProgress(QID, 40, T0, { runId: 'run0' }), last)).toBe(true);
+  });
+});
+
+describe('detect processor', () => {
+  it('observes each report once in trigger order, across a replayed poll', async () => {
+    const metrics = createMetrics({ processMetrics: false });
+    const detect = createDetectProcessor({ store, queues, trackers: engineTrackers(), metrics, logger: silentLogger, now: () => T0 + 200_000 });
+    await store.registerStream({ queryId: QID, name: 'orders_enrichment' });
+    // Out of order within a poll, and the second poll repeats two of them.
+    await store.queries.pushProgress(QID, [3, 1, 2, 0].map((b) => kafkaProgress(QID, b, T0)));
+    expect(await detect(job(QID))).toMatchObject({ observed: 4, duplicates: 0 });
+    await store.queries.pushProgress(QID, [2, 3, 4].map((b) => kafkaProgress(QID, b, T0)));
+    expect(await detect(job(QID))).toMatchObject({ observed: 1, duplicates: 2 });
+    const stream = (await store.getStream(QID))!;
+    expect(stream).toMatchObject({ observedCount: 5, lastObservedBatchId: 4 });
+    expect(stream.snapshot?.lastBatchId).toBe(4);
+    expect(await store.queries.inboxLength(QID)).toBe(0);
+  });
+
+  it('skips a report the engine throws on, without wedging the query', async () => {
+    const real = engineTrackers();
+    const fragile: TrackerFactory = {
+      create: (id, name) => {
+        const tracker = real.create(id, name);
+        const observe = tracker.observe.bind(tracker);
+        tracker.observe = (p) => {
+          if (p.batchId === 1) throw new Error('detector exploded');
+          return observe(p);
+        };
+        return tracker;
+      },
+      restore: real.restore,
+    };
+    const metrics = createMetrics({ processMetrics: false });
+    const detect = createDetectProcessor({ store, queues, trackers: fragile, metrics, logger: silentLogger, now: () => T0 + 100_000 });
+    await store.queries.pushProgress(QID, [0, 1, 2].map((b) => kafkaProgress(QID, b, T0)));
+    await detect(job(QID));
+    expect(await store.queries.inboxLength(QID)).toBe(0);
+    expect((await store.getStream(QID))!.lastObservedBatchId).toBe(2);
+    const errors = await metrics.registry.getSingleMetric('streamdoctor_api_errors_total')!.get();
+    expect(errors.values.find((v) => v.labels.kind === 'streamdoctor_engine_error')?.value).toBe(1);
+  });
+});
