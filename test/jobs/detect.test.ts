@@ -13,7 +13,7 @@ import type { TrackerFactory } from '../../jobs/tracker-factory.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { RedisStore } from '../../src/store/index.js';
 import { silentLogger } from '../pipeline/helpers/harness.js';
-import { kafkaProgress } from '../store/fixtures.js';
+import { kafkaProgress, lagIncident } from '../store/fixtures.js';
 
 const redis = new Redis('redis://127.0.0.1:6379');
 let store: RedisStore;
@@ -85,5 +85,18 @@ describe('detect processor', () => {
     expect((await store.getStream(QID))!.lastObservedBatchId).toBe(2);
     const errors = await metrics.registry.getSingleMetric('streamdoctor_api_errors_total')!.get();
     expect(errors.values.find((v) => v.labels.kind === 'streamdoctor_engine_error')?.value).toBe(1);
+  });
+
+  it('enqueues notification intents a crashed run committed but never enqueued, once', async () => {
+    const metrics = createMetrics({ processMetrics: false });
+    const detect = createDetectProcessor({ store, queues, trackers: engineTrackers(), metrics, logger: silentLogger, now: () => T0 });
+    // A run that died right after its commit: the intent is in the outbox, no notify job exists.
+    const [intent] = await store.queries.commitChanges(QID, [{ type: 'opened', queryId: QID, queryName: null, incident: lagIncident('2026-11-29T09:59:00.000Z') }], T0);
+    expect(await queues.notify.getJobCounts('waiting')).toMatchObject({ waiting: 0 });
+    await detect(job(QID)); // the sweep's tick, no new progress
+    await detect(job(QID));
+    const jobs = await queues.notify.getJobs(['waiting']);
+    expect(jobs.map((j) => j.id)).toEqual([`notify.${intent!.incidentId}.v1`]);
+    expect(await store.queries.readOutbox(QID)).toEqual([]);
   });
 });
