@@ -28,6 +28,8 @@ export interface BatchFeatures {
   bytesOutstanding: number | null;
   /** Kinesis maxMsBehindLatest. */
   msBehind: number | null;
+  /** Files this batch read (Auto Loader: growth of the offset's seqNum); null when unknown. */
+  filesRead: number | null;
   /** Total state rows / bytes over all stateful operators (null when stateless). */
   stateRows: number | null;
   stateBytes: number | null;
@@ -93,6 +95,18 @@ function kafkaOffsetTotal(offset: unknown): KafkaTotals | null {
   return partitions > 0 ? { sum, partitions } : null;
 }
 
+/** Auto Loader offsets carry a file sequence number: end − start is the files a batch read. */
+function seqNumGrowth(start: unknown, end: unknown): number | null {
+  const seq = (offset: unknown): number | null => {
+    if (typeof offset !== 'object' || offset === null) return null;
+    const value = (offset as Record<string, unknown>).seqNum;
+    return typeof value === 'number' && Number.isFinite(value) ? value : null;
+  };
+  const a = seq(start);
+  const b = seq(end);
+  return a !== null && b !== null && b >= a ? b - a : null;
+}
+
 function metric(source: SourceProgress, key: string): number | null {
   const value = source.metrics[key];
   return typeof value === 'number' ? value : null;
@@ -106,6 +120,7 @@ export function extractFeatures(p: Progress, previousRunId: string | null): Batc
   let filesOutstanding: number | null = null;
   let bytesOutstanding: number | null = null;
   let msBehind: number | null = null;
+  let filesRead: number | null = null;
   let latestComplete = true;
   let startComplete = true;
   const kLatest: (number | null)[] = [];
@@ -137,6 +152,8 @@ export function extractFeatures(p: Progress, previousRunId: string | null): Batc
       const bytes = metric(source, 'numBytesOutstanding');
       if (files !== null) filesOutstanding = (filesOutstanding ?? 0) + files;
       if (bytes !== null) bytesOutstanding = (bytesOutstanding ?? 0) + bytes;
+      const read = seqNumGrowth(source.startOffset, source.endOffset);
+      if (read !== null) filesRead = (filesRead ?? 0) + read;
     } else if (source.kind === 'kinesis') {
       const ms = metric(source, 'maxMsBehindLatest');
       if (ms !== null) msBehind = Math.max(msBehind ?? 0, ms);
@@ -176,6 +193,7 @@ export function extractFeatures(p: Progress, previousRunId: string | null): Batc
     filesOutstanding,
     bytesOutstanding,
     msBehind,
+    filesRead,
     stateRows,
     stateBytes,
     stateRemoved,

@@ -35,6 +35,7 @@ const KEYS = [
   'kBehind',
   'kRows',
   'kArrival',
+  'filesRead',
 ] as const satisfies readonly (keyof BatchFeatures)[];
 
 const ARRAY_KEYS = new Set<string>(['kLatest', 'kBehind', 'kRows', 'kArrival']);

@@ -55,6 +55,21 @@ export function sourceArrivalsAt(previous: readonly BatchFeatures[], f: BatchFea
   return out;
 }
 
+/**
+ * Seconds of data waiting for Auto Loader, whose offsets count files: files arriving per second
+ * = (growth of the outstanding files + files read) ÷ time between batch ends, and time behind =
+ * outstanding ÷ that rate. Null when the source does not say what it read.
+ */
+export function fileTimeBehindAt(previous: readonly BatchFeatures[], f: BatchFeatures): number | null {
+  const base = previous[previous.length - 1];
+  if (!base || f.filesOutstanding === null || base.filesOutstanding === null || f.filesRead === null) return null;
+  if (f.filesOutstanding === 0) return f.rows > 0 ? f.d / 1000 : 0;
+  const spanSec = (f.t + f.d - (base.t + base.d)) / 1000;
+  const arrived = f.filesOutstanding - base.filesOutstanding + f.filesRead;
+  if (!(spanSec > 0) || !(arrived > 0)) return null;
+  return f.filesOutstanding / (arrived / spanSec);
+}
+
 /** Rows/s arriving, for the batch `f` appended after `previous` (oldest first). */
 export function arrivalRateAt(previous: readonly BatchFeatures[], f: BatchFeatures): number | null {
   // Kafka: growth of the latest offsets between batch starts, over up to 5 batches to smooth
@@ -99,6 +114,7 @@ export function timeBehindOf(f: BatchFeatures): number | null {
     return f.rows > 0 ? f.d / 1000 : 0;
   }
   if (f.msBehind !== null) return f.msBehind / 1000;
+  if (f.filesOutstanding !== null && f.filesOutstanding === 0 && f.filesRead !== null) return f.rows > 0 ? f.d / 1000 : 0;
   if (f.filesOutstanding !== null || f.bytesOutstanding !== null) return null;
   return f.rows > 0 ? f.d / 1000 : 0;
 }

@@ -18,6 +18,7 @@ import { iso } from './format.js';
 import {
   analyze,
   arrivalRateAt,
+  fileTimeBehindAt,
   inferTriggerMs,
   sourceArrivalsAt,
   timeBehindOf,
@@ -125,7 +126,7 @@ export class QueryTracker {
     const previous = repeat ? this.ring.all().slice(0, -1) : this.ring.all();
     features.arrival = arrivalRateAt(previous, features);
     if (features.kLatest.length > 0) features.kArrival = sourceArrivalsAt(previous, features);
-    features.timeBehindSec = timeBehindOf(features);
+    features.timeBehindSec = timeBehindOf(features) ?? fileTimeBehindAt(previous, features);
     if (repeat) {
       // A retried batch (same batchId): the newer report replaces the older one.
       if (last!.restart) features.restart = 1;

@@ -218,7 +218,9 @@ function finding(ctx: DetectorContext, verdict: 'fire', memo: Record<string, num
   if (analysis.signal === 'files' || analysis.signal === 'bytes') {
     const backlog = analysis.signal === 'files' ? latest.filesOutstanding! : latest.bytesOutstanding!;
     const unit = analysis.signal === 'files' ? `${fmt.count(backlog)} files` : fmt.bytes(backlog);
-    parts.push(`Falling behind: ${unit} outstanding at the source`);
+    parts.push(
+      `Falling behind: ${unit} outstanding at the source${behind !== null && behind > 0 ? ` (about ${fmt.seconds(behind)} of data)` : ''}`,
+    );
     if (analysis.trendPerMin !== null && analysis.trendPerMin > 0) {
       parts.push(
         analysis.signal === 'files'
