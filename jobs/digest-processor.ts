@@ -8,12 +8,12 @@
 import type { Job } from 'bullmq';
 import type { Logger } from '../src/observability/logger.js';
 import type { PipelineMetrics } from '../src/observability/metrics.js';
-import { renderDigest } from '../src/slack/render/digest.js';
-import type { StreamView } from '../src/slack/render/types.js';
 import type { RedisStore } from '../src/store/index.js';
 import type { RoutingDefaults, StreamRecord } from '../src/store/types.js';
 import { safeJobId } from './job-ids.js';
 import type { MessagePoster } from './message-poster.js';
+import type { SlackChat } from './slack-chat.js';
+import { buildDigestContent } from '../src/slack/operations/post-digest.js';
 import type { DigestJobData } from './queue-names.js';
 import type { PipelineQueues } from './queues.js';
 
@@ -21,6 +21,8 @@ export interface DigestDeps {
   store: RedisStore;
   queues: PipelineQueues;
   poster: MessagePoster;
+  /** Uploads the chart under the digest; without it digests go out without charts. */
+  chat?: Pick<SlackChat, 'uploadChart'>;
   metrics: PipelineMetrics;
   logger: Logger;
   routing?: RoutingDefaults;
@@ -32,24 +34,6 @@ export interface DigestDeps {
 /** `YYYY-MM-DD` of `ms` in `timeZone`. */
 export function dayIn(ms: number, timeZone: string): string {
   return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(ms));
-}
-
-export function streamView(stream: StreamRecord, silencedUntilMs: number | null, openIncidents: number): StreamView {
-  const s = stream.snapshot;
-  return {
-    queryId: stream.queryId,
-    name: stream.name,
-    health: stream.health,
-    timeBehindSec: s?.timeBehindSec ?? null,
-    batchDurationMs: s?.batchDurationMs ?? null,
-    triggerMs: s?.triggerMs ?? null,
-    stateRows: s?.stateRows ?? null,
-    lastProgressAt: s?.lastProgressAt ?? stream.lastObservedAt,
-    lastBatchId: s?.lastBatchId ?? stream.lastObservedBatchId,
-    runPageUrl: stream.runPageUrl ?? null,
-    silencedUntilMs,
-    openIncidents,
-  };
 }
 
 /** Streams grouped by the channel they are routed to. */
@@ -81,19 +65,22 @@ export function createDigestProcessor(deps: DigestDeps) {
       return { channels: channels.length };
     }
     const nowMs = now();
-    const streams = (await streamsByChannel(deps.store, deps.routing)).get(data.channel) ?? [];
-    const entries = await deps.store.incidents.listForChannel(data.channel, nowMs - 24 * 3_600_000);
-    const incidents = await deps.store.incidents.getMany(entries.map((e) => e.incidentId));
-    const silences = new Map((await deps.store.silences.list(nowMs)).map((s) => [s.queryId, s.untilMs]));
-    const openByQuery = new Map<string, number>();
-    for (const i of incidents) if (i.state === 'open') openByQuery.set(i.queryId, (openByQuery.get(i.queryId) ?? 0) + 1);
-    const message = renderDigest({
-      channelLabel: data.channel,
-      nowMs,
-      streams: streams.map((s) => streamView(s, silences.get(s.queryId) ?? null, openByQuery.get(s.queryId) ?? 0)),
-      incidents,
-    });
-    const result = await deps.poster.postOrUpdate(data.channel, `digest.${data.day}`, () => ({ text: message.text, blocks: message.blocks }));
+    // The Slack engineer's digest content (message + chart); posting goes through the exactly-once poster.
+    const content = await buildDigestContent({ store: deps.store, ...(deps.routing ? { routingDefaults: deps.routing } : {}), logger: deps.logger }, data.channel, null, nowMs);
+    const result = await deps.poster.postOrUpdate(data.channel, `digest.${data.day}`, () => ({ text: content.message.text, blocks: content.message.blocks }));
+    if (content.chart && deps.chat?.uploadChart) {
+      // At most once: the marker is taken before the upload and given back only on a definite failure.
+      const marker = deps.store.keys.lock(`digest-chart.${data.channel}.${data.day}`);
+      if (await deps.store.redis.set(marker, result.ts, 'PX', 3 * 24 * 3_600_000, 'NX')) {
+        try {
+          await deps.chat.uploadChart(data.channel, result.ts, content.chart, nowMs);
+        } catch (err) {
+          await deps.store.redis.del(marker);
+          deps.logger.warn({ err, channel: data.channel }, 'digest chart upload failed; will retry with the job');
+          throw err;
+        }
+      }
+    }
     deps.metrics.notifications.inc({ outcome: `digest_${result.action}` });
     return { posted: result.ts };
   };

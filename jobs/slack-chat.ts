@@ -5,6 +5,8 @@
  */
 import { webApi } from '@slack/bolt';
 import type { KnownBlock } from '@slack/types';
+import type { RenderedChart } from '../src/slack/chart/time-behind-chart.js';
+import { uploadDigestChart } from '../src/slack/operations/post-digest.js';
 
 export interface ChatMessage {
   channel: string;
@@ -23,6 +25,8 @@ export interface SlackChat {
    * `oldestMs`, or null.
    */
   findPosted(channel: string, key: string, oldestMs: number, threadTs?: string): Promise<string | null>;
+  /** Uploads the digest chart into a thread (files.uploadV2); absent = digests go without charts. */
+  uploadChart?(channel: string, threadTs: string, chart: RenderedChart, nowMs: number): Promise<void>;
 }
 
 /** Thrown when Slack answers 429; `retryAfterMs` comes from its Retry-After header. */
@@ -99,6 +103,10 @@ export class WebClientChat implements SlackChat {
         metadata: { event_type: METADATA_EVENT_TYPE, event_payload: { key: message.key } },
       }),
     );
+  }
+
+  async uploadChart(channel: string, threadTs: string, chart: RenderedChart, nowMs: number): Promise<void> {
+    await this.call(() => uploadDigestChart(this.client, channel, threadTs, chart, nowMs));
   }
 
   async findPosted(channel: string, key: string, oldestMs: number, threadTs?: string): Promise<string | null> {

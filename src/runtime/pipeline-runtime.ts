@@ -97,6 +97,7 @@ export async function startWorker(options: WorkerRuntimeOptions): Promise<Worker
       sources: options.sources,
       trackers: options.trackers,
       poster,
+      chat: options.chat,
       renderer: options.renderer ?? blockKitRenderer,
       metrics,
       logger: options.logger,

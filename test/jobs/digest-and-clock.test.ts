@@ -95,7 +95,7 @@ describe('daily digest', () => {
     const opened = lagIncident(new Date(Date.now() - 3_600_000).toISOString());
     await rt.store.queries.commitDetect('q-orders', {
       expectedVersion: 0, state: {}, lastSeq: 0, snapshot: null, health: 'warning', name: null, lastRunId: null, lastBatchId: null,
-      lastObservedAt: null, timeBehindSec: null, nowMs: Date.now(),
+      lastObservedAt: Date.now() - 3_600_000, timeBehindSec: 95, nowMs: Date.now(),
       changes: [{ type: 'opened', queryId: 'q-orders', queryName: 'orders_enrichment', incident: opened }],
     });
     const record = (await rt.store.incidents.listForQuery('q-orders'))[0]!;
@@ -108,6 +108,8 @@ describe('daily digest', () => {
     expect(JSON.stringify(alerts.blocks)).toContain('clickstream');
     expect(JSON.stringify(alerts.blocks)).not.toContain('payments');
     expect(JSON.stringify(slack.messages('C0STREAMNG')[0]!.blocks)).toContain('payments');
+    // The time-behind chart goes into the digest's thread (only #data-alerts has samples).
+    await waitFor(() => slack!.files().length === 1, 'chart uploaded');
 
     // A second fire for the same day (two clocks, a retry): job ids and message keys collapse it.
     await rt.queues.digest.add('all', { kind: 'all', day: '2026-11-29' });
@@ -115,5 +117,7 @@ describe('daily digest', () => {
     await waitFor(async () => (await rt.queues.digest.getCompletedCount()) >= 5, 'second round done');
     expect(slack.messages('C0DATAALRT')).toHaveLength(1);
     expect(slack.messages('C0STREAMNG')).toHaveLength(1);
+    expect(slack.files()).toHaveLength(1);
+    expect(slack.files()[0]!.mimetype).toBe('image/png');
   });
 });
