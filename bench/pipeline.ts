@@ -190,6 +190,10 @@ async function main(): Promise<void> {
     };
     // Scheduler jobs are created one period ahead, so only their run time means something.
     const pollStamps = await stamps(queues.poll, 'poll', false);
+    const pollSplit = (await queues.poll.getJobs(['completed'], 0, 199))
+      .filter((j) => j.name === 'poll' && j.returnvalue)
+      .map((j) => j.returnvalue as { sourceMs?: number; storeMs?: number });
+    const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50);
     const detectStamps = await stamps(queues.detect, 'detect', true);
     const memory: number[] = [];
     for (const id of [...ids.slice(0, LAGGING), ...ids.slice(LAGGING, LAGGING + 60)]) memory.push(await store.memoryPerQuery(id));
@@ -223,7 +227,7 @@ async function main(): Promise<void> {
     log(`notify queue (waiting+delayed) ${samples.map((s) => s.notifyWaiting).join(' ')}`);
     log(`incident messages             ${incidents} incidents in ${slack.messages().filter((m) => !m.thread_ts).length} top-level Slack messages`);
     log(`latency batch→Slack           p50 ${(percentile(latencies, 50) / 1000).toFixed(2)} s · p99 ${(percentile(latencies, 99) / 1000).toFixed(2)} s · max ${(percentile(latencies, 100) / 1000).toFixed(2)} s (target p99 < ${POLL_MS / 1000 + 2} s)`);
-    log(`poll jobs                     ${pollStamps}`);
+    log(`poll jobs                     ${pollStamps}; median ${median(pollSplit.map((r) => r.sourceMs ?? 0))} ms in Databricks, ${median(pollSplit.map((r) => r.storeMs ?? 0))} ms storing`);
     log(`detect jobs                   ${detectStamps}`);
     log(`Redis per query (MEMORY USAGE) mean ${(memory.reduce((a, b) => a + b, 0) / memory.length / 1024).toFixed(1)} KB · max ${(Math.max(...memory) / 1024).toFixed(1)} KB over ${memory.length} queries (target < 64 KB)`);
     log(`Redis per query, worst case   ${(worstBytes / 1024).toFixed(1)} KB with a full inbox (${store.queries.inboxLimit} batches waiting: detect down ≥ 10 min)`);

@@ -31,6 +31,9 @@ export interface PollOutcome {
   progress: number;
   queries: number;
   dropped?: number;
+  /** Time spent in the source (Databricks) and in the store + queues, ms. */
+  sourceMs?: number;
+  storeMs?: number;
 }
 
 export function createPollProcessor(deps: PollDeps) {
@@ -60,6 +63,7 @@ export function createPollProcessor(deps: PollDeps) {
       }
     }
     let result;
+    const pollStarted = Date.now();
     try {
       result = await entry.source.poll(cursor);
     } catch (err) {
@@ -75,6 +79,7 @@ export function createPollProcessor(deps: PollDeps) {
       for (const queryId of signalQueries) await drainOutbox(deps.store, deps.queues, queryId, Date.now());
     }
 
+    const sourceMs = Date.now() - pollStarted;
     const byQuery = new Map<string, { stream: StreamInfo; progress: Progress[] }>();
     for (const item of result.progress) {
       const queryId = item.progress.id;
@@ -106,9 +111,10 @@ export function createPollProcessor(deps: PollDeps) {
         }),
       );
       dropped += counts.reduce((a, b) => a + b, 0);
+      // Detect starts on this slice while the next one is stored.
+      await deps.queues.enqueueDetect(slice.map((e) => e.stream.queryId));
     }
     await deps.store.setCursor(sourceId, JSON.stringify(result.cursor ?? null));
-    await deps.queues.enqueueDetect(byQuery.keys());
     if (result.more) {
       // The source stopped at its page bound: catch up now rather than at the next tick.
       await deps.queues.poll.add(POLL_JOB.poll, { sourceId }, { jobId: safeJobId('poll-more', sourceId, job.id ?? 'x'), delay: 50 });
@@ -120,6 +126,6 @@ export function createPollProcessor(deps: PollDeps) {
       deps.metrics.progressDropped.inc(dropped);
       deps.logger.warn({ sourceId, dropped }, 'inbox bound dropped old progress (detect is falling behind)');
     }
-    return { sourceId, progress: result.progress.length, queries: byQuery.size, dropped };
+    return { sourceId, progress: result.progress.length, queries: byQuery.size, dropped, sourceMs, storeMs: Date.now() - pollStarted - sourceMs };
   };
 }
