@@ -14,7 +14,7 @@ export const DEMO_WORKSPACE = 'demo';
 export interface DemoWatchConfigOptions {
   /** The local Databricks base URL (the workspace host). */
   host: string;
-  /** Poll cadence, seconds of wall-clock time. @defaultValue 2 */
+  /** Poll cadence, seconds of wall-clock time (30 simulated seconds at demo speed). @defaultValue 1 */
   pollSeconds?: number;
   /** Channel (name without #) for anything not routed. @defaultValue 'data-alerts' */
   defaultChannel?: string;
@@ -67,7 +67,7 @@ export function renderDemoWatchConfig(streams: DemoStream[], channels: Workspace
     }),
     'defaults:',
     `  channel: ${q(`#${options.defaultChannel ?? 'data-alerts'}`)}`,
-    `poll_interval: ${options.pollSeconds ?? 2}s`,
+    `poll_interval: ${options.pollSeconds ?? 1}s`,
     '',
   ];
   return lines.join('\n');

@@ -99,7 +99,7 @@ export async function runDemo(options: RunDemoOptions): Promise<RunningDemo> {
       REDIS_URL: redis.url,
       STREAMDOCTOR_PREFIX: prefix,
       // Demo time runs fast: poll often, and keep the console for the banner.
-      STREAMDOCTOR_POLL_SECONDS: env.STREAMDOCTOR_POLL_SECONDS ?? '2',
+      STREAMDOCTOR_POLL_SECONDS: env.STREAMDOCTOR_POLL_SECONDS ?? '1',
       LOG_LEVEL: env.LOG_LEVEL ?? 'warn',
     };
     bot = await options.startBot(botEnv, { now: environment.now, host: '127.0.0.1', port: 0, redis, sweepEveryMs: 3_000 });

@@ -65,6 +65,17 @@ describe.skipIf(missing !== null)('the demo in a browser', () => {
     const page = await browser!.context.newPage();
     const errors: string[] = [];
     page.on('pageerror', (err) => errors.push(err.message));
+    try {
+      await walkThrough(page, errors);
+    } catch (err) {
+      // Leave evidence: what the page showed when the step failed.
+      await shot(page, 'demo-failure').catch(() => undefined);
+      const shown = await page.getByTestId('messages').innerText().catch(() => '(no page text)');
+      throw new Error(`${(err as Error).message}\n--- chat view showed:\n${shown.slice(0, 3_000)}\n--- page errors: ${JSON.stringify(errors)}`);
+    }
+  }, 100_000);
+
+  async function walkThrough(page: Page, errors: string[]): Promise<void> {
     await page.goto(demo!.environment.chatUrl, { waitUntil: 'domcontentloaded', timeout: 15_000 });
     await expect.poll(() => page.getByTestId('connection').textContent(), { timeout: 10_000 }).not.toContain('connecting');
 
@@ -98,5 +109,5 @@ describe.skipIf(missing !== null)('the demo in a browser', () => {
     await answer.scrollIntoViewIfNeeded();
     await shot(page, 'demo-3-stream-status');
     expect(errors).toEqual([]);
-  }, 100_000);
+  }
 });

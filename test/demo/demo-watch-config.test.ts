@@ -23,7 +23,7 @@ describe('the demo watch file', () => {
     expect(config.workspaces[0]!.pipelines.map((p) => p.name)).toEqual(['payments-dlt']);
     expect(config.workspaces[0]!.jobs).toHaveLength(4);
     expect(config.defaultChannel).toBe('#data-alerts');
-    expect(config.pollIntervalMs).toBe(2_000);
+    expect(config.pollIntervalMs).toBe(1_000);
   });
 
   it('routes the orders stream to #stream-orders and the others to #data-alerts', () => {
