@@ -73,7 +73,7 @@ describe.skipIf(missing !== null)('the demo in a browser', () => {
       const shown = await page.getByTestId('messages').innerText().catch(() => '(no page text)');
       throw new Error(`${(err as Error).message}\n--- chat view showed:\n${shown.slice(0, 3_000)}\n--- page errors: ${JSON.stringify(errors)}`);
     }
-  }, 100_000);
+  }, 90_000);
 
   async function walkThrough(page: Page, errors: string[]): Promise<void> {
     await page.goto(demo!.environment.chatUrl, { waitUntil: 'domcontentloaded', timeout: 15_000 });
@@ -87,7 +87,7 @@ describe.skipIf(missing !== null)('the demo in a browser', () => {
       .filter({ hasText: 'orders_enrichment' })
       .filter({ has: page.getByTestId('button-incident_acknowledge') })
       .first();
-    await alert.waitFor({ state: 'visible', timeout: 75_000 });
+    await alert.waitFor({ state: 'visible', timeout: 60_000 });
     await expect.poll(async () => (await alert.textContent()) ?? '').toMatch(/behind/i);
     await shot(page, 'demo-1-lag-alert');
 
