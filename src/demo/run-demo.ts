@@ -5,7 +5,7 @@
  * the banner. Stopping closes the bot first, then the stand-ins, then deletes the demo's Redis keys.
  */
 import type { Logger } from '../observability/logger.js';
-import { discoverRedis, displayRedisUrl, RedisUnavailableError, type DiscoveredRedis, type RedisDiscoveryOptions } from '../runtime/redis-discovery.js';
+import { discoverRedis, displayRedisUrl, redisUrlAnswers, RedisUnavailableError, type DiscoveredRedis, type RedisDiscoveryOptions } from '../runtime/redis-discovery.js';
 import { renderBanner } from './banner.js';
 import { demoPrefix, deletePrefixedKeys } from './demo-keys.js';
 import { startDemoEnvironment, type DemoEnvironment, type DemoEnvironmentOptions } from './demo-environment.js';
@@ -80,6 +80,13 @@ export async function runDemo(options: RunDemoOptions): Promise<RunningDemo> {
   } catch (err) {
     if (err instanceof RedisUnavailableError) throw new DemoStartError(err.message, 1);
     throw err;
+  }
+  // A stale REDIS_URL would leave the demo waiting forever for a connection: say so instead.
+  if (redis.origin === 'env' && !(await redisUrlAnswers(redis.url))) {
+    throw new DemoStartError(
+      `REDIS_URL is set to ${displayRedisUrl(redis.url)}, but nothing answers there.\nStart that Redis, or unset REDIS_URL to use one on 127.0.0.1:6379 (or a private redis-server).`,
+      1,
+    );
   }
   const prefix = options.prefix ?? demoPrefix();
   const cleanRedis = options.cleanRedis ?? true;

@@ -214,3 +214,20 @@ export function displayRedisUrl(url: string): string {
     return url.replace(/\/\/([^@/]*)@/, '//***@');
   }
 }
+
+/**
+ * Whether the Redis at a `redis://` URL answers PING now. `rediss://` (TLS) cannot be probed over a
+ * raw socket and counts as answering; the client reports its own errors for those.
+ */
+export async function redisUrlAnswers(url: string, timeoutMs = 2_000): Promise<boolean> {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return false;
+  }
+  if (parsed.protocol === 'rediss:') return true;
+  if (parsed.protocol !== 'redis:') return false;
+  const host = parsed.hostname.replace(/^\[|\]$/g, '') || '127.0.0.1';
+  return pingRedis(host, Number(parsed.port || 6379), timeoutMs);
+}

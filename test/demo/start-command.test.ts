@@ -86,4 +86,19 @@ describe('the demo without Redis', () => {
     await expect(attempt).rejects.toMatchObject({ exitCode: 1 });
     await expect(attempt).rejects.toThrow(/apt-get install -y redis-server/);
   });
+
+  it('says when REDIS_URL points at nothing, instead of waiting forever', async () => {
+    const silent = await freePort();
+    const attempt = runDemo({
+      startBot: async () => {
+        throw new Error('must not start the bot without Redis');
+      },
+      env: { REDIS_URL: `redis://default:hunter2@127.0.0.1:${silent}/0` },
+      out: capture().stream,
+      environment: { chatPort: 0 },
+    });
+    await expect(attempt).rejects.toMatchObject({ exitCode: 1 });
+    await expect(attempt).rejects.toThrow(/REDIS_URL is set to redis:\/\/default:\*\*\*@127\.0\.0\.1:\d+\/0, but nothing answers there/);
+    await expect(attempt).rejects.not.toThrow(/hunter2/);
+  });
 });

@@ -97,3 +97,13 @@ describe('displayRedisUrl', () => {
     expect(displayRedisUrl('redis://127.0.0.1:6379')).toBe('redis://127.0.0.1:6379');
   });
 });
+
+describe('redisUrlAnswers', () => {
+  it('answers for the test Redis and not for a silent port or a non-Redis listener', async () => {
+    const { redisUrlAnswers } = await import('../../src/runtime/redis-discovery.js');
+    expect(await redisUrlAnswers('redis://127.0.0.1:6379')).toBe(true);
+    expect(await redisUrlAnswers(`redis://127.0.0.1:${await freePort()}`)).toBe(false);
+    expect(await redisUrlAnswers(`redis://127.0.0.1:${await notRedis()}`)).toBe(false);
+    expect(await redisUrlAnswers('not a url')).toBe(false);
+  });
+});
