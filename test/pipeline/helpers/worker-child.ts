@@ -23,6 +23,8 @@ interface ChildConfig {
   /** File the process appends `posted <key> <ts>` lines to. */
   postLog?: string;
   pollEveryMs?: number;
+  /** Makes every poll take this long (a slow Databricks), to catch a job in flight. */
+  pollDelayMs?: number;
 }
 
 const config = JSON.parse(process.env.SD_CHILD_CONFIG ?? '{}') as ChildConfig;
@@ -39,7 +41,13 @@ if (config.role === 'clock') {
   installShutdown(() => clock.close(), { logger });
   process.stdout.write('ready\n');
 } else {
-  const source = new SimulatedSource(config.sim!);
+  const sim = new SimulatedSource(config.sim!);
+  const source = {
+    poll: async (cursor: unknown) => {
+      if (config.pollDelayMs) await new Promise((r) => setTimeout(r, config.pollDelayMs));
+      return sim.poll(cursor);
+    },
+  };
   const worker = await startWorker({
     redisUrl: config.redisUrl,
     prefix: config.prefix,
