@@ -108,6 +108,11 @@ describe.skipIf(missing !== null)('the demo in a browser', () => {
     expect(text).toMatch(/Only visible to you/);
     await answer.scrollIntoViewIfNeeded();
     await shot(page, 'demo-3-stream-status');
+
+    // The other stories land in #data-alerts; by now at least the state growth has been reported.
+    await page.getByTestId('channel-data-alerts').click();
+    await page.getByTestId('message').filter({ hasText: 'sessions_dedup' }).first().waitFor({ state: 'visible', timeout: 15_000 });
+    await shot(page, 'demo-4-data-alerts');
     expect(errors).toEqual([]);
   }
 });
