@@ -38,7 +38,7 @@ export function renderBanner(input: BannerInput): string {
     '',
     `  Open the chat view:  ${bold(cyan(input.chatUrl))}`,
     '',
-    `  Streams on the local Databricks, in ${input.speedup}× time (a minute here is ${input.speedup} min there):`,
+    `  Streams on the local Databricks, in ${input.speedup}× time (a minute here is ${input.speedup} min there, and in the alerts):`,
     ...input.streams.map((stream) => `    ${stream.name.padEnd(width)}  ${stream.story}  → ${stream.channel}`),
     '',
     '  What to try:',
