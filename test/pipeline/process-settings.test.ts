@@ -1,0 +1,48 @@
+/** Pipeline settings are a pure function of the environment; every problem says what to write. */
+import { describe, expect, it } from 'vitest';
+import { readPipelineSettings } from '../../src/runtime/process-settings.js';
+
+describe('readPipelineSettings', () => {
+  it('has documented defaults', () => {
+    expect(readPipelineSettings({})).toEqual({
+      pollEveryMs: 10_000,
+      digestAt: '09:00',
+      timeZone: 'UTC',
+      defaultChannel: null,
+      workerQueues: null,
+      stormWindowMs: 30_000,
+      stormThreshold: 3,
+      problems: [],
+    });
+  });
+
+  it('reads every variable', () => {
+    const settings = readPipelineSettings({
+      STREAMDOCTOR_POLL_SECONDS: '2.5',
+      STREAMDOCTOR_DIGEST_AT: '7:45',
+      STREAMDOCTOR_TIME_ZONE: 'Europe/Lisbon',
+      STREAMDOCTOR_DEFAULT_CHANNEL: 'C0DATAALRT',
+      STREAMDOCTOR_WORKER_QUEUES: 'detect, notify',
+      STREAMDOCTOR_STORM_WINDOW_SECONDS: '60',
+      STREAMDOCTOR_STORM_THRESHOLD: '5',
+    });
+    expect(settings).toMatchObject({ pollEveryMs: 2500, digestAt: '7:45', timeZone: 'Europe/Lisbon', defaultChannel: 'C0DATAALRT', workerQueues: ['detect', 'notify'], stormWindowMs: 60_000, stormThreshold: 5, problems: [] });
+  });
+
+  it('lists each mistake with the fix, and keeps going with defaults', () => {
+    const settings = readPipelineSettings({
+      STREAMDOCTOR_POLL_SECONDS: 'ten',
+      STREAMDOCTOR_DIGEST_AT: '9am',
+      STREAMDOCTOR_TIME_ZONE: 'Mars/Olympus',
+      STREAMDOCTOR_WORKER_QUEUES: 'detect,notfy',
+    });
+    expect(settings.pollEveryMs).toBe(10_000);
+    expect(settings.workerQueues).toEqual(['detect']);
+    expect(settings.problems).toEqual([
+      'STREAMDOCTOR_POLL_SECONDS must be a positive number; got "ten"',
+      'STREAMDOCTOR_DIGEST_AT must be HH:MM (24-hour), e.g. 09:00; got "9am"',
+      'STREAMDOCTOR_TIME_ZONE must be an IANA zone such as Europe/Lisbon; got "Mars/Olympus"',
+      'STREAMDOCTOR_WORKER_QUEUES: unknown queue(s) notfy; use any of poll, detect, notify, digest',
+    ]);
+  });
+});
