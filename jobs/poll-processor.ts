@@ -36,6 +36,13 @@ export interface PollOutcome {
   storeMs?: number;
 }
 
+/** Arrival over processing rate of the latest report (> 1: falling behind); 0 when unknown. */
+export function pressure(progress: Progress[]): number {
+  const last = progress[progress.length - 1];
+  if (!last || !last.inputRowsPerSecond || !last.processedRowsPerSecond) return 0;
+  return last.inputRowsPerSecond / last.processedRowsPerSecond;
+}
+
 export function createPollProcessor(deps: PollDeps) {
   // What this process last wrote to the registry per query: most polls change nothing there.
   // Forgotten every 10 minutes, so a registry lost with a Redis without persistence comes back.
@@ -96,7 +103,9 @@ export function createPollProcessor(deps: PollDeps) {
       registeredSince = Date.now();
     }
     let dropped = 0;
-    const entries = [...byQuery.values()];
+    // Streams under pressure first: their detect jobs reach the front of the queue, so the alerts
+    // that matter do not wait behind thousands of healthy streams. (A scheduling hint, not a verdict.)
+    const entries = [...byQuery.values()].sort((a, b) => pressure(b.progress) - pressure(a.progress));
     // Bounded parallelism: one source may report thousands of queries per cycle.
     for (let i = 0; i < entries.length; i += 200) {
       const slice = entries.slice(i, i + 200);
