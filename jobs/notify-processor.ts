@@ -91,7 +91,10 @@ export function createNotifyProcessor(deps: NotifyDeps) {
     const hasMessage = record.slack !== null || (await deps.poster.hasTrace(channel, record.id));
     let groupId = record.groupId;
     if (!hasMessage && !groupId) {
-      if (record.state === 'resolved' || silence) {
+      // A slow repartition is reported after the fact (its batch ends when it is over), so it often
+      // resolves within the same detect run: people still need to hear that it happened.
+      const afterTheFact = record.kind === 'slow_repartition';
+      if ((record.state === 'resolved' && !afterTheFact) || silence) {
         // Nothing was shown yet: a silenced opening stays quiet, and an incident that resolved before
         // it was ever posted is not worth a message of its own.
         await deps.store.incidents.markNotified(record.id, record.version);
@@ -118,8 +121,11 @@ export function createNotifyProcessor(deps: NotifyDeps) {
       return { text: msg.text, blocks: msg.blocks };
     });
     if (result.action !== 'updated' || !record.slack) await deps.store.incidents.setSlackRef(record.id, { channel, ts: result.ts });
-    if (rendered.state === 'resolved' && (change === 'resolved' || change === null)) {
-      await deps.poster.postOrUpdate(channel, `${record.id}.resolved`, () => {
+    // The resolve reply goes with the resolving change, or with any later job while it is missing (an
+    // incident first shown already resolved: its 'resolved' job found nothing new to do).
+    const replyKey = `${record.id}.resolved`;
+    if (rendered.state === 'resolved' && (change === 'resolved' || change === null || !(await deps.poster.hasTrace(channel, replyKey)))) {
+      await deps.poster.postOrUpdate(channel, replyKey, () => {
         const reply = deps.renderer.resolvedReply(rendered, nowMs);
         return { text: reply.text, blocks: reply.blocks, threadTs: result.ts };
       });
