@@ -186,27 +186,102 @@ describe('local Databricks: faults and admin', () => {
   });
 });
 
+async function countRows(target: LocalDatabricks, queryIds: string[]): Promise<number> {
+  const parameters = progressPageParameters({ table: 'main.streamdoctor.streaming_progress', queryIds, queryNames: [], afterUs: 0, afterKey: '' });
+  const statement = await fetch(`${target.url}/api/2.0/sql/statements`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${PAT}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ statement: PROGRESS_TABLE_STATEMENT, warehouse_id: 'local-warehouse', parameters, row_limit: 100_000 }),
+  });
+  return ((await statement.json()) as { manifest: { total_row_count: number } }).manifest.total_row_count;
+}
+
+describe('local Databricks: reads follow the simulated clock', () => {
+  it('a read right after a clock jump sees every batch that has ended, whenever the timer fires', async () => {
+    // A timer that never fires during the test: only the reads can bring the streams up to date.
+    const lazy = await startLocalDatabricks({ tokens: [PAT], startMs: START, speed: 0, tickMs: 3_600_000 });
+    try {
+      const sim = simulator('orders_agg', START, 43);
+      lazy.addStream('orders', { generator: sim, table: 'main.streamdoctor.streaming_progress' });
+      expect(await countRows(lazy, [sim.id])).toBe(0);
+      lazy.clock.advance(5 * 60_000);
+      const first = await countRows(lazy, [sim.id]);
+      expect(first).toBeGreaterThanOrEqual(25); // a 10 s trigger over 5 minutes
+      // Same clock reading, same rows: nothing appears between two reads unless the clock moves.
+      expect(await countRows(lazy, [sim.id])).toBe(first);
+      expect(lazy.tick()).toBe(0);
+    } finally {
+      await lazy.close();
+    }
+  });
+});
+
 describe('local Databricks: retention', () => {
   it('drops progress rows and pipeline events older than its retention', async () => {
-    const small = await startLocalDatabricks({ tokens: [PAT], startMs: START, speed: 0, retentionMs: 60_000, tickMs: 5, pipelines: [{ pipelineId: PIPELINE, name: 'p' }] });
+    const small = await startLocalDatabricks({ tokens: [PAT], startMs: START, speed: 0, retentionMs: 60_000, tickMs: 3_600_000, pipelines: [{ pipelineId: PIPELINE, name: 'p' }] });
     try {
       const sim = simulator('orders_agg', START, 41);
       const batch = sim.next();
       small.insertProgress(batch.json, { ingestedAtMs: START });
       small.appendPipelineEvent(PIPELINE, { event_type: 'flow_progress', details: {} }, START);
+      expect(await countRows(small, [sim.id])).toBe(1);
       small.clock.advance(120_000);
-      await new Promise((resolve) => setTimeout(resolve, 300));
       const response = await fetch(`${small.url}/api/2.0/pipelines/${PIPELINE}/events`, { headers: { Authorization: `Bearer ${PAT}` } });
       expect(((await response.json()) as { events: unknown[] }).events).toEqual([]);
-      const parameters = progressPageParameters({ table: 'main.streamdoctor.streaming_progress', queryIds: [sim.id], queryNames: [], afterUs: 0, afterKey: '' });
-      const statement = await fetch(`${small.url}/api/2.0/sql/statements`, {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${PAT}`, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ statement: PROGRESS_TABLE_STATEMENT, warehouse_id: 'local-warehouse', parameters }),
-      });
-      expect(((await statement.json()) as { manifest: { total_row_count: number } }).manifest.total_row_count).toBe(0);
+      expect(await countRows(small, [sim.id])).toBe(0);
     } finally {
       await small.close();
     }
   });
+
+  it('stays bounded in rows and events over a long run of fast streams, keeping the newest', async () => {
+    const capped = await startLocalDatabricks({
+      tokens: [PAT],
+      startMs: START,
+      speed: 0,
+      tickMs: 3_600_000,
+      maxRowsPerTable: 500,
+      maxEventsPerPipeline: 400,
+      pipelines: [{ pipelineId: PIPELINE, name: 'orders-dlt' }],
+    });
+    try {
+      const sims = ['orders_agg', 'payments_agg', 'clicks_agg'].map((name, index) => simulator(name, START, 50 + index));
+      sims.forEach((sim, index) => capped.addStream(`s${index}`, { generator: sim, table: 'main.streamdoctor.streaming_progress' }));
+      const flow = simulator('orders_flow', START, 60);
+      capped.addStream('flow', { generator: flow, pipelineId: PIPELINE });
+      // Two simulated hours, a minute at a time: 3 streams × a 10 s trigger = 2 160 rows written.
+      let peakRows = 0;
+      let peakEvents = 0;
+      for (let minute = 0; minute < 120; minute += 1) {
+        capped.clock.advance(60_000);
+        const sizes = capped.sizes();
+        peakRows = Math.max(peakRows, sizes.tables['main.streamdoctor.streaming_progress']!);
+        peakEvents = Math.max(peakEvents, sizes.pipelines[PIPELINE]!);
+      }
+      const written = (await call2(capped, 'GET', '/__admin/stats')).streams as { key: string; written: number }[];
+      expect(written.filter((stream) => stream.key.startsWith('s')).reduce((sum, stream) => sum + stream.written, 0)).toBeGreaterThan(2_000);
+      expect(peakRows).toBeLessThanOrEqual(500);
+      expect(peakRows).toBeGreaterThan(400);
+      expect(peakEvents).toBeLessThanOrEqual(400);
+      // What is kept is the newest: the last batches are there, the first are gone.
+      const all = await countRows(capped, sims.map((sim) => sim.id));
+      expect(all).toBeLessThanOrEqual(500);
+      const parameters = progressPageParameters({ table: 'main.streamdoctor.streaming_progress', queryIds: [sims[0]!.id], queryNames: [], afterUs: 0, afterKey: '' });
+      const page = await call2(capped, 'POST', '/api/2.0/sql/statements', { statement: PROGRESS_TABLE_STATEMENT, warehouse_id: 'local-warehouse', parameters, row_limit: 1_000 });
+      const batchIds = (page.result.data_array as string[][]).map((row) => Number(row[2]));
+      expect(Math.min(...batchIds)).toBeGreaterThan(100);
+      expect(Math.max(...batchIds)).toBeGreaterThanOrEqual(710);
+    } finally {
+      await capped.close();
+    }
+  });
 });
+
+async function call2(target: LocalDatabricks, method: string, path: string, body?: unknown) {
+  const response = await fetch(target.url + path, {
+    method,
+    headers: { Authorization: `Bearer ${PAT}`, 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return (await response.json()) as any;
+}

@@ -28,6 +28,16 @@ export class EventLog {
   private readonly pipelines = new Map<string, { info: PipelineInfo; events: StoredEvent[] }>();
   private seq = 0;
 
+  /**
+   * @param maxEventsPerPipeline events kept per pipeline at most; beyond it the oldest are dropped, so
+   * a long run at real-time speed stays bounded. @defaultValue 40_000
+   */
+  constructor(private readonly maxEventsPerPipeline = 40_000) {
+    if (!(maxEventsPerPipeline >= 1) || !Number.isInteger(maxEventsPerPipeline)) {
+      throw new RangeError(`maxEventsPerPipeline must be a positive integer, got ${maxEventsPerPipeline}`);
+    }
+  }
+
   addPipeline(info: PipelineInfo): void {
     if (!this.pipelines.has(info.pipelineId)) this.pipelines.set(info.pipelineId, { info, events: [] });
   }
@@ -67,14 +77,35 @@ export class EventLog {
     body.timestamp = new Date(timestampMs).toISOString();
     const stored: StoredEvent = { id, timestampMs, level: String(body.level), seq: this.seq, body };
     pipeline.events.push(stored);
+    if (pipeline.events.length > this.maxEventsPerPipeline) {
+      // Drop a tenth more than needed at once, so appends stay O(1) amortized.
+      const drop = pipeline.events.length - this.maxEventsPerPipeline + Math.floor(this.maxEventsPerPipeline / 10);
+      const order = pipeline.events.slice().sort((a, b) => a.timestampMs - b.timestampMs || a.seq - b.seq);
+      const dropped = new Set(order.slice(0, drop));
+      pipeline.events = pipeline.events.filter((event) => !dropped.has(event));
+    }
     return stored;
   }
 
-  /** Drops events older than `beforeMs` (the stand-in's retention). */
-  prune(beforeMs: number): void {
+  /** Drops events older than `beforeMs` (the stand-in's retention). Returns how many. */
+  prune(beforeMs: number): number {
+    let dropped = 0;
     for (const pipeline of this.pipelines.values()) {
+      if (!pipeline.events.some((event) => event.timestampMs < beforeMs)) continue;
+      const before = pipeline.events.length;
       pipeline.events = pipeline.events.filter((event) => event.timestampMs >= beforeMs);
+      dropped += before - pipeline.events.length;
     }
+    return dropped;
+  }
+
+  pipelineIds(): string[] {
+    return [...this.pipelines.keys()];
+  }
+
+  /** Events held for a pipeline (0 when unknown). */
+  size(pipelineId: string): number {
+    return this.pipelines.get(pipelineId)?.events.length ?? 0;
   }
 
   /**

@@ -46,6 +46,20 @@ export interface LocalDatabricksOptions {
    * accelerated demo does not grow without bound. @defaultValue 21_600_000 (6 h)
    */
   retentionMs?: number;
+  /**
+   * Rows kept per progress table at most (oldest dropped first): the bound that holds whatever the
+   * speed and the number of streams (6 h of a 1 s trigger is 21 600 rows per stream). @defaultValue 20_000
+   */
+  maxRowsPerTable?: number;
+  /** Events kept per pipeline event log at most (oldest dropped first). @defaultValue 40_000 */
+  maxEventsPerPipeline?: number;
+}
+
+export interface LocalDatabricksSizes {
+  /** Rows held per progress table. */
+  tables: Record<string, number>;
+  /** Events held per pipeline. */
+  pipelines: Record<string, number>;
 }
 
 export interface RequestCounts {
@@ -61,8 +75,14 @@ export interface LocalDatabricks {
   insertProgress(json: string, options?: InsertProgressOptions & { table?: string }): ProgressRow;
   addStream(key: string, options: StreamOptions): void;
   stopStream(key: string, failure?: string): void;
-  /** Runs the stream driver now (tests call it after moving the clock). */
+  /**
+   * Brings the streams up to the clock now (writes every batch that has ended, applies retention).
+   * Every API read does this first, so what a reader sees depends only on the simulated clock, never
+   * on when the background timer last fired.
+   */
   tick(): number;
+  /** What the stand-in holds (rows per table, events per pipeline), after a catch-up. */
+  sizes(): LocalDatabricksSizes;
   addPipeline(pipelineId: string, name: string): void;
   appendPipelineEvent(pipelineId: string, event: Record<string, unknown>, timestampMs?: number): void;
   addJob(job: JobInfo): void;
@@ -158,9 +178,9 @@ export async function startLocalDatabricks(options: LocalDatabricksOptions = {})
   for (const name of options.progressTables ?? ['main.streamdoctor.streaming_progress']) {
     const normalized = normalizeTableName(name);
     if (!normalized) throw new Error(`invalid progress table name ${name}`);
-    tables.set(normalized, new ProgressTable(normalized));
+    tables.set(normalized, new ProgressTable(normalized, options.maxRowsPerTable));
   }
-  const eventLog = new EventLog();
+  const eventLog = new EventLog(options.maxEventsPerPipeline);
   for (const pipeline of options.pipelines ?? []) eventLog.addPipeline(pipeline);
   const statements = new StatementStore(options.statements);
   let counts: RequestCounts = { total: 0, byRoute: {} };
@@ -225,6 +245,7 @@ export async function startLocalDatabricks(options: LocalDatabricksOptions = {})
       count('401');
       throw new HttpError(401, 'UNAUTHENTICATED', 'Invalid access token.');
     }
+    catchUp();
 
     let match: RegExpExecArray | null;
     if (path === '/api/2.0/sql/statements' && method === 'POST') {
@@ -389,7 +410,7 @@ export async function startLocalDatabricks(options: LocalDatabricksOptions = {})
         const body = parseJsonBody(await readBody(req));
         if (typeof body.speed === 'number') clock.setSpeed(body.speed);
         if (typeof body.advanceMs === 'number') clock.advance(body.advanceMs);
-        driver.tick(clock.now());
+        catchUp();
       }
       return sendJson(res, 200, { nowMs: clock.now(), now: new Date(clock.now()).toISOString(), speed: clock.getSpeed() });
     }
@@ -408,7 +429,8 @@ export async function startLocalDatabricks(options: LocalDatabricksOptions = {})
       }
     }
     if (path === '/__admin/stats' && method === 'GET') {
-      return sendJson(res, 200, { requests: counts, streams: driver.status(), faults: faults.hitCounts(), tokensIssued: issuer.issuedCount });
+      catchUp();
+      return sendJson(res, 200, { requests: counts, streams: driver.status(), faults: faults.hitCounts(), tokensIssued: issuer.issuedCount, sizes: sizes() });
     }
     throw new HttpError(404, 'ENDPOINT_NOT_FOUND', `No admin endpoint '${method} ${path}'.`);
   }
@@ -442,19 +464,28 @@ export async function startLocalDatabricks(options: LocalDatabricksOptions = {})
   for (const job of options.jobs ?? []) jobRuns.addJob(job);
   const driver = new StreamDriver(tables, eventLog, jobRuns);
   const retentionMs = options.retentionMs ?? 6 * 3_600_000;
-  let ticks = 0;
-  const timer = setInterval(() => {
+  // The streams follow the simulated clock, not the timer: every read catches up first, so two reads
+  // at one clock reading see the same rows, whenever the timer fired. The timer only keeps writes and
+  // retention moving while nobody reads (a real-time demo).
+  function catchUp(): number {
+    const now = clock.now();
+    let written = 0;
     try {
-      driver.tick(clock.now());
-      ticks += 1;
-      if (ticks % 20 === 0) {
-        for (const table of tables.values()) table.prune(clock.now() - retentionMs);
-        eventLog.prune(clock.now() - retentionMs);
-      }
+      written = driver.tick(now);
     } catch {
       // A faulty generator must not take the server down; its stream simply stops advancing.
     }
-  }, options.tickMs ?? 100);
+    for (const table of tables.values()) table.prune(now - retentionMs);
+    eventLog.prune(now - retentionMs);
+    return written;
+  }
+  function sizes(): LocalDatabricksSizes {
+    return {
+      tables: Object.fromEntries([...tables].map(([name, table]) => [name, table.size])),
+      pipelines: Object.fromEntries(eventLog.pipelineIds().map((id) => [id, eventLog.size(id)])),
+    };
+  }
+  const timer = setInterval(catchUp, options.tickMs ?? 100);
   timer.unref();
 
   const defaultTable = [...tables.keys()][0];
@@ -473,7 +504,11 @@ export async function startLocalDatabricks(options: LocalDatabricksOptions = {})
       driver.add(key, { ...stream, table }, clock.now());
     },
     stopStream: (key, failure) => driver.stop(key, clock.now(), failure),
-    tick: () => driver.tick(clock.now()),
+    tick: catchUp,
+    sizes: () => {
+      catchUp();
+      return sizes();
+    },
     addPipeline: (pipelineId, name) => eventLog.addPipeline({ pipelineId, name }),
     appendPipelineEvent: (pipelineId, event, timestampMs) => {
       eventLog.append(pipelineId, event, timestampMs ?? clock.now());

@@ -33,8 +33,19 @@ export interface InsertProgressOptions {
 export class ProgressTable {
   private readonly rows: ProgressRow[] = [];
   private lastIngestedUs = 0;
+  /** Oldest `ingested_us` held (Infinity when empty), so a prune with nothing to drop costs nothing. */
+  private oldestUs = Number.POSITIVE_INFINITY;
 
-  constructor(readonly name: string) {}
+  /**
+   * @param maxRows rows kept at most; beyond it the oldest-stamped rows are dropped, so a fast
+   * stream at real-time speed cannot grow the table without bound. @defaultValue 20_000
+   */
+  constructor(
+    readonly name: string,
+    private readonly maxRows = 20_000,
+  ) {
+    if (!(maxRows >= 1) || !Number.isInteger(maxRows)) throw new RangeError(`maxRows must be a positive integer, got ${maxRows}`);
+  }
 
   /** Inserts one progress JSON; returns the stored row. Throws on JSON that is not a progress object. */
   insert(progressJson: string, nowMs: number, options: InsertProgressOptions = {}): ProgressRow {
@@ -64,6 +75,8 @@ export class ProgressTable {
       visible_at_ms: ingestedMs + (options.visibleAfterMs ?? 0),
     };
     this.rows.push(row);
+    this.oldestUs = Math.min(this.oldestUs, ingestedUs);
+    if (this.rows.length > this.maxRows) this.dropOldest(this.rows.length - this.maxRows);
     return row;
   }
 
@@ -76,11 +89,39 @@ export class ProgressTable {
     return this.rows.length;
   }
 
-  /** Drops rows stamped before `beforeMs` (the stand-in's retention). */
-  prune(beforeMs: number): void {
+  /** Drops rows stamped before `beforeMs` (the stand-in's retention). Returns how many. */
+  prune(beforeMs: number): number {
     const cutoff = beforeMs * 1_000;
+    if (this.oldestUs >= cutoff) return 0;
+    const before = this.rows.length;
     let write = 0;
-    for (const row of this.rows) if (row.ingested_us >= cutoff) this.rows[write++] = row;
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const row of this.rows) {
+      if (row.ingested_us < cutoff) continue;
+      this.rows[write++] = row;
+      oldest = Math.min(oldest, row.ingested_us);
+    }
     this.rows.length = write;
+    this.oldestUs = oldest;
+    return before - write;
+  }
+
+  /** Drops the `count` rows with the oldest stamps (ties: first inserted first). */
+  private dropOldest(count: number): void {
+    // Batch the work: when over the cap, drop a tenth more than needed, so inserts stay O(1) amortized.
+    const drop = Math.min(this.rows.length, count + Math.floor(this.maxRows / 10));
+    const order = this.rows.map((row, index) => ({ us: row.ingested_us, index }));
+    order.sort((a, b) => a.us - b.us || a.index - b.index);
+    const dropped = new Set(order.slice(0, drop).map((entry) => entry.index));
+    let write = 0;
+    let oldest = Number.POSITIVE_INFINITY;
+    for (let index = 0; index < this.rows.length; index += 1) {
+      if (dropped.has(index)) continue;
+      const row = this.rows[index]!;
+      this.rows[write++] = row;
+      oldest = Math.min(oldest, row.ingested_us);
+    }
+    this.rows.length = write;
+    this.oldestUs = oldest;
   }
 }

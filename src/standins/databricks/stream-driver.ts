@@ -114,13 +114,18 @@ export class StreamDriver {
     let written = 0;
     for (const stream of this.streams.values()) {
       if (stream.stopped) continue;
-      for (let guard = 0; guard < MAX_BATCHES_PER_TICK; guard += 1) {
-        stream.pending ??= stream.options.generator.next();
-        if (stream.pending.endMs > nowMs) break;
-        this.publish(stream, stream.pending);
-        stream.pending = null;
-        stream.written += 1;
-        written += 1;
+      try {
+        for (let guard = 0; guard < MAX_BATCHES_PER_TICK; guard += 1) {
+          stream.pending ??= stream.options.generator.next();
+          if (stream.pending.endMs > nowMs) break;
+          this.publish(stream, stream.pending);
+          stream.pending = null;
+          stream.written += 1;
+          written += 1;
+        }
+      } catch {
+        // A faulty generator stops its own stream only; the others keep advancing.
+        stream.stopped = true;
       }
     }
     return written;
