@@ -49,10 +49,8 @@ export interface WatchConfig {
   digest: { time: string; hour: number; minute: number; timeZone: string; channel: string } | null;
   retentionMs: number;
   thresholds: {
-    timeBehindWarningMs: number | null;
-    timeBehindCriticalMs: number | null;
+    /** A state repartition slower than this is an incident (the engine's `repartitionThresholdMs`). */
     repartitionMs: number | null;
-    stalledAfterMs: number | null;
   };
 }
 

@@ -248,10 +248,7 @@ function build(data: WatchFileParsed): WatchConfig {
     digest,
     retentionMs: data.retention,
     thresholds: {
-      timeBehindWarningMs: data.thresholds.time_behind_warning ?? null,
-      timeBehindCriticalMs: data.thresholds.time_behind_critical ?? null,
       repartitionMs: data.thresholds.repartition ?? null,
-      stalledAfterMs: data.thresholds.stalled_after ?? null,
     },
   };
 }

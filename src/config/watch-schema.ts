@@ -4,6 +4,7 @@
  * environment variables that hold them.
  */
 import { z } from 'zod';
+import { TUNING } from '../diagnosis/engine-options.js';
 import { parseDuration } from '../util/duration.js';
 
 const ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;
@@ -113,12 +114,29 @@ const digest = z.strictObject({
   channel: channel.optional(),
 });
 
-export const THRESHOLD_KEYS = ['time_behind_warning', 'time_behind_critical', 'repartition', 'stalled_after'] as const;
+/**
+ * Thresholds the engine does not take as options. They were once accepted and reached nothing; a
+ * key that silently does nothing is worse than a clear refusal, so each names what decides instead.
+ */
+const minutes = (ms: number) => `${Math.round(ms / 60_000)} minutes`;
+export const UNSUPPORTED_THRESHOLDS: Record<string, string> = {
+  stalled_after: `is not supported: a stall is judged from each query's own cadence (no progress for ${TUNING.stallFactor} × its trigger interval, at least ${minutes(TUNING.stallMinMs)}, while data is waiting); remove this key`,
+  time_behind_warning: `is not supported: lag is judged from the trend of time behind (growing over ${TUNING.lagWindow} batches, a backlog that takes over ${minutes(TUNING.catchUpBudgetSec * 1000)} to drain, or over ${minutes(TUNING.lagLevelSec * 1000)} behind); remove this key`,
+  time_behind_critical: `is not supported: lag turns critical at ${minutes(TUNING.criticalTimeBehindSec * 1000)} behind; remove this key`,
+};
+
+const unsupported = (key: string) =>
+  z.unknown().superRefine((_value, ctx) => {
+    ctx.addIssue({ code: 'custom', message: UNSUPPORTED_THRESHOLDS[key]! });
+  });
+
+/** Keys a user may write under `thresholds` (the refused ones are not offered by "did you mean"). */
+export const THRESHOLD_KEYS = ['repartition'] as const;
 const thresholds = z.strictObject({
-  time_behind_warning: duration.optional(),
-  time_behind_critical: duration.optional(),
   repartition: duration.optional(),
-  stalled_after: duration.optional(),
+  stalled_after: unsupported('stalled_after').optional(),
+  time_behind_warning: unsupported('time_behind_warning').optional(),
+  time_behind_critical: unsupported('time_behind_critical').optional(),
 });
 
 export const DEFAULTS_KEYS = ['channel'] as const;

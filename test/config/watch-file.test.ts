@@ -39,7 +39,23 @@ describe('loadWatchConfig', () => {
     expect(config.streams[1]).toMatchObject({ queryId: null, name: 'payments_dedupe', channel: '#streaming-alerts', retentionMs: 3 * 86_400_000 });
     expect(config.pollIntervalMs).toBe(60_000);
     expect(config.digest).toEqual({ time: '09:00', hour: 9, minute: 0, timeZone: 'Europe/Berlin', channel: '#streaming-alerts' });
-    expect(config.thresholds).toMatchObject({ repartitionMs: 600_000, stalledAfterMs: 900_000 });
+    expect(config.thresholds).toEqual({ repartitionMs: 600_000 });
+  });
+
+  it('refuses thresholds the engine does not take, at their line, saying what decides instead', () => {
+    const result = errorsOf(`${MINIMAL}thresholds:\n  repartition: 15m\n  stalled_after: 15m\n  time_behind_warning: 5m\n  time_behind_critical: 30m\n`);
+    expect(result.errors.map((error) => [error.path, error.line, error.column])).toEqual([
+      ['thresholds.stalled_after', 14, 18],
+      ['thresholds.time_behind_warning', 15, 24],
+      ['thresholds.time_behind_critical', 16, 25],
+    ]);
+    expect(result.errors[0]!.message).toContain('is not supported: a stall is judged from each query\'s own cadence');
+    expect(result.errors[0]!.message).toContain('remove this key');
+    expect(result.errors[2]!.message).toContain('lag turns critical at 30 minutes behind');
+    // The supported one still works on its own, and a misspelling of it is still caught.
+    const ok = loadWatchConfig(`${MINIMAL}thresholds:\n  repartition: 15m\n`, 'streamdoctor.yml');
+    expect(ok.ok && ok.config.thresholds).toEqual({ repartitionMs: 900_000 });
+    expect(errorsOf(`${MINIMAL}thresholds:\n  repartiton: 15m\n`).errors[0]!.message).toBe('unknown key "repartiton"; did you mean "repartition"?');
   });
 
   it('reports an unknown key at its line:column with a did-you-mean', () => {
