@@ -38,7 +38,11 @@ export interface MessagePosterOptions {
   redis: Redis;
   keys: StoreKeys;
   chat: SlackChat;
-  /** Minimum gap between two new messages in one channel. @defaultValue 1000 */
+  /**
+   * Minimum gap between two new messages in one channel; 0 turns the spacing off (Slack's own 429s
+   * still apply). Negative or non-finite values count as 0.
+   * @defaultValue 1000
+   */
   channelIntervalMs?: number;
   /** Lock lifetime; longer than one Slack call with its timeout. @defaultValue 15000 */
   lockMs?: number;
@@ -82,7 +86,9 @@ export class MessagePoster {
     this.redis = options.redis;
     this.keys = options.keys;
     this.chat = options.chat;
-    this.channelIntervalMs = options.channelIntervalMs ?? 1000;
+    const interval = options.channelIntervalMs ?? 1000;
+    // Redis refuses a zero or negative PX ("invalid expire time"), so "no spacing" skips the slot.
+    this.channelIntervalMs = Number.isFinite(interval) && interval > 0 ? Math.ceil(interval) : 0;
     this.lockMs = options.lockMs ?? 15_000;
     this.refTtlMs = options.refTtlMs ?? 30 * 24 * 3_600_000;
     this.afterPost = options.afterPost;
@@ -97,6 +103,21 @@ export class MessagePoster {
   /** Whether a message for `key` was posted or may have been (a claim from a lost attempt). */
   async hasTrace(channel: string, key: string): Promise<boolean> {
     return (await this.redis.exists(this.keys.messageRef(channel, key), this.keys.messageClaim(channel, key))) > 0;
+  }
+
+  /** Whether a job holds the posting lock of `key` right now (a post may be on its way). */
+  async isLocked(channel: string, key: string): Promise<boolean> {
+    return (await this.redis.exists(this.keys.lock(`msg.${channel}.${key}`))) > 0;
+  }
+
+  /**
+   * Makes `key` refer to an existing message (`ts`), so postOrUpdate(key) updates that message
+   * instead of posting a new one. Keeps an existing ref; returns the ts `key` now refers to.
+   */
+  async alias(channel: string, key: string, ts: string): Promise<string> {
+    const refKey = this.keys.messageRef(channel, key);
+    const set = await this.redis.set(refKey, ts, 'PX', this.refTtlMs, 'NX');
+    return set ? ts : ((await this.redis.get(refKey)) ?? ts);
   }
 
   /**
@@ -135,8 +156,10 @@ export class MessagePoster {
         await this.chat.update({ ...content, channel, key, ts });
         return { ts, action: adopted ? 'adopted' : 'updated' };
       }
-      const wait = Number(await TAKE_SLOT.run(this.redis, [this.keys.channelPostSlot(channel)], [this.channelIntervalMs]));
-      if (wait > 0) throw new ChannelBusyError(channel, wait);
+      if (this.channelIntervalMs > 0) {
+        const wait = Number(await TAKE_SLOT.run(this.redis, [this.keys.channelPostSlot(channel)], [this.channelIntervalMs]));
+        if (wait > 0) throw new ChannelBusyError(channel, wait);
+      }
       // The claim outlives the lock on purpose: it is the only trace of a post whose ts was lost.
       await this.redis.set(claimKey, `${this.now()}|${content.threadTs ?? ''}`, 'PX', this.refTtlMs);
       let posted: { ts: string };

@@ -3,7 +3,9 @@
  * record's latest version, so jobs that run late or out of order converge on the same message.
  * New messages go through MessagePoster (exactly once, about one per second per channel); later
  * changes update the same message; resolving adds one thread reply. Openings inside an alert
- * storm join a grouped message instead of posting their own.
+ * storm join a grouped message instead of posting their own; the first opening of a burst is posted
+ * at once and the group that forms behind it takes that message over (one top-level message per
+ * burst, no group_wait added to the first alert).
  */
 import type { Job } from 'bullmq';
 import type { Logger } from '../src/observability/logger.js';
@@ -11,7 +13,7 @@ import type { PipelineMetrics } from '../src/observability/metrics.js';
 import type { RedisStore } from '../src/store/index.js';
 import type { IncidentRecord, RoutingDefaults } from '../src/store/types.js';
 import { safeJobId } from './job-ids.js';
-import type { MessagePoster } from './message-poster.js';
+import { MessageBusyError, type MessagePoster } from './message-poster.js';
 import type { NotifyRenderer } from './notify-renderer.js';
 import type { NotifyJobData } from './queue-names.js';
 import type { PipelineQueues } from './queues.js';
@@ -25,7 +27,7 @@ export interface NotifyDeps {
   logger: Logger;
   /** Routing defaults from the watch file. */
   routing?: RoutingDefaults;
-  /** Debounce of grouped-message renders. @defaultValue 2000 */
+  /** Debounce of grouped-message renders (members joining within it land in one update). @defaultValue 1000 */
   groupDebounceMs?: number;
   now?: () => number;
 }
@@ -37,9 +39,50 @@ export async function requestRefresh(queues: PipelineQueues, incidentId: string,
   await queues.notify.add('refresh', { kind: 'refresh', incidentId, committedAt: Date.now() }, { jobId: safeJobId('refresh', incidentId, `v${version}`) });
 }
 
+/** Thrown from a render when the incident joined a storm group meanwhile: nothing is posted. */
+class JoinedGroupSignal extends Error {
+  constructor(readonly groupId: string) {
+    super(`incident joined storm group ${groupId}`);
+  }
+}
+
 export function createNotifyProcessor(deps: NotifyDeps) {
   const now = deps.now ?? Date.now;
-  const debounce = deps.groupDebounceMs ?? 2000;
+  const debounce = deps.groupDebounceMs ?? 1000;
+
+  /**
+   * A group just formed: the earliest opening of the window that has (or is getting) a message of
+   * its own becomes the anchor, whose message the group takes over; earlier openings with no message
+   * yet (waiting for the channel slot) join; others keep their own message.
+   */
+  async function foldEarlier(channel: string, groupId: string, earlier: string[], nowMs: number): Promise<void> {
+    let anchored = false;
+    for (const id of earlier) {
+      const own = (await deps.poster.hasTrace(channel, id)) || (await deps.poster.isLocked(channel, id));
+      if (own && anchored) continue;
+      await deps.store.incidents.setGroup(id, groupId);
+      await deps.store.storms.join(channel, groupId, id, nowMs);
+      if (own) {
+        await deps.store.storms.setAnchor(channel, groupId, id);
+        anchored = true;
+      }
+    }
+  }
+
+  /**
+   * Makes the group's message key point at its anchor's message. Throws MessageBusyError while the
+   * anchor's first post is on its way (the job is retried shortly).
+   */
+  async function adoptAnchor(channel: string, key: string, anchorId: string, render: Parameters<MessagePoster['postOrUpdate']>[2]): Promise<void> {
+    if (await deps.poster.messageTs(channel, key)) return;
+    let anchorTs = await deps.poster.messageTs(channel, anchorId);
+    if (!anchorTs && (await deps.poster.hasTrace(channel, anchorId))) {
+      // The anchor's post was interrupted (claim without ts): adopt it, or post it, under its key.
+      anchorTs = (await deps.poster.postOrUpdate(channel, anchorId, render)).ts;
+    }
+    if (anchorTs) await deps.poster.alias(channel, key, anchorTs);
+    else if (await deps.poster.isLocked(channel, anchorId)) throw new MessageBusyError(anchorId);
+  }
 
   async function enqueueGroup(channel: string, groupId: string): Promise<void> {
     await deps.queues.notify.add(
@@ -58,13 +101,17 @@ export function createNotifyProcessor(deps: NotifyDeps) {
     const lead = open.find((m) => m.incident.severity === 'critical') ?? open[0] ?? members[0]!;
     const others = members.filter((m) => m.id !== lead.id);
     const nowMs = now();
-    const result = await deps.poster.postOrUpdate(channel, `group.${groupId}`, async () => {
+    const render = async () => {
       const msg = deps.renderer.incident(lead, { nowMs, stream: await deps.store.streams.get(lead.queryId), silence: null }, others);
       return { text: msg.text, blocks: msg.blocks };
-    });
+    };
+    const key = `group.${groupId}`;
+    if (group.anchorId) await adoptAnchor(channel, key, group.anchorId, render);
+    const result = await deps.poster.postOrUpdate(channel, key, render);
     await deps.store.storms.setSlackTs(channel, groupId, result.ts);
     await Promise.all(members.map((m) => deps.store.incidents.setSlackRef(m.id, { channel, ts: result.ts })));
     await deps.store.storms.markNotified(channel, groupId, group.version);
+    await deps.store.storms.markShown(channel, groupId, members.map((m) => m.id), now());
     deps.metrics.notificationLatency.observe(Math.max(0, nowMs - committedAt) / 1000);
     deps.metrics.notifications.inc({ outcome: `group_${result.action}` });
     return result.action;
@@ -104,23 +151,36 @@ export function createNotifyProcessor(deps: NotifyDeps) {
       if (decision.grouped) {
         groupId = decision.groupId;
         await deps.store.incidents.setGroup(record.id, groupId);
+        if (decision.created) await foldEarlier(channel, groupId, decision.earlier, nowMs);
       }
     }
-    if (groupId) {
-      await deps.store.storms.touch(channel, groupId);
-      await enqueueGroup(channel, groupId);
+    const toGroup = async (id: string): Promise<NotifyOutcome> => {
+      await deps.store.storms.touch(channel, id);
+      await enqueueGroup(channel, id);
       await deps.store.incidents.markNotified(record.id, record.version);
       deps.metrics.notifications.inc({ outcome: 'grouped' });
       return 'grouped';
-    }
+    };
+    if (groupId) return toGroup(groupId);
     let rendered: IncidentRecord = record;
-    const result = await deps.poster.postOrUpdate(channel, record.id, async () => {
-      // Re-read under the lock: a racing job may have moved the record on.
-      rendered = (await deps.store.incidents.get(record.id)) ?? record;
-      const msg = deps.renderer.incident(rendered, { nowMs, stream, silence });
-      return { text: msg.text, blocks: msg.blocks };
-    });
+    let result;
+    try {
+      result = await deps.poster.postOrUpdate(channel, record.id, async () => {
+        // Re-read under the lock: a racing job may have moved the record on, or folded it into a
+        // storm group that formed meanwhile (then the group's message shows it, not this one).
+        rendered = (await deps.store.incidents.get(record.id)) ?? record;
+        if (rendered.groupId) throw new JoinedGroupSignal(rendered.groupId);
+        const msg = deps.renderer.incident(rendered, { nowMs, stream, silence });
+        return { text: msg.text, blocks: msg.blocks };
+      });
+    } catch (err) {
+      if (err instanceof JoinedGroupSignal) return toGroup(err.groupId);
+      throw err;
+    }
     if (result.action !== 'updated' || !record.slack) await deps.store.incidents.setSlackRef(record.id, { channel, ts: result.ts });
+    // A group that formed while this post was on its way takes the message over: render it again.
+    const regrouped = (await deps.store.incidents.get(record.id))?.groupId;
+    if (regrouped) await enqueueGroup(channel, regrouped);
     // The resolve reply goes with the resolving change, or with any later job while it is missing (an
     // incident first shown already resolved: its 'resolved' job found nothing new to do).
     const replyKey = `${record.id}.resolved`;

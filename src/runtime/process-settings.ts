@@ -7,7 +7,7 @@
  * - `STREAMDOCTOR_TIME_ZONE`: IANA zone of the digest. @defaultValue 'UTC'
  * - `STREAMDOCTOR_DEFAULT_CHANNEL`: channel for streams no rule routes. @defaultValue none
  * - `STREAMDOCTOR_WORKER_QUEUES`: comma list of queues this worker serves. @defaultValue all
- * - `STREAMDOCTOR_STORM_WINDOW_SECONDS` / `STREAMDOCTOR_STORM_THRESHOLD`: alert-storm grouping. @defaultValue 30 / 3
+ * - `STREAMDOCTOR_STORM_WINDOW_SECONDS` / `STREAMDOCTOR_STORM_THRESHOLD`: alert-storm grouping: openings per channel within the window that form one grouped message (the first one is posted at once and the group takes its message over; at least 2). @defaultValue 30 / 2
  */
 const QUEUES = ['poll', 'detect', 'notify', 'digest'] as const;
 
@@ -62,7 +62,7 @@ export function readPipelineSettings(env: NodeJS.ProcessEnv): PipelineSettings {
     defaultChannel: text(env, 'STREAMDOCTOR_DEFAULT_CHANNEL'),
     workerQueues,
     stormWindowMs: Math.round(positive(env, 'STREAMDOCTOR_STORM_WINDOW_SECONDS', 30, problems) * 1000),
-    stormThreshold: Math.round(positive(env, 'STREAMDOCTOR_STORM_THRESHOLD', 3, problems)),
+    stormThreshold: Math.max(2, Math.round(positive(env, 'STREAMDOCTOR_STORM_THRESHOLD', 2, problems))),
     problems,
   };
 }

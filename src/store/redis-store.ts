@@ -24,7 +24,7 @@ import type {
 } from './types.js';
 
 export interface RedisStoreOptions extends QueryStateOptions {
-  /** Alert-storm grouping. @defaultValue window 30 s, threshold 3 */
+  /** Alert-storm grouping. @defaultValue window 30 s, threshold 2 */
   storm?: StormOptions;
   /** An ioredis client (the caller owns its lifecycle). */
   redis: Redis;

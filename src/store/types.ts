@@ -122,6 +122,8 @@ export interface StormGroup {
   channel: string;
   openedAt: number;
   incidentIds: string[];
+  /** The member whose first message the group took over (null: the group posted its own). */
+  anchorId: string | null;
   version: number;
   slack: SlackRef | null;
   notifiedVersion: number;

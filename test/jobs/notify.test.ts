@@ -34,7 +34,7 @@ const noTrackers: TrackerFactory = {
   },
 };
 
-async function setup(options: { rateLimit?: false | { perSecond: number; burst: number }; channelIntervalMs?: number; storm?: { windowMs: number; threshold: number } } = {}) {
+async function setup(options: { rateLimit?: false | { perSecond: number; burst: number }; channelIntervalMs?: number; storm?: { windowMs?: number; threshold?: number } } = {}) {
   const p = uniquePrefix('notify');
   prefix = p.prefix;
   slack = await startLocalSlack({ rateLimit: options.rateLimit ?? false });
@@ -166,5 +166,77 @@ describe('notify', () => {
     await waitFor(async () => slack!.messages('C0DATAALRT').find((m) => m.ts === group.ts)?.edited, 'group message updated', 10_000);
     await waitFor(() => idle(rt), 'idle');
     expect(slack!.messages('C0DATAALRT')).toHaveLength(messages.length);
+  });
+
+  it('posts with the channel spacing turned off (channelIntervalMs 0)', async () => {
+    // Redis refuses a zero expiry; the poster must not try to take a slot at all.
+    const rt = await setup({ channelIntervalMs: 0 });
+    const ids: string[] = [];
+    for (let i = 40; i < 43; i++) ids.push(await change(rt, QID(i), 'opened'));
+    await waitFor(() => slack!.messages('C0DATAALRT').length === 3, 'three posts', 10_000);
+    await waitFor(() => idle(rt), 'idle');
+    expect(slack!.messages('C0DATAALRT').map(keyOf).sort()).toEqual([...ids].sort());
+    expect(await rt.queues.notify.getFailedCount()).toBe(0);
+    expect(await rt.redis.exists(rt.store.keys.channelPostSlot('C0DATAALRT'))).toBe(0);
+  });
+
+  it('posts a lone incident at once as its own message (default storm settings)', async () => {
+    const rt = await setup({ storm: {} });
+    const id = await change(rt, QID(50), 'opened');
+    const posted = await waitFor(async () => (await rt.store.getIncident(id))?.slack, 'posted', 5_000);
+    await waitFor(() => idle(rt), 'idle');
+    const messages = slack!.messages('C0DATAALRT');
+    expect(messages).toHaveLength(1);
+    expect(keyOf(messages[0]!)).toBe(id);
+    expect(messages[0]!.ts).toBe(posted.ts);
+    expect((await rt.store.getIncident(id))!.groupId).toBeNull();
+  });
+
+  it('an outage of 10 openings in one channel is one message listing all 10, updated as they resolve', async () => {
+    const rt = await setup({ storm: {} });
+    const queries = Array.from({ length: 10 }, (_, k) => QID(60 + k));
+    const names = queries.map((q) => `orders_${q.slice(-2)}`);
+    // The first opening is posted on its own right away; the other nine follow within the window,
+    // in two poll cycles, and fold into that same message.
+    const ids = [await change(rt, queries[0]!, 'opened')];
+    const first = await waitFor(async () => (await rt.store.getIncident(ids[0]!))?.slack, 'first posted', 5_000);
+    for (const q of queries.slice(1, 5)) ids.push(await change(rt, q, 'opened'));
+    await new Promise((r) => setTimeout(r, 400));
+    for (const q of queries.slice(5)) ids.push(await change(rt, q, 'opened'));
+    const listsAll = (m: { blocks?: unknown } | undefined) => m !== undefined && names.every((n) => JSON.stringify(m.blocks).includes(n));
+    await waitFor(async () => (await idle(rt)) && listsAll(slack!.messages('C0DATAALRT').find((m) => m.ts === first.ts)), 'one message lists all ten', 15_000);
+    const top = slack!.messages('C0DATAALRT');
+    expect(top).toHaveLength(1);
+    expect(top[0]!.ts).toBe(first.ts);
+    expect(String(keyOf(top[0]!))).toMatch(/^group\./);
+    expect(JSON.stringify(top[0]!.blocks)).toContain('Also affected (9)');
+    const records = await rt.store.incidents.getMany(ids);
+    expect(new Set(records.map((r) => r.groupId)).size).toBe(1);
+    expect(records.every((r) => r.groupId !== null && r.slack?.ts === first.ts)).toBe(true);
+    const group = (await rt.store.storms.get('C0DATAALRT', records[0]!.groupId!))!;
+    expect(group.anchorId).toBe(ids[0]);
+    expect([...group.incidentIds].sort()).toEqual([...ids].sort());
+
+    // They resolve one after another: the same message shows it, nothing new is posted.
+    for (const q of queries) {
+      const resolved = { ...lagIncident('2026-11-29T10:06:40.000Z'), resolvedAt: '2026-11-29T10:30:00.000Z', resolvedAtBatchId: 99 };
+      await change(rt, q, 'resolved', resolved);
+    }
+    const allResolved = (m: { blocks?: unknown } | undefined) => m !== undefined && JSON.stringify(m.blocks).split('(resolved)').length - 1 === 9 && JSON.stringify(m.blocks).includes('Resolved: ');
+    await waitFor(async () => (await idle(rt)) && allResolved(slack!.messages('C0DATAALRT').find((m) => m.ts === first.ts)), 'group shows all resolved', 15_000);
+    expect(slack!.messages('C0DATAALRT')).toHaveLength(1);
+    expect((await rt.store.incidents.getMany(ids)).every((r) => r.state === 'resolved')).toBe(true);
+    expect(await rt.queues.notify.getFailedCount()).toBe(0);
+  }, 40_000);
+
+  it('openings committed all at once also end up in one message', async () => {
+    const rt = await setup({ storm: {} });
+    const ids: string[] = [];
+    for (let i = 80; i < 90; i++) ids.push(await change(rt, QID(i), 'opened'));
+    await waitFor(async () => (await idle(rt)) && (await rt.store.incidents.getMany(ids)).every((r) => r.slack), 'all shown', 15_000);
+    const top = slack!.messages('C0DATAALRT');
+    expect(top).toHaveLength(1);
+    expect(JSON.stringify(top[0]!.blocks)).toContain('Also affected (9)');
+    expect((await rt.store.incidents.getMany(ids)).every((r) => r.slack?.ts === top[0]!.ts)).toBe(true);
   });
 });

@@ -11,7 +11,7 @@ describe('readPipelineSettings', () => {
       defaultChannel: null,
       workerQueues: null,
       stormWindowMs: 30_000,
-      stormThreshold: 3,
+      stormThreshold: 2,
       problems: [],
     });
   });

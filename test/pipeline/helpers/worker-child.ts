@@ -25,6 +25,8 @@ interface ChildConfig {
   pollEveryMs?: number;
   /** Makes every poll take this long (a slow Databricks), to catch a job in flight. */
   pollDelayMs?: number;
+  /** Alert-storm grouping. @defaultValue the store's defaults */
+  storm?: { windowMs?: number; threshold?: number };
 }
 
 const config = JSON.parse(process.env.SD_CHILD_CONFIG ?? '{}') as ChildConfig;
@@ -58,6 +60,7 @@ if (config.role === 'clock') {
     chat: new WebClientChat({ token: 'xoxb-local-streamdoctor', slackApiUrl: config.slackApiUrl! }),
     routing: { defaultChannel: 'C0DATAALRT' },
     workers: { lockDurationMs: 2000, stalledIntervalMs: 1000 },
+    ...(config.storm ? { store: { storm: config.storm } } : {}),
     afterPost: (key, ts) => {
       if (config.postLog) appendFileSync(config.postLog, `posted ${key} ${ts} ${process.pid}\n`);
       if (config.crashMarker && !existsSync(config.crashMarker)) {
