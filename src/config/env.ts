@@ -35,6 +35,11 @@ export interface EnvConfig {
   port: number;
   /** `LOG_LEVEL`. @defaultValue 'info' */
   logLevel: string;
+  /**
+   * `STREAMDOCTOR_ADMINS`: Slack user ids (`U…`/`W…`) and user group ids (`S…`), comma- or
+   * space-separated, who alone may mute, unmute, watch and unwatch. @defaultValue none (anyone may)
+   */
+  admins: { users: string[]; userGroups: string[] };
   /** True when neither Databricks nor Slack credentials are set: `start` runs the demo. */
   demo: boolean;
   /** Each problem found, with what to set instead. Empty when the environment is usable. */
@@ -111,6 +116,8 @@ export function readEnvConfig(env: NodeJS.ProcessEnv): EnvConfig {
     problems.push('SLACK_BOT_TOKEN is set without SLACK_SIGNING_SECRET (HTTP mode) or SLACK_APP_TOKEN (Socket Mode); set one of them');
   }
 
+  const admins = readAdmins(value(env, 'STREAMDOCTOR_ADMINS'), problems);
+
   return {
     databricks: { host, auth, warehouseId: value(env, 'DATABRICKS_WAREHOUSE_ID') },
     slack: { botToken, signingSecret, appToken, apiUrl: url(value(env, 'SLACK_API_URL'), 'SLACK_API_URL', problems, false) },
@@ -119,9 +126,27 @@ export function readEnvConfig(env: NodeJS.ProcessEnv): EnvConfig {
     prefix,
     port,
     logLevel,
+    admins,
     demo: !auth && !botToken,
     problems,
   };
+}
+
+function readAdmins(text: string | null, problems: string[]): EnvConfig['admins'] {
+  const admins: EnvConfig['admins'] = { users: [], userGroups: [] };
+  const wrong: string[] = [];
+  for (const id of (text ?? '').split(/[\s,]+/).filter(Boolean)) {
+    if (/^[UW][A-Z0-9]{2,}$/.test(id)) admins.users.push(id);
+    else if (/^S[A-Z0-9]{2,}$/.test(id)) admins.userGroups.push(id);
+    else wrong.push(id);
+  }
+  // A mistyped entry would silently leave someone out (or, alone, open the commands to everyone).
+  if (wrong.length > 0) {
+    problems.push(
+      `STREAMDOCTOR_ADMINS holds ${wrong.map((id) => `"${id.slice(0, 40)}"`).join(', ')}, which ${wrong.length === 1 ? 'is' : 'are'} not a Slack user id (U…/W…) or user group id (S…); list ids like U024BE7LH,S0614TZR7 (a profile's "Copy member ID")`,
+    );
+  }
+  return admins;
 }
 
 /** The config with every secret replaced by `[set]`, for log lines and `/healthz`. */
@@ -144,6 +169,7 @@ export function describeEnvConfig(config: EnvConfig): Record<string, unknown> {
     prefix: config.prefix,
     port: config.port,
     logLevel: config.logLevel,
+    admins: config.admins,
     demo: config.demo,
   };
 }

@@ -31,24 +31,37 @@ export interface WatchSetup {
   timeZone: string;
 }
 
+export interface LoadWatchSetupOptions {
+  /** Clock of the sources (their lookback windows), e.g. the demo's accelerated clock. @defaultValue Date.now */
+  now?: () => number;
+}
+
 /**
  * Reads the watch file and builds sources, routing and engine options from it (credentials from
- * the environment variables it names). Environment settings win where both say something.
+ * the environment variables it names). Environment settings win where both say something. The one
+ * loader of every process: `web`, `worker`, `clock` and `startBot` (which passes its clock).
+ * Throws `ProcessSetupError` listing every mistake (file:line:column and what to write instead).
  */
-export async function loadWatchSetup(setup: ProcessSetup, envVars: NodeJS.ProcessEnv = process.env): Promise<WatchSetup> {
+export async function loadWatchSetup(
+  setup: Pick<ProcessSetup, 'env' | 'settings' | 'logger'>,
+  envVars: NodeJS.ProcessEnv = process.env,
+  options: LoadWatchSetupOptions = {},
+): Promise<WatchSetup> {
   const { env, settings, logger } = setup;
   let watch: WatchConfig | null = null;
   if (env.configPath) {
     try {
       watch = await readWatchConfigFile(env.configPath);
     } catch (err) {
-      // The loader's message lists every mistake with file:line:column and what to write instead.
       throw new ProcessSetupError([(err as Error).message]);
     }
   } else {
-    logger.warn('STREAMDOCTOR_CONFIG is not set: no streams are watched');
+    logger.warn('STREAMDOCTOR_CONFIG is not set: no streams are watched (see examples/streamdoctor.example.yml)');
   }
-  const built = watch ? buildWatchRuntime(watch, { env: envVars, logger, defaultWarehouseId: env.databricks.warehouseId }) : null;
+  // Missing credentials or warehouse throw WatchSourcesError, whose code is also streamdoctor_process_config.
+  const built = watch
+    ? buildWatchRuntime(watch, { env: envVars, logger, defaultWarehouseId: env.databricks.warehouseId, ...(options.now ? { now: options.now } : {}) })
+    : null;
   const routing: RoutingDefaults = built?.routing ?? {};
   if (settings.defaultChannel) routing.defaultChannel = settings.defaultChannel;
   return {
@@ -56,6 +69,7 @@ export async function loadWatchSetup(setup: ProcessSetup, envVars: NodeJS.Proces
     sources: built?.sources ?? new Map(),
     routing,
     engineOptionsFor: built ? (id) => built.engineOptionsFor(id) : () => undefined,
+    // An explicit STREAMDOCTOR_POLL_SECONDS wins over the watch file's poll_interval.
     pollEveryMs: envVars.STREAMDOCTOR_POLL_SECONDS?.trim() ? settings.pollEveryMs : (watch?.pollIntervalMs ?? settings.pollEveryMs),
     digestAt: watch?.digest?.time ?? settings.digestAt,
     timeZone: watch?.digest?.timeZone ?? settings.timeZone,

@@ -7,16 +7,15 @@
 import { engineTrackers } from '../../jobs/engine-trackers.js';
 import { WebClientChat } from '../../jobs/slack-chat.js';
 import { readEnvConfig } from '../config/env.js';
-import { readWatchConfigFile, type WatchConfig } from '../config/index.js';
+import type { WatchConfig } from '../config/index.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { createSlackApp } from '../slack/app.js';
-import { PermissionChecker, permissionPolicyFromList } from '../slack/permissions.js';
+import { PermissionChecker } from '../slack/permissions.js';
 import { startHttpServer } from './http-routes.js';
 import { startAll, type AllRuntime } from './pipeline-runtime.js';
-import { ProcessSetupError } from './process-setup.js';
+import { loadWatchSetup, ProcessSetupError } from './process-setup.js';
 import { readPipelineSettings } from './process-settings.js';
 import { discoverRedis, type DiscoveredRedis } from './redis-discovery.js';
-import { buildWatchRuntime } from './watch-sources.js';
 
 export interface StartBotOverrides {
   /** Clock of the engine, incidents, Slack renderers and sources. @defaultValue Date.now */
@@ -51,31 +50,8 @@ export async function startBot(envVars: NodeJS.ProcessEnv, overrides: StartBotOv
   if (problems.length > 0) throw new ProcessSetupError(problems);
   const logger = overrides.logger ?? createLogger({ name: 'streamdoctor', level: env.logLevel });
 
-  let watch: WatchConfig | null = null;
-  if (env.configPath) {
-    try {
-      watch = await readWatchConfigFile(env.configPath);
-    } catch (err) {
-      // The loader's message lists every mistake with file:line:column and what to write instead.
-      throw new ProcessSetupError([(err as Error).message]);
-    }
-  } else {
-    logger.warn('STREAMDOCTOR_CONFIG is not set: no streams are watched (see examples/streamdoctor.example.yml)');
-  }
-  const watchRuntime = watch
-    ? buildWatchRuntime(watch, {
-        env: envVars,
-        logger,
-        defaultWarehouseId: env.databricks.warehouseId,
-        ...(overrides.now ? { now: overrides.now } : {}),
-      })
-    : null;
-  const sources = watchRuntime?.sources ?? new Map();
-  const routing = watchRuntime?.routing ?? { defaultChannel: settings.defaultChannel };
-  if (settings.defaultChannel) routing.defaultChannel = settings.defaultChannel;
-  // An explicit STREAMDOCTOR_POLL_SECONDS wins over the watch file's poll_interval.
-  const pollEveryMs = envVars.STREAMDOCTOR_POLL_SECONDS?.trim() ? settings.pollEveryMs : (watch?.pollIntervalMs ?? settings.pollEveryMs);
-  const digest = watch?.digest ?? null;
+  const watchSetup = await loadWatchSetup({ env, settings, logger }, envVars, overrides.now ? { now: overrides.now } : {});
+  const { watch, sources, routing, pollEveryMs } = watchSetup;
 
   const redis = overrides.redis ?? (await discoverRedis({ env: envVars }));
   const ownsRedis = !overrides.redis;
@@ -90,17 +66,17 @@ export async function startBot(envVars: NodeJS.ProcessEnv, overrides: StartBotOv
       prefix: env.prefix,
       logger,
       sources,
-      trackers: engineTrackers(watchRuntime ? (id) => watchRuntime.engineOptionsFor(id) : undefined),
+      trackers: engineTrackers(watch ? watchSetup.engineOptionsFor : undefined),
       chat: new WebClientChat({ token: env.slack.botToken!, ...(slackApiUrl ? { slackApiUrl } : {}) }),
       routing,
-      timeZone: digest?.timeZone ?? settings.timeZone,
+      timeZone: watchSetup.timeZone,
       store: { storm: { windowMs: settings.stormWindowMs, threshold: settings.stormThreshold } },
       ...(overrides.now ? { now: overrides.now } : {}),
       schedule: {
         sourceIds: [...sources.keys()],
         pollEveryMs,
-        digestAt: digest?.time ?? settings.digestAt,
-        timeZone: digest?.timeZone ?? settings.timeZone,
+        digestAt: watchSetup.digestAt,
+        timeZone: watchSetup.timeZone,
         ...(overrides.sweepEveryMs ? { sweepEveryMs: overrides.sweepEveryMs } : {}),
       },
       startWeb: async (routes, store) => {
@@ -113,7 +89,7 @@ export async function startBot(envVars: NodeJS.ProcessEnv, overrides: StartBotOv
           logger,
           deps: {
             store,
-            permissions: new PermissionChecker({ policy: permissionPolicyFromList(envVars.STREAMDOCTOR_ADMINS) }),
+            permissions: new PermissionChecker({ policy: env.admins }),
             logger,
             routingDefaults: routing,
             ...(overrides.now ? { now: overrides.now } : {}),

@@ -48,6 +48,17 @@ describe('readEnvConfig', () => {
     expect(config.port).toBe(3000);
   });
 
+  it('reads STREAMDOCTOR_ADMINS into users and user groups, and flags what is not a Slack id', () => {
+    expect(readEnvConfig({}).admins).toEqual({ users: [], userGroups: [] });
+    const config = readEnvConfig({ STREAMDOCTOR_ADMINS: ' U024BE7LH, W0123ABCD  S0614TZR7,' });
+    expect(config.admins).toEqual({ users: ['U024BE7LH', 'W0123ABCD'], userGroups: ['S0614TZR7'] });
+    expect(config.problems).toEqual([]);
+    const typo = readEnvConfig({ STREAMDOCTOR_ADMINS: 'U024BE7LH,@alice' });
+    expect(typo.admins.users).toEqual(['U024BE7LH']);
+    expect(typo.problems).toHaveLength(1);
+    expect(typo.problems[0]).toContain('STREAMDOCTOR_ADMINS holds "@alice", which is not a Slack user id (U…/W…) or user group id (S…)');
+  });
+
   it('masks every secret when described for logs', () => {
     const config = readEnvConfig({
       DATABRICKS_HOST: 'https://h.cloud.databricks.com',

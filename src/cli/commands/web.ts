@@ -4,7 +4,7 @@
  * endpoints, and says so.
  */
 import { createSlackApp } from '../../slack/app.js';
-import { PermissionChecker, permissionPolicyFromList } from '../../slack/permissions.js';
+import { PermissionChecker } from '../../slack/permissions.js';
 import { startWebEndpoints } from '../../runtime/pipeline-runtime.js';
 import { loadWatchSetup, runProcess, setupProcess } from '../../runtime/process-setup.js';
 import { installShutdown } from '../../runtime/shutdown.js';
@@ -35,7 +35,7 @@ export async function run(_argv: string[]): Promise<number> {
                 logger,
                 deps: {
                   store,
-                  permissions: new PermissionChecker({ policy: permissionPolicyFromList(process.env.STREAMDOCTOR_ADMINS) }),
+                  permissions: new PermissionChecker({ policy: env.admins }),
                   logger,
                   routingDefaults: watch.routing,
                 },
