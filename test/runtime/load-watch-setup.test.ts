@@ -100,7 +100,7 @@ describe('loadWatchSetup', () => {
     const path = join(dir, 'bad.yml');
     writeFileSync(path, watchFile(databricks.url, 'thresholds:\n  stalled_after: 15m\n'));
     const envVars = { STREAMDOCTOR_CONFIG: path, SD_TEST_TOKEN: PAT };
-    const error = await loadWatchSetup(setupFor(envVars), envVars).catch((caught: unknown) => caught as Error & { code?: string });
+    const error = (await loadWatchSetup(setupFor(envVars), envVars).catch((caught: unknown) => caught)) as Error & { code?: string };
     expect(error.code).toBe('streamdoctor_process_config');
     expect(error.message).toContain(`${path}:18:18 thresholds.stalled_after: is not supported`);
   });
@@ -109,7 +109,7 @@ describe('loadWatchSetup', () => {
     const path = join(dir, 'no-token.yml');
     writeFileSync(path, watchFile(databricks.url));
     const envVars = { STREAMDOCTOR_CONFIG: path };
-    const error = await loadWatchSetup(setupFor(envVars), envVars).catch((caught: unknown) => caught as Error & { code?: string });
+    const error = (await loadWatchSetup(setupFor(envVars), envVars).catch((caught: unknown) => caught)) as Error & { code?: string };
     expect(error.code).toBe('streamdoctor_process_config');
     expect(error.message).toContain('SD_TEST_TOKEN');
   });
