@@ -43,6 +43,11 @@ export const TUNING = {
   lagWindow: 8,
   /** Time behind must reach this multiple of its level at the start of the window to open lag. */
   lagGrowthRatio: 1.4,
+  /**
+   * A creep (overrunning, lengthening batches) opens lag only once time behind passes this many
+   * trigger intervals: near capacity noise makes short creeps with time behind ~1.1–1.25 × T.
+   */
+  creepBacklogTriggers: 1.3,
   /** Batches the "back to normal" condition must hold before an incident resolves. */
   clearBatches: 3,
   /** Time behind above which a slowly draining backlog is lag on its own, s. */

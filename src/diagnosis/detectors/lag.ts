@@ -5,7 +5,8 @@
  * - trend: a Mann–Kendall-significant rise over 8 batches, material against the level at the
  *   start of the window, sustained for 5 batches and still rising at the newest (a burst that
  *   drains, a single slow batch or a noisy steady stream does not pass them all);
- * - creep: batches overrun the trigger interval and keep getting longer (state, GC);
+ * - creep: batches overrun the trigger interval and keep getting longer (state, GC), and time
+ *   behind is clearly past one trigger interval (`creepBacklogTriggers`);
  * - drift: a slow steady rise over 24 batches that the rates confirm (arrivals above what is
  *   admitted or processed);
  * - level: a backlog of more than `lagLevelSec` that will not drain within the catch-up budget.
@@ -137,6 +138,11 @@ function creepEvidence(ctx: DetectorContext): boolean {
   const durations = recent.map((f) => f.d);
   if (!recent.slice(-8).every((f) => f.d > triggerMs && f.rows > 0)) return false;
   if (durations[durations.length - 1]! < 1.1 * triggerMs) return false;
+  // Near capacity (ρ ≈ 0.9–0.97) noise alone makes runs of overrunning, lengthening batches, but
+  // the backlog they leave stays within about a trigger interval and a bit (the steady
+  // max(T, d) plus noise); a creep that costs ground carries it clearly past that.
+  const behindSec = ctx.analysis.timeBehindSec;
+  if (behindSec !== null && behindSec * 1000 < TUNING.creepBacklogTriggers * triggerMs) return false;
   const rho = ctx.analysis.loadFactor;
   if (ctx.analysis.cappedRows === null && rho !== null && rho < 0.98) return false;
   return mannKendallS(durations, 0.002) >= mannKendallCritical(durations.length);

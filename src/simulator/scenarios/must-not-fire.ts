@@ -42,6 +42,25 @@ export const MUST_NOT_FIRE: Scenario[] = [
     expected: [],
   },
   {
+    // Regression: under this seed (102 + 4 × 7919) noise made 8 overrunning, lengthening batches
+    // in a row around report 99 (~72 s behind, 1.2 × the trigger) and a creep opened lag.
+    name: 'healthy-near-capacity-noisy-run',
+    description:
+      'The same stream as healthy-near-capacity (93 % of capacity, 60 s trigger) under a seed whose noise makes a run of 8 overrunning, lengthening batches around report 99 (~72 s behind) that then falls back: not lag.',
+    spec: {
+      name: 'clicks_enriched',
+      arrival: 0.93 * STANDARD_CAPACITY,
+      processing: standardCluster(),
+      triggerMs: 60 * SEC,
+      source: { kind: 'kafka', topic: 'clicks', partitions: 16 },
+    },
+    seed: 102 + 4 * 7_919,
+    startMs: START_MS,
+    batches: 240,
+    engine: { triggerMs: 60 * SEC },
+    expected: [],
+  },
+  {
     name: 'healthy-near-capacity-back-to-back',
     description:
       'Kafka at 92 % of capacity, default trigger, a fresh start with no backlog: durations climb from ~1.5 s and converge to overhead/(1−ρ) ≈ 18 s (convergence, not growth), then stay; time behind never passes ~25 s.',
