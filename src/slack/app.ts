@@ -11,8 +11,10 @@ import { registerHandlers } from '../../handlers/index.js';
 import type { Logger } from '../observability/logger.js';
 import { redactSecrets } from '../observability/logger.js';
 import { singleWorkspaceAuthorize } from './authorize.js';
+import { replyToAuthFailure } from './auth-failure-reply.js';
 import { boltLogger } from './bolt-logger.js';
 import type { SlackDeps } from './deps.js';
+import { InFlightListeners } from './in-flight.js';
 
 export class SlackAppConfigError extends Error {
   readonly code = 'streamdoctor_slack_config_invalid';
@@ -45,6 +47,12 @@ export interface SlackAppOptions {
    * @defaultValue true when `appToken` is set
    */
   socketMode?: boolean;
+  /**
+   * How long `stop()` waits for listeners still working after their ack (a digest being posted, a
+   * mute being applied) before it returns. Keep it under the process shutdown deadline.
+   * @defaultValue 5000
+   */
+  drainTimeoutMs?: number;
   logger: Logger;
   deps: SlackDeps;
   /**
@@ -78,11 +86,21 @@ export function createSlackApp(options: SlackAppOptions): SlackAppHandle {
     customRoutes: options.customRoutes ?? [],
     // Listeners ack first and answer through response_url / the Web API, so Slack gets its 200 fast.
     processBeforeResponse: false,
+    // The error handler gets the request body, so a failed authorization can still answer the person.
+    extendedErrorHandler: true,
   });
-  app.error(async (error) => {
+  // With extendedErrorHandler Bolt passes { error, body, context, logger } (its type is not exported).
+  app.error(async (args: { error: Error & { code?: string }; body?: unknown }) => {
+    const { error, body } = args;
     const original = (error as { original?: unknown }).original ?? error;
     logger.error({ err: original, code: (error as { code?: string }).code }, `slack app error: ${redactSecrets((original as Error)?.message ?? String(original))}`);
+    if ((error as { code?: string }).code === 'slack_bolt_authorization_error') {
+      replyToAuthFailure(body, original, { logger, slackApiUrl: clientOptions.slackApiUrl });
+    }
   });
+  const inFlight = new InFlightListeners();
+  // Global middleware: `next()` settles when the listeners have finished, long after the ack.
+  app.use(async ({ next }) => inFlight.track(next()));
   (options.register ?? registerHandlers)(app, options.deps);
 
   let server: Server | null = null;
@@ -102,6 +120,9 @@ export function createSlackApp(options: SlackAppOptions): SlackAppHandle {
     },
     async stop() {
       await app.stop();
+      // No new requests come in now; let the ones already acknowledged finish their answers.
+      const left = await inFlight.drain(options.drainTimeoutMs ?? 5000);
+      if (left > 0) logger.warn({ left }, 'slack app stopped with listeners still running');
     },
   };
 }

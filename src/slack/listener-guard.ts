@@ -8,10 +8,28 @@ import { redactSecrets, type Logger } from '../observability/logger.js';
 
 type GuardedArgs = AnyMiddlewareArgs & AllMiddlewareArgs & { ack?: (response?: never) => Promise<void>; respond?: RespondFn };
 
+/**
+ * ioredis reports a lost connection without a code ("Connection is closed.", "Stream isn't
+ * writeable…" when the offline queue is off, MaxRetriesPerRequestError); these mean the store is
+ * unreachable, not that the request was wrong.
+ */
+const REDIS_CONNECTION_MESSAGE = /Connection is closed|Stream isn't writeable|enableOfflineQueue|Reached the max retries per request|connect ETIMEDOUT/i;
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND']);
+
+/** True when the error says Redis could not be reached (so nothing was changed by the failed call). */
+export function isStoreUnreachable(error: unknown): boolean {
+  const e = error as { name?: unknown; message?: unknown; code?: unknown } | null;
+  if (!e || typeof e !== 'object') return false;
+  if (e.name === 'MaxRetriesPerRequestError') return true;
+  if (typeof e.code === 'string' && (CONNECTION_CODES.has(e.code) || e.code === 'streamdoctor_redis_unavailable')) return true;
+  return typeof e.message === 'string' && REDIS_CONNECTION_MESSAGE.test(e.message);
+}
+
 /** A stable code for the log line and the user's message. */
 export function errorCode(error: unknown): string {
   const code = (error as { code?: unknown })?.code;
   if (typeof code === 'string' && /^[a-z0-9_]{3,60}$/i.test(code)) return code;
+  if (isStoreUnreachable(error)) return 'streamdoctor_store_unavailable';
   return 'streamdoctor_internal_error';
 }
 
@@ -21,8 +39,9 @@ export function userFacingError(error: unknown): string {
     const platform = (error as { data?: { error?: string } }).data?.error ?? 'unknown';
     return `Slack refused the request (\`${platform}\`). If it says \`not_in_channel\` or \`channel_not_found\`, invite the app to the channel and try again.`;
   }
-  if (code.startsWith('streamdoctor_store') || code === 'ECONNREFUSED' || code === 'streamdoctor_redis_unavailable') {
-    return `StreamDoctor could not reach its store (\`${code}\`). Nothing was changed; try again in a minute.`;
+  if (code.startsWith('streamdoctor_store') || code === 'streamdoctor_redis_unavailable' || CONNECTION_CODES.has(code)) {
+    // The connection can drop between two writes, so "nothing was changed" would not always be true.
+    return `StreamDoctor could not reach its store (\`${code}\`). Try again in a minute; a status check shows what took effect.`;
   }
   return `Sorry, that did not work (\`${code}\`). It is logged for the team running StreamDoctor; try again in a minute.`;
 }

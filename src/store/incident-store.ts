@@ -63,6 +63,34 @@ if tonumber(ARGV[1]) > cur then redis.call('HSET', KEYS[1], 'notifiedVersion', A
 return 1
 `);
 
+// Acknowledges only an open, unacknowledged incident, atomically, so two clicks at once (a double
+// click, or two people) record one acknowledger and one thread line. Returns the new version, -1
+// when the record is missing, -2 when it is resolved, -3 when someone acknowledged it already.
+const ACKNOWLEDGE_FIRST = new LuaScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+if redis.call('HGET', KEYS[1], 'state') == 'resolved' then return -2 end
+local by = redis.call('HGET', KEYS[1], 'acknowledgedBy')
+if by and by ~= '' then return -3 end
+redis.call('HSET', KEYS[1], 'acknowledgedBy', ARGV[1], 'acknowledgedAt', ARGV[2])
+return redis.call('HINCRBY', KEYS[1], 'version', 1)
+`);
+
+// Clears the acknowledgement only if there is one (same codes; -3 means nobody had acknowledged).
+const UNACKNOWLEDGE_IF_SET = new LuaScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+if redis.call('HGET', KEYS[1], 'state') == 'resolved' then return -2 end
+local by = redis.call('HGET', KEYS[1], 'acknowledgedBy')
+if not by or by == '' then return -3 end
+redis.call('HSET', KEYS[1], 'acknowledgedBy', '', 'acknowledgedAt', '')
+return redis.call('HINCRBY', KEYS[1], 'version', 1)
+`);
+
+/** Outcome of a conditional acknowledge / unacknowledge; `record` is the state after the attempt. */
+export type AckOutcome =
+  | { status: 'changed'; record: IncidentRecord }
+  | { status: 'missing'; record: null }
+  | { status: 'resolved' | 'unchanged'; record: IncidentRecord | null };
+
 export class IncidentStore {
   constructor(
     private readonly redis: Redis,
@@ -165,6 +193,31 @@ export class IncidentStore {
   async unacknowledge(incidentId: string): Promise<IncidentRecord | null> {
     const v = await UPDATE_IF_EXISTS.run(this.redis, [this.keyOf(incidentId)], ['acknowledgedBy', '', 'acknowledgedAt', '']);
     return Number(v) < 0 ? null : this.get(incidentId);
+  }
+
+  /**
+   * Acknowledges an open incident unless someone already did (atomic: concurrent clicks record one
+   * acknowledger). `unchanged` means it was acknowledged already; `record` says by whom.
+   */
+  async acknowledgeFirst(incidentId: string, userId: string, nowMs: number = Date.now()): Promise<AckOutcome> {
+    if (!parseIncidentId(incidentId)) return { status: 'missing', record: null };
+    const v = Number(await ACKNOWLEDGE_FIRST.run(this.redis, [this.keyOf(incidentId)], [userId, String(nowMs)]));
+    return this.ackOutcome(incidentId, v);
+  }
+
+  /** Removes the acknowledgement if there is one (atomic); `unchanged` means there was none. */
+  async unacknowledgeIfSet(incidentId: string): Promise<AckOutcome> {
+    if (!parseIncidentId(incidentId)) return { status: 'missing', record: null };
+    const v = Number(await UNACKNOWLEDGE_IF_SET.run(this.redis, [this.keyOf(incidentId)], []));
+    return this.ackOutcome(incidentId, v);
+  }
+
+  private async ackOutcome(incidentId: string, v: number): Promise<AckOutcome> {
+    if (v === -1) return { status: 'missing', record: null };
+    const record = await this.get(incidentId);
+    if (v >= 0 && record) return { status: 'changed', record };
+    if (v >= 0 || !record) return { status: 'missing', record: null };
+    return { status: v === -2 ? 'resolved' : 'unchanged', record };
   }
 
   /** Records the storm group an incident joined. */

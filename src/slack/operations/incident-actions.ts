@@ -26,30 +26,41 @@ async function refreshQuietly(client: webApi.WebClient, deps: SlackDeps, record:
   }
 }
 
+function alreadyAcknowledged(record: IncidentRecord, userId: string): string {
+  const at = record.acknowledgedAt != null ? ` ${slackDate(record.acknowledgedAt)}` : '';
+  return `${record.acknowledgedBy === userId ? 'You' : userMention(record.acknowledgedBy)} already acknowledged this incident${at}.`;
+}
+
 export async function acknowledgeIncident(client: webApi.WebClient, deps: SlackDeps, incidentId: string, userId: string): Promise<ActionOutcome> {
-  const current = await deps.store.getIncident(incidentId);
-  if (!current) return { ok: false, message: 'This incident is gone (it expired from the store). Nothing to acknowledge.' };
-  if (current.state === 'resolved') return { ok: false, message: `This incident on ${name(current)} is already resolved.` };
-  if (current.acknowledgedBy) {
-    const at = current.acknowledgedAt != null ? ` ${slackDate(current.acknowledgedAt)}` : '';
-    return { ok: false, message: `${userMention(current.acknowledgedBy)} already acknowledged this incident${at}.` };
-  }
   const nowMs = nowOf(deps);
-  const updated = await deps.store.incidents.acknowledge(incidentId, userId, nowMs);
-  if (!updated) return { ok: false, message: 'This incident is gone. Nothing to acknowledge.' };
-  await refreshQuietly(client, deps, updated, renderAckReply(userId, nowMs, true));
-  return { ok: true, message: `You acknowledged the incident on ${name(updated)}.` };
+  // One atomic check-and-set: a double click, or two people clicking at once, acknowledges once.
+  const outcome = await deps.store.incidents.acknowledgeFirst(incidentId, userId, nowMs);
+  switch (outcome.status) {
+    case 'missing':
+      return { ok: false, message: 'This incident is gone (it expired from the store). Nothing to acknowledge.' };
+    case 'resolved':
+      return { ok: false, message: `This incident on ${name(outcome.record!)} is already resolved.` };
+    case 'unchanged':
+      return { ok: false, message: alreadyAcknowledged(outcome.record!, userId) };
+    case 'changed':
+      await refreshQuietly(client, deps, outcome.record, renderAckReply(userId, nowMs, true));
+      return { ok: true, message: `You acknowledged the incident on ${name(outcome.record)}.` };
+  }
 }
 
 export async function unacknowledgeIncident(client: webApi.WebClient, deps: SlackDeps, incidentId: string, userId: string): Promise<ActionOutcome> {
-  const current = await deps.store.getIncident(incidentId);
-  if (!current) return { ok: false, message: 'This incident is gone (it expired from the store).' };
-  if (current.state === 'resolved') return { ok: false, message: `This incident on ${name(current)} is already resolved.` };
-  if (!current.acknowledgedBy) return { ok: false, message: 'Nobody has acknowledged this incident.' };
-  const updated = await deps.store.incidents.unacknowledge(incidentId);
-  if (!updated) return { ok: false, message: 'This incident is gone.' };
-  await refreshQuietly(client, deps, updated, renderAckReply(userId, nowOf(deps), false));
-  return { ok: true, message: `You removed the acknowledgement on ${name(updated)}.` };
+  const outcome = await deps.store.incidents.unacknowledgeIfSet(incidentId);
+  switch (outcome.status) {
+    case 'missing':
+      return { ok: false, message: 'This incident is gone (it expired from the store).' };
+    case 'resolved':
+      return { ok: false, message: `This incident on ${name(outcome.record!)} is already resolved.` };
+    case 'unchanged':
+      return { ok: false, message: 'Nobody has acknowledged this incident.' };
+    case 'changed':
+      await refreshQuietly(client, deps, outcome.record, renderAckReply(userId, nowOf(deps), false));
+      return { ok: true, message: `You removed the acknowledgement on ${name(outcome.record)}.` };
+  }
 }
 
 async function openIncidentsOf(deps: SlackDeps, queryId: string): Promise<IncidentRecord[]> {
