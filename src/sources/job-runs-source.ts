@@ -1,8 +1,9 @@
 /**
  * Liveness of the jobs that host watched streams (`GET /api/2.2/jobs/runs/list`). Each poll says, per
- * job, whether a run is active (`job_running`) so a query that goes silent while its job runs can be
- * judged stalled; reports every run that ended badly since the last poll (`job_run_failed`, with the
- * state message and run page); and flags a continuous job with no active run (`job_not_running`).
+ * job, whether a run is active (`job_running`, which resolves the job's `failed` incident); reports
+ * every run that ended badly since the last poll (`job_run_failed`, with the state message and run
+ * page); and flags a continuous job with no active run (`job_not_running`). A stall (a query silent
+ * while data waits) is judged by the engine from the query's own cadence, not from these signals.
  */
 import { z } from 'zod';
 import type { DatabricksClient } from '../databricks/databricks-client.js';
@@ -55,7 +56,10 @@ export class JobRunsSource implements ProgressSource<JobRunsCursor> {
 
   constructor(private readonly options: JobRunsSourceOptions) {}
 
-  /** Whether the job had an active run at the last poll; undefined when it was never polled. */
+  /**
+   * Whether the job had an active run at this instance's last poll; undefined when it was never
+   * polled. In-process only: the pipeline's detect step runs elsewhere and reads the signals instead.
+   */
   isJobRunning(jobId: number): boolean | undefined {
     return this.running.get(jobId);
   }
