@@ -1,6 +1,7 @@
 /** `/stream watch <query|job <id>|pipeline <id>> [#channel]` and `unwatch`: routing overrides. */
 import type { WatchTarget } from '../../../src/slack/command-text.js';
 import { channelMention, inlineCode, userMention } from '../../../src/slack/mrkdwn.js';
+import { checkChannel } from '../../../src/slack/operations/channel-check.js';
 import { lookupStream } from '../../../src/slack/operations/stream-lookup.js';
 import { replyInChannel, replyPrivately, type CommandContext } from '../command-context.js';
 
@@ -22,8 +23,21 @@ export async function watchSubcommand(ctx: CommandContext, target: WatchTarget, 
   const resolved = await resolveTarget(ctx, target, 'watch');
   if (!resolved.ok) return replyPrivately(ctx, resolved.message);
   const destination = channel ?? ctx.channelId;
+  const check = await checkChannel(ctx.client, destination, ctx.deps.logger);
+  if (check.status === 'not_found') {
+    return replyPrivately(
+      ctx,
+      `StreamDoctor cannot see ${channelMention(destination)} (\`${check.error}\`), so alerts sent there would be lost; nothing changed. Invite the app there (\`/invite @StreamDoctor\`) or pick another channel.`,
+    );
+  }
   await ctx.deps.store.setRoute(target.scope, resolved.id, destination);
-  await replyInChannel(ctx, `${userMention(ctx.userId)} routed alerts for ${resolved.label} to ${channelMention(destination)}. Make sure the app is a member there.`);
+  const note =
+    check.status === 'not_member'
+      ? ` StreamDoctor is not a member of ${channelMention(destination)} yet: invite it (\`/invite @StreamDoctor\`) or the alerts cannot be posted.`
+      : check.status === 'unknown'
+        ? ' Make sure the app is a member there.'
+        : '';
+  await replyInChannel(ctx, `${userMention(ctx.userId)} routed alerts for ${resolved.label} to ${channelMention(destination)}.${note}`);
 }
 
 export async function unwatchSubcommand(ctx: CommandContext, target: WatchTarget, channel: string | null): Promise<void> {
