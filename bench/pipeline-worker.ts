@@ -39,6 +39,14 @@ const worker = await startWorker({
   trackers: engineTrackers(),
   chat: new WebClientChat({ token: 'xoxb-local-streamdoctor', slackApiUrl: config.slackApiUrl }),
   routing: { queries: config.routes },
+  // Experiments: BENCH_DETECT_CONCURRENCY / BENCH_NOTIFY_CONCURRENCY / BENCH_GROUP_DEBOUNCE_MS override the defaults.
+  workers: {
+    concurrency: {
+      ...(process.env.BENCH_DETECT_CONCURRENCY ? { detect: Number(process.env.BENCH_DETECT_CONCURRENCY) } : {}),
+      ...(process.env.BENCH_NOTIFY_CONCURRENCY ? { notify: Number(process.env.BENCH_NOTIFY_CONCURRENCY) } : {}),
+    },
+  },
+  ...(process.env.BENCH_GROUP_DEBOUNCE_MS ? { groupDebounceMs: Number(process.env.BENCH_GROUP_DEBOUNCE_MS) } : {}),
 });
 installShutdown(() => worker.close(), { logger });
 process.stdout.write('ready\n');

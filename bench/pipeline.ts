@@ -160,25 +160,44 @@ async function main(): Promise<void> {
     const visible = visibleTotal(checkAt);
     const observedEnd = await observedTotal();
 
-    // Latency: each incident message vs the batch that opened it.
+    // Latency: each incident vs the batch that opened it, to the moment Slack showed it: its own
+    // message, or (storm members that joined a group) the group update that first listed it.
+    const committedAt = new Map<string, number>();
+    for (const job of await queues.notify.getJobs(['completed'], 0, 999)) {
+      const data = job.data as { kind?: string; incidentId?: string; change?: string; committedAt?: number };
+      if (data.kind === 'incident' && data.change === 'opened' && data.incidentId && data.committedAt) committedAt.set(data.incidentId, data.committedAt);
+    }
     const latencies: number[] = [];
+    const toCommit: number[] = [];
+    const commitToSlack: number[] = [];
+    const commitToOwn: number[] = [];
     let incidents = 0;
     for (let k = 0; k < CHANNELS; k++) {
       for (const message of slack.messages(channelId(k))) {
         const key = (message.metadata as { event_payload?: { key?: string } } | undefined)?.event_payload?.key ?? '';
         const postedMs = Number(message.ts) * 1000;
-        const memberIds = key.startsWith('group.')
-          ? ((await store.storms.get(channelId(k), key.slice('group.'.length)))?.incidentIds ?? [])
-          : [key];
+        const group = key.startsWith('group.') ? await store.storms.get(channelId(k), key.slice('group.'.length)) : null;
+        const shown = group ? await store.storms.shownAt(channelId(k), group.id) : {};
+        const memberIds = group ? group.incidentIds : [key];
         for (const record of await store.incidents.getMany(memberIds)) {
           const opened = appeared.get(record.queryId)?.get(record.incident.openedAtBatchId ?? -1);
           if (opened === undefined || opened <= benchStart) continue; // opened on history rows
+          const shownMs = group && record.id !== group.anchorId ? (shown[record.id] ?? postedMs) : postedMs;
           incidents += 1;
-          latencies.push(postedMs - opened);
+          latencies.push(shownMs - opened);
+          const committed = committedAt.get(record.id);
+          if (committed !== undefined) {
+            toCommit.push(committed - opened);
+            commitToSlack.push(shownMs - committed);
+            if (!group || record.id === group.anchorId) commitToOwn.push(shownMs - committed);
+          }
         }
       }
     }
     latencies.sort((a, b) => a - b);
+    toCommit.sort((a, b) => a - b);
+    commitToSlack.sort((a, b) => a - b);
+    commitToOwn.sort((a, b) => a - b);
 
     // Where the time goes: job waits and run times from BullMQ's own stamps (last kept jobs).
     const stamps = async (queue: PipelineQueues['poll'] | PipelineQueues['detect'], name: string, withWait: boolean) => {
@@ -227,6 +246,7 @@ async function main(): Promise<void> {
     log(`notify queue (waiting+delayed) ${samples.map((s) => s.notifyWaiting).join(' ')}`);
     log(`incident messages             ${incidents} incidents in ${slack.messages().filter((m) => !m.thread_ts).length} top-level Slack messages`);
     log(`latency batch→Slack           p50 ${(percentile(latencies, 50) / 1000).toFixed(2)} s · p99 ${(percentile(latencies, 99) / 1000).toFixed(2)} s · max ${(percentile(latencies, 100) / 1000).toFixed(2)} s (target p99 < ${POLL_MS / 1000 + 2} s)`);
+    log(`  split                       batch→detect commit p50 ${(percentile(toCommit, 50) / 1000).toFixed(2)} s p99 ${(percentile(toCommit, 99) / 1000).toFixed(2)} s · commit→Slack p50 ${(percentile(commitToSlack, 50) / 1000).toFixed(2)} s p99 ${(percentile(commitToSlack, 99) / 1000).toFixed(2)} s (${toCommit.length} incidents; first posts alone p50 ${(percentile(commitToOwn, 50) / 1000).toFixed(2)} s p99 ${(percentile(commitToOwn, 99) / 1000).toFixed(2)} s)`);
     log(`poll jobs                     ${pollStamps}; median ${median(pollSplit.map((r) => r.sourceMs ?? 0))} ms in Databricks, ${median(pollSplit.map((r) => r.storeMs ?? 0))} ms storing`);
     log(`detect jobs                   ${detectStamps}`);
     log(`Redis per query (MEMORY USAGE) mean ${(memory.reduce((a, b) => a + b, 0) / memory.length / 1024).toFixed(1)} KB · max ${(Math.max(...memory) / 1024).toFixed(1)} KB over ${memory.length} queries (target < 64 KB)`);

@@ -98,6 +98,8 @@ export async function applySignals(store: RedisStore, signals: unknown[], source
         await store.streams.upsert(target.stream, nowMs);
         changes.push({ type: 'opened', queryId, queryName: target.stream.name, incident: incoming });
       } else if (open.incident.summary !== incoming.summary) {
+        // A later failed run: "Open in Databricks" should lead to that run's page.
+        if (target.stream.runPageUrl) await store.streams.upsert(target.stream, nowMs);
         changes.push({ type: 'updated', queryId, queryName: target.stream.name, incident: { ...incoming, openedAt: open.incident.openedAt } });
       }
     } else if (open && target.action.resolveAtMs >= open.openedAt) {
