@@ -12,6 +12,13 @@ export interface EngineOptions {
   retentionMs?: number;
   /** A state repartition (`controlBatch.REPARTITION`) longer than this is slow. @defaultValue 600_000 (10 minutes) */
   repartitionThresholdMs?: number;
+  /**
+   * `data_loss_risk` warns when the oldest unread Kafka data is forecast to reach the retention
+   * within this horizon, ms. It scales with the retention so a 7-day topic warns days ahead (time
+   * to add capacity or raise retention.ms during working hours), not on its last day.
+   * @defaultValue max(24 h, retentionMs / 2) (3.5 days for the 7-day default)
+   */
+  dataLossHorizonMs?: number;
 }
 
 export interface ResolvedEngineOptions {
@@ -19,19 +26,28 @@ export interface ResolvedEngineOptions {
   cores: number | null;
   retentionMs: number;
   repartitionThresholdMs: number;
+  dataLossHorizonMs: number;
 }
 
 export const DEFAULT_RETENTION_MS = 7 * 86_400_000;
 export const DEFAULT_REPARTITION_THRESHOLD_MS = 10 * 60_000;
 
+/** The default `dataLossHorizonMs`: half the retention, at least a day. */
+export function defaultDataLossHorizonMs(retentionMs: number): number {
+  return Math.max(MIN_DATA_LOSS_HORIZON_MS, retentionMs / 2);
+}
+export const MIN_DATA_LOSS_HORIZON_MS = 24 * 3_600_000;
+
 export function resolveEngineOptions(options: EngineOptions = {}): ResolvedEngineOptions {
   const positive = (value: number | undefined): number | null =>
     typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null;
+  const retentionMs = positive(options.retentionMs) || DEFAULT_RETENTION_MS;
   return {
     triggerMs: positive(options.triggerMs),
     cores: positive(options.cores) && options.cores! >= 1 ? Math.floor(options.cores!) : null,
-    retentionMs: positive(options.retentionMs) || DEFAULT_RETENTION_MS,
+    retentionMs,
     repartitionThresholdMs: positive(options.repartitionThresholdMs) || DEFAULT_REPARTITION_THRESHOLD_MS,
+    dataLossHorizonMs: positive(options.dataLossHorizonMs) || defaultDataLossHorizonMs(retentionMs),
   };
 }
 
@@ -61,8 +77,15 @@ export const TUNING = {
   /** Silence longer than this many cadences (and at least stallMinMs) with data waiting is a stall. */
   stallFactor: 10,
   stallMinMs: 5 * 60_000,
-  /** Forecast horizon for a retention breach. */
-  dataLossHorizonMs: 24 * 3_600_000,
+  /** A retention breach forecast this close is critical (page someone), ms. */
+  dataLossCriticalMs: 6 * 3_600_000,
+  /**
+   * Time behind past this fraction of the retention and still rising warns whatever the forecast
+   * says (a slow rise the linear forecast puts far away can speed up).
+   */
+  dataLossUsedFraction: 0.5,
+  /** Time behind past this fraction of the retention is critical. */
+  dataLossNearFraction: 0.8,
   /** Assumed repartition cost when the query has none of its own: fixed part and per GB of state. */
   repartitionBaseMs: 20_000,
   repartitionMsPerGb: 30_000,

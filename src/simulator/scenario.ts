@@ -24,7 +24,7 @@ import { StreamSimulator, type SimulatedBatch } from './stream-simulator.js';
  * - `stall`: the report that never came: index = number of reports taken; judged at `now`.
  * - `retention-forecast`: the first report at or after the change where the true time behind,
  *   extrapolated at its true growth (least squares over the last 10 reports), reaches the retention
- *   within `horizonMs` (default 24 h).
+ *   within `horizonMs` (default half the retention, at least 24 h).
  */
 export type OnsetRule =
   | { rule: 'time-behind'; changeAfterMs?: number; changeAtBatch?: number }
@@ -169,7 +169,8 @@ export function resolveOnset(
     }
     case 'retention-forecast': {
       const change = changeIndex(run, scenario.startMs, onset.changeAfterMs, onset.changeAtBatch);
-      const horizon = onset.horizonMs ?? DEFAULT_HORIZON_MS;
+      // What on-call people want (a warning days ahead on a 7-day topic), not what an engine does.
+      const horizon = onset.horizonMs ?? Math.max(DEFAULT_HORIZON_MS, retentionMs / 2);
       for (let i = Math.max(change, 1); i < run.length; i++) {
         const window = run.slice(Math.max(0, i - 9), i + 1).map((b) => ({ x: b.endMs / 1_000, y: b.truth.timeBehindSec }));
         const slope = slopePerSec(window);

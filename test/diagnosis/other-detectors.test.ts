@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { resolveEngineOptions } from '../../src/diagnosis/engine.js';
 import { parseProgress } from '../../src/progress/parse-progress.js';
 import { steppedRate } from '../../src/simulator/index.js';
 import { MIN, START, opened, runStream } from './run-stream.js';
@@ -172,4 +173,61 @@ describe('data_loss_risk', () => {
     expect(opened(relaxed, 'data_loss_risk')).toEqual([]);
     expect(opened(relaxed, 'lag')).toHaveLength(1);
   });
+
+  it('the warning horizon scales with the retention: half of it, at least a day, or as given', () => {
+    expect(resolveEngineOptions({}).dataLossHorizonMs).toBe(3.5 * DAY);
+    expect(resolveEngineOptions({ retentionMs: 2 * 3_600_000 }).dataLossHorizonMs).toBe(DAY);
+    expect(resolveEngineOptions({ retentionMs: 30 * DAY }).dataLossHorizonMs).toBe(15 * DAY);
+    expect(resolveEngineOptions({ dataLossHorizonMs: 2 * DAY }).dataLossHorizonMs).toBe(2 * DAY);
+  });
+
+  // A capped query (10,000 offsets per 60 s of 1,000 rows/s arriving: time behind ages 0.83 s/s)
+  // restarted after an outage of some days, on the default 7-day retention.
+  const afterOutage = (downDays: number) =>
+    runStream(
+      {
+        name: 'archive',
+        arrival: 1_000,
+        processing: cluster,
+        triggerMs: 60_000,
+        source: { kind: 'kafka', topic: 'archive', partitions: 16, maxOffsetsPerTrigger: 10_000 },
+        events: [{ type: 'restart', atBatch: 20, downtimeMs: downDays * DAY }],
+      },
+      60,
+    );
+
+  it('7-day retention: warns days ahead with the breach time, critical when it is close', () => {
+    // 4.5 days behind, breach in ~3.3 days: within the 3.5-day horizon (a 24 h horizon said nothing).
+    const early = afterOutage(4.5);
+    const warning = early.tracker.report(early.lastEndMs).incidents.find((i) => i.kind === 'data_loss_risk')!;
+    expect(warning.severity).toBe('warning');
+    expect(warning.summary).toMatch(/is 4d \d+h old and will reach the 7d retention in about 3d \d+h \(2026-/);
+    const breachInDays = (Date.parse(String(warning.metrics!.breachAt)) - early.lastEndMs) / DAY;
+    expect(breachInDays).toBeGreaterThan(2.8);
+    expect(breachInDays).toBeLessThan(3.5);
+    expect(warning.metrics!.timeBehindTrendSecPerMin).toBeGreaterThan(45); // ~0.83 s/s
+    expect(warning.metrics!.timeBehindTrendSecPerMin).toBeLessThan(55);
+    // 3.5 days behind, breach ~4.5 days out: lag only.
+    const far = afterOutage(3.5);
+    expect(opened(far, 'data_loss_risk')).toEqual([]);
+    expect(opened(far, 'lag')).toHaveLength(1);
+    // 6.5 days behind: past 80 % of the retention.
+    const late = afterOutage(6.5);
+    const critical = late.tracker.report(late.lastEndMs).incidents.find((i) => i.kind === 'data_loss_risk')!;
+    expect(critical.severity).toBe('critical');
+  });
+
+  it('a longer dataLossHorizonMs warns earlier on the same stream', () => {
+    const spec = {
+      arrival: steppedRate(8_000, [{ atMs: START + 10 * MIN, rowsPerSec: 16_000 }]),
+      processing: cluster,
+      triggerMs: 30_000,
+      source: { kind: 'kafka' as const, partitions: 16, maxOffsetsPerTrigger: 300_000 },
+    };
+    // Time behind ages ~0.4 s/s: the 7-day retention is ~17 days away.
+    expect(opened(runStream(spec, 120), 'data_loss_risk')).toEqual([]);
+    expect(opened(runStream(spec, 120, { dataLossHorizonMs: 30 * DAY }), 'data_loss_risk')).toHaveLength(1);
+  });
 });
+
+const DAY = 86_400_000;

@@ -2,11 +2,18 @@
  * `data_loss_risk` (Kafka): the age of the oldest unread data is forecast to reach the topic's
  * retention. Forecast: (retention − time behind) ÷ growth of time behind per second of wall time,
  * the linear extrapolation Prometheus' predict_linear makes, on a Theil–Sen slope.
+ * When to say it (for on-call people, who need time to add capacity or raise retention.ms):
+ * - warning once the breach is forecast within `dataLossHorizonMs` (default half the retention, at
+ *   least a day: a 7-day topic warns ~3.5 days ahead, not on its last day), or once time behind
+ *   has used half the retention and is still rising;
+ * - critical once the breach is forecast within 6 h, or time behind passes 80 % of the retention.
+ * The summary says when: the forecast breach time, or that the retention is already reached.
  */
 import { explainLag } from '../causes/lag-causes.js';
 import { TUNING } from '../engine-options.js';
 import * as fmt from '../format.js';
 import { mannKendallCritical, mannKendallS, theilSen } from '../statistics.js';
+import type { BatchFeatures } from '../batch-features.js';
 import { CLEAR, HOLD, type DetectorContext, type Finding } from './detector.js';
 
 export function detectDataLossRisk(ctx: DetectorContext): Finding {
@@ -22,39 +29,53 @@ export function detectDataLossRisk(ctx: DetectorContext): Finding {
   // A forecast needs a steadier slope than the lag trend: fit the whole ring since the last restart.
   const xs: number[] = [];
   const ys: number[] = [];
+  const window: BatchFeatures[] = [];
   for (let i = ctx.features.length - 1; i >= 0 && ys.length < 24; i -= 1) {
     const value = analysis.series[i]!;
     const f = ctx.features[i]!;
     if (Number.isFinite(value)) {
       xs.unshift((f.t + f.d) / 1000);
       ys.unshift(value);
+      window.unshift(f);
     }
     if (f.restart) break;
   }
   if (ys.length < 6) return CLEAR;
-  const slopePerSec = theilSen(xs, ys);
-  const recent = ys.slice(-12);
-  const growing =
-    slopePerSec > 0.005 && mannKendallS(recent, 0.005) >= mannKendallCritical(recent.length) / 2;
+  const rateSlope = ageingFromRates(window);
+  let slopePerSec: number;
+  let growing: boolean;
+  if (rateSlope !== null) {
+    // Far behind, time behind (offsets ÷ arrival rate) carries the arrival estimate's noise times
+    // a huge backlog; the rates over the window give the growth directly and steadily.
+    slopePerSec = rateSlope;
+    growing = rateSlope > 0.01;
+  } else {
+    slopePerSec = theilSen(xs, ys);
+    const recent = ys.slice(-12);
+    growing = slopePerSec > 0.005 && mannKendallS(recent, 0.005) >= mannKendallCritical(recent.length) / 2;
+  }
   const breachInSec =
     behind >= retentionSec ? 0 : slopePerSec > 0.005 ? (retentionSec - behind) / slopePerSec : Infinity;
-  const horizonSec = TUNING.dataLossHorizonMs / 1000;
-  const near = behind >= 0.8 * retentionSec;
-  // Open on a significant rise that breaches within the horizon; stay open (hysteresis) while
-  // the forecast stays within 4× the horizon.
-  const firing = ctx.memo ? breachInSec <= 4 * horizonSec : growing && breachInSec <= horizonSec;
+  const horizonSec = options.dataLossHorizonMs / 1000;
+  const near = behind >= TUNING.dataLossNearFraction * retentionSec;
+  const usedUp = growing && behind >= TUNING.dataLossUsedFraction * retentionSec;
+  // Open on a significant rise that breaches within the horizon (or has used half the retention);
+  // stay open (hysteresis) while the forecast stays within 4× the horizon or much is used up.
+  const firing = ctx.memo
+    ? breachInSec <= 4 * horizonSec || behind >= 0.8 * TUNING.dataLossUsedFraction * retentionSec
+    : (growing && breachInSec <= horizonSec) || usedUp;
   if (!firing && !near) return CLEAR;
   const breachAtMs = ctx.nowMs + breachInSec * 1000;
   const breachText = Number.isFinite(breachInSec)
     ? breachInSec === 0
       ? 'has already reached'
       : `will reach the ${fmt.seconds(retentionSec)} retention in about ${fmt.seconds(breachInSec)} (${fmt.iso(breachAtMs)})`
-    : `is within 20% of the ${fmt.seconds(retentionSec)} retention`;
+    : `has used ${Math.round((100 * behind) / retentionSec)} % of the ${fmt.seconds(retentionSec)} retention (not growing now)`;
   const arrival = analysis.arrivalRate;
   const lag = ctx.explain ? explainLag(ctx) : { causes: [], advice: [] };
   return {
     verdict: 'fire',
-    severity: breachInSec <= horizonSec / 4 || near ? 'critical' : 'warning',
+    severity: breachInSec <= TUNING.dataLossCriticalMs / 1000 || near ? 'critical' : 'warning',
     summary: `Data loss risk: the oldest unread Kafka data is ${fmt.seconds(behind)} old and ${breachText === 'has already reached' ? `has reached the ${fmt.seconds(retentionSec)} retention` : breachText}`,
     metrics: {
       timeBehindSec: Math.round(behind),
@@ -73,4 +94,25 @@ export function detectDataLossRisk(ctx: DetectorContext): Finding {
       },
     ],
   };
+}
+
+/**
+ * How fast the oldest unread data ages, s per s: it ages 1 s/s while the query reads through the
+ * backlog at (rows consumed ÷ rows arriving) seconds of data per second, so the growth is
+ * 1 − consumed ÷ arrived over the window (Kafka latest offsets for arrivals, rows read for
+ * consumption). Null when the window is too short or the offsets do not say.
+ */
+function ageingFromRates(window: readonly BatchFeatures[]): number | null {
+  if (window.length < 12) return null;
+  const first = window[0]!;
+  const last = window[window.length - 1]!;
+  if (first.kafkaLatest === null || last.kafkaLatest === null) return null;
+  // Only while a backlog is waiting at every batch: latest offsets are then read at batch end.
+  if (!window.every((f) => (f.kafkaBehind ?? 0) > 0)) return null;
+  const spanSec = (last.t + last.d - (first.t + first.d)) / 1000;
+  const arrived = last.kafkaLatest - first.kafkaLatest;
+  let consumed = 0;
+  for (let i = 1; i < window.length; i += 1) consumed += window[i]!.rows;
+  if (!(spanSec > 0) || !(arrived > 0)) return null;
+  return Math.min(1, 1 - consumed / arrived);
 }
