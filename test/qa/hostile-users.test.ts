@@ -34,7 +34,7 @@ async function run(commandText: string, user = MARIA): Promise<Answer> {
   expect(outcome.delivery.status).toBe(200);
   expect(outcome.delivery.durationMs).toBeLessThan(3000);
   const record = await h.until(() => h.slack.responses().find((r) => r.url === outcome.responseUrl && r.responses.length > 0), 8000);
-  return record.responses[0] as Answer;
+  return record.responses[0] as unknown as Answer;
 }
 
 /** Mentions, broadcasts and links that would be live in mrkdwn (plain_text is never parsed, so it is left out). */
@@ -199,12 +199,12 @@ describe('buttons clicked twice, tampered with, or out of date', () => {
     for (const click of clicks) expect(click.delivery.status).toBe(200);
     const stored = await h.until(async () => (await h.store.getIncident(record.id))?.acknowledgedBy);
     // The two losing clicks are told who won, privately.
-    await h.until(() => h.slack.responses().filter((r) => r.responses.some((x) => String((x as Answer).text).includes('already acknowledged'))).length >= 2);
+    await h.until(() => h.slack.responses().filter((r) => r.responses.some((x) => String((x as unknown as Answer).text).includes('already acknowledged'))).length >= 2);
     await h.until(() => h.slack.thread(CHANNEL, ts).some((m) => m.text.startsWith('Acknowledged')));
     await new Promise((resolve) => setTimeout(resolve, 300)); // room for a duplicate line to show up
     expect(h.slack.thread(CHANNEL, ts).filter((m) => m.text.startsWith('Acknowledged'))).toHaveLength(1);
     expect([MARIA, DEV]).toContain(stored);
-    const refusals = h.slack.responses().flatMap((r) => r.responses as Answer[]).filter((x) => x.text.includes('already acknowledged'));
+    const refusals = h.slack.responses().flatMap((r) => r.responses as unknown as Answer[]).filter((x) => x.text.includes('already acknowledged'));
     for (const refusal of refusals) expect(refusal.response_type).toBe('ephemeral');
   });
 
