@@ -14,6 +14,7 @@ import type { OutboxEntry } from '../src/store/query-state-store.js';
 import { safeJobId } from './job-ids.js';
 import type { DetectJobData, NotifyJobData } from './queue-names.js';
 import type { PipelineQueues } from './queues.js';
+import { hostIsDown } from './signal-incidents.js';
 import type { TrackerFactory, TrackerLike } from './tracker-factory.js';
 
 export interface DetectDeps {
@@ -108,11 +109,17 @@ export function createDetectProcessor(deps: DetectDeps) {
       last.atMs = progress.timestampMs;
     }
     const nowMs = now();
-    try {
-      changes.push(...tracker.tick(nowMs));
-    } catch (err) {
-      deps.metrics.apiErrors.inc({ kind: 'streamdoctor_engine_error' });
-      deps.logger.error({ err, queryId }, 'engine tick failed; skipped');
+    // The tick judges silence (stalled). A query whose job (or pipeline) is down is silent for a
+    // reason the host's `failed` incident already gives: one alert for one cause. A silent query
+    // whose job runs is still judged stalled.
+    const skipTick = await hostIsDown(deps.store, load.stream);
+    if (!skipTick) {
+      try {
+        changes.push(...tracker.tick(nowMs));
+      } catch (err) {
+        deps.metrics.apiErrors.inc({ kind: 'streamdoctor_engine_error' });
+        deps.logger.error({ err, queryId }, 'engine tick failed; skipped');
+      }
     }
     const snapshot = tracker.snapshot();
     await deps.store.queries.commitDetect(queryId, {

@@ -80,6 +80,18 @@ export function isSignalStream(queryId: string): boolean {
 }
 
 /**
+ * Whether the job or pipeline hosting a stream is known to be down (its `failed` incident is open).
+ * Such a stream's silence is explained by that incident; the detect step does not add a `stalled`.
+ */
+export async function hostIsDown(store: RedisStore, stream: { jobId?: string; pipelineId?: string } | null | undefined): Promise<boolean> {
+  const hosts = [stream?.jobId ? `job-${stream.jobId}` : null, stream?.pipelineId ? `pipeline-${stream.pipelineId}` : null].filter((h): h is string => h !== null);
+  for (const host of hosts) {
+    if ((await store.incidents.listForQuery(host)).some((r) => r.kind === 'failed' && r.state === 'open')) return true;
+  }
+  return false;
+}
+
+/**
  * Applies signals; returns the queries whose outbox got intents (the caller drains them).
  * The open `failed` incident of each job or pipeline is found among its stream's incident records.
  */
