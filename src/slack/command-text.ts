@@ -44,7 +44,9 @@ export const MAX_MUTE_MS = 7 * 86_400_000;
 /** Undoes the escaping Slack applies to command text. */
 export function unescapeSlackText(text: string): string {
   return text
-    .replace(/<(https?:\/\/[^|>]+)(?:\|[^>]*)?>/g, '$1')
+    // Slack auto-links what was typed: `<https://x.io/a>`, or `<http://x.io|x.io>` for a bare host;
+    // the label (when there is one) is the text as typed, so pasted JSON comes back unchanged.
+    .replace(/<(https?:\/\/[^|>]+)(?:\|([^>]*))?>/g, (_match, url: string, label?: string) => label ?? url)
     .replace(/<mailto:[^|>]+\|([^>]+)>/g, '$1')
     .replace(/&lt;/g, '<')
     .replace(/&gt;/g, '>')
