@@ -2,6 +2,7 @@
  * Numbers and labels as people read them in Slack: `1.2M rows`, `48s vs 30s trigger`, `🔴`.
  * Pure functions; every renderer uses these so the same number reads the same everywhere.
  */
+import * as numbers from '../diagnosis/format.js';
 import type { Health, IncidentKind, Severity } from '../diagnosis/types.js';
 import { formatDuration } from '../util/duration.js';
 
@@ -33,40 +34,22 @@ export function healthRank(health: string | null | undefined): number {
   return health === 'critical' ? 0 : health === 'warning' ? 1 : health === 'ok' ? 2 : 3;
 }
 
-/** `950`, `12.3K`, `4.57M`, `1.2B`. */
+/** `950`, `12.3K`, `4.57M`, `1.2B`: the engine's number style (src/diagnosis/format.ts), one everywhere. */
 export function formatCount(value: number | null | undefined): string {
   if (value == null || !Number.isFinite(value)) return 'n/a';
-  const abs = Math.abs(value);
-  const units: [number, string][] = [
-    [1e12, 'T'],
-    [1e9, 'B'],
-    [1e6, 'M'],
-    [1e3, 'K'],
-  ];
-  for (const [size, unit] of units) {
-    if (abs >= size) {
-      const scaled = value / size;
-      return `${Math.abs(scaled) >= 100 ? scaled.toFixed(0) : Math.abs(scaled) >= 10 ? scaled.toFixed(1) : scaled.toFixed(2)}${unit}`;
-    }
-  }
-  return Number.isInteger(value) ? String(value) : value.toFixed(1);
+  return numbers.count(value);
 }
 
+/** `3.1 GiB`: binary units, binary labels, as in the engine's text. */
 export function formatBytes(value: number | null | undefined): string {
   if (value == null || !Number.isFinite(value)) return 'n/a';
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let scaled = value;
-  let index = 0;
-  while (Math.abs(scaled) >= 1024 && index < units.length - 1) {
-    scaled /= 1024;
-    index += 1;
-  }
-  return `${index === 0 ? scaled.toFixed(0) : scaled.toFixed(1)} ${units[index]}`;
+  return numbers.bytes(value);
 }
 
+/** `12.6K rows/s`. */
 export function formatRate(rowsPerSec: number | null | undefined): string {
   if (rowsPerSec == null || !Number.isFinite(rowsPerSec)) return 'n/a';
-  return `${formatCount(rowsPerSec)} rows/s`;
+  return numbers.rate(rowsPerSec);
 }
 
 export function formatSeconds(sec: number | null | undefined): string {

@@ -81,7 +81,7 @@ describe('causes and advice', () => {
     const incident = incidentOf('slow-repartition-large-state', 'slow_repartition');
     expect(incident.summary).toMatch(/State repartition took \d+m/);
     expect(incident.causes[0]!.code).toBe('large_state_repartition');
-    expect(incident.causes[0]!.evidence).toMatch(/moved \d+(\.\d)? GB of state/);
+    expect(incident.causes[0]!.evidence).toMatch(/moved \d+(\.\d)? GiB of state/);
     expect(incident.advice[0]!.text).toMatch(/maintenance window/);
   });
 

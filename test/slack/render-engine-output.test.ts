@@ -7,6 +7,7 @@ import { diagnose } from '../../src/diagnosis/engine.js';
 import type { Incident } from '../../src/diagnosis/types.js';
 import { parseProgress } from '../../src/progress/parse-progress.js';
 import { SCENARIOS, simulateScenario } from '../../src/simulator/index.js';
+import { formatRate } from '../../src/slack/format.js';
 import { renderAdviceMessage, renderAdviceModal } from '../../src/slack/render/advice.js';
 import { renderDiagnoseReport } from '../../src/slack/render/diagnose-report.js';
 import { renderDigest } from '../../src/slack/render/digest.js';
@@ -63,6 +64,40 @@ describe('rendering real engine output', () => {
       expect(blockKitViolations(renderAdviceModal(record, { nowMs: entry.nowMs }).blocks as never, 100)).toEqual([]);
       expect(alert.text.length).toBeLessThanOrEqual(3000);
     }
+  });
+
+  it('every number in an alert and its advice reads in one style (counts, rates, bytes)', () => {
+    let rates = 0;
+    for (const entry of found) {
+      const record: IncidentRecordView = {
+        id: `${entry.queryId}.${entry.incident.kind}`,
+        queryId: entry.queryId,
+        queryName: entry.name,
+        kind: entry.incident.kind,
+        state: 'open',
+        incident: entry.incident,
+        openedAt: entry.incident.openedAt,
+        resolvedAt: null,
+      };
+      const alert = renderIncidentMessage(record, { nowMs: entry.nowMs });
+      const advice = renderAdviceMessage(record, { nowMs: entry.nowMs });
+      const text = `${alert.text}\n${blockText(alert.blocks)}\n${blockText(advice.blocks)}`;
+      // Lower-case count suffixes, decimal byte labels, rates without their unit.
+      expect(text.match(/\d(?:k|[KMGT]B)\b/g) ?? [], entry.scenario).toEqual([]);
+      expect(text.match(/\d[KMBT]?\/s\b/g) ?? [], entry.scenario).toEqual([]);
+      expect(text, entry.scenario).not.toMatch(/rows\/s per second/);
+      const arrival = entry.incident.metrics?.arrivalRate;
+      if (arrival != null && entry.incident.causes.some((c) => /\d[KMB]? rows\/s arrive/.test(c.evidence))) {
+        // The evidence (judged when the cause was found) and the fields (latest) print rates alike.
+        const style = /^\d+(?:\.\d+)?[KMB]? rows\/s$/;
+        expect(formatRate(arrival)).toMatch(style);
+        expect(text, entry.scenario).toContain(`*Arriving vs processed*\n${formatRate(arrival)}`);
+        const inEvidence = /(\S+ rows\/s) arrive/.exec(entry.incident.causes.map((c) => c.evidence).join(' '))![1]!;
+        expect(inEvidence, entry.scenario).toMatch(style);
+        rates += 1;
+      }
+    }
+    expect(rates).toBeGreaterThan(3);
   });
 
   it('puts the whole corpus in one digest and one diagnose report within limits', () => {

@@ -171,7 +171,7 @@ function insufficientCapacity(ctx: DetectorContext, capped: boolean): Explained 
     cause: {
       code: 'insufficient_capacity',
       confidence: clamp(capped ? 0.35 + (rho - 1) : 0.6 + (rho - 1) * 1.5, 0.3, 0.95),
-      evidence: `${fmt.rate(analysis.arrivalRate)} arrive while the query processes ${fmt.rate(analysis.capacity)} per second of busy time (rows ÷ addBatch): load factor ${rho.toFixed(2)}${backToBack ? ', batches run back to back' : ''}.`,
+      evidence: `${fmt.rate(analysis.arrivalRate)} arrive while the query processes ${fmt.count(analysis.capacity)} rows per second of busy time (rows ÷ addBatch): load factor ${rho.toFixed(2)}${backToBack ? ', batches run back to back' : ''}.`,
     },
     advice: [
       {
