@@ -10,9 +10,17 @@ import type { ArrivalRate } from './arrivals.js';
 export type Platform =
   /**
    * Databricks Runtime 17.1+: latest Kafka offsets read after each batch, so what arrived while the
-   * batch ran shows as behind under steady input. Modelled as read at the batch's end (λ × d); the
-   * reference's "about λ × max(T, d)" would need the offsets of the next trigger, which a progress
-   * event printed at the batch's end cannot hold.
+   * batch ran shows as behind under steady input. Modelled as read at the batch's end: λ × d
+   * offsets behind. Not the reference's "about λ × max(T, d)" (detection.md), on purpose: the
+   * Databricks page it rests on says only that 17.1+ fetches the latest offsets "after each
+   * micro-batch completes", and a batch planned at its start reads up to the offsets available
+   * then, so at completion exactly what arrived during the batch (λ × d) is unread; the rows that
+   * arrive in the idle T − d before the next trigger are only in the next batch, whose own report
+   * again shows λ × d. λ × max(T, d) is the backlog just before the next plan, which no progress
+   * report prints (it would take a planner that reads against offsets prefetched at the previous
+   * batch's end, which nothing documents). With T ≤ d the two agree. The consistency tests check
+   * behind = truth backlog = λ × d; the engine's steady-state allowances (about one interval
+   * behind) cover both readings.
    */
   | 'dbr-17.1'
   /** Databricks Runtime ≤ 17.0: latest Kafka offsets read at planning; an uncapped batch reads 0 behind. */

@@ -42,7 +42,8 @@ export function detectLag(ctx: DetectorContext): Finding {
     const insideBatches = analysis.signal === 'duration' || (analysis.signal === 'kafka' && ctx.latest.kafkaBehind === 0);
     // Never call a backlog of more than the lag level normal, whatever the level at onset was.
     const ceiling = isTime ? Math.max(TUNING.lagLevelSec / 2, (1.5 * analysis.triggerMs) / 1000) : Infinity;
-    // The base already holds the steady backlog of 17.1+ (about max(T, d) behind).
+    // The base already holds the steady backlog of 17.1+ (about d behind in each report; at most
+    // max(T, d) however read).
     const normal = Math.min(Math.max(base * 1.25, base + minAbs), ceiling);
     // With the backlog inside the batches, normal also means batches fit the trigger again.
     const fits = !insideBatches || analysis.triggerMs <= 0 || ctx.latest.d <= analysis.triggerMs * 1.05;

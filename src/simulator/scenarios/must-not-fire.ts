@@ -168,7 +168,7 @@ export const MUST_NOT_FIRE: Scenario[] = [
   },
   {
     name: 'dbr171-constant-backlog',
-    description: 'DBR 17.1+ reads latest offsets after each batch: ~λ × max(T, d) offsets always show as behind under steady input.',
+    description: 'DBR 17.1+ reads latest offsets after each batch: ~λ × d offsets (what arrived while the batch ran) always show as behind under steady input.',
     spec: {
       name: 'shipments',
       arrival: 12_000,
