@@ -35,6 +35,14 @@ export function rate(value: number): string {
   return `${count(value)} rows/s`;
 }
 
+/** `1.2K files waiting, +7 per minute` / `−3 per minute` / `steady`. */
+export function filesWaiting(files: number, trendPerMin: number | null): string {
+  const head = `${count(files)} files waiting`;
+  if (trendPerMin === null) return head;
+  if (Math.abs(trendPerMin) < 0.5) return `${head}, steady`;
+  return `${head}, ${trendPerMin > 0 ? '+' : '−'}${count(Math.abs(trendPerMin))} per minute`;
+}
+
 export function seconds(sec: number): string {
   return formatDuration(sec * 1000);
 }

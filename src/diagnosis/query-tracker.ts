@@ -202,6 +202,7 @@ export class QueryTracker {
       arrivalRate: analysis?.arrivalRate ?? null,
       processingRate: last?.procRate ?? analysis?.capacity ?? null,
       openIncidents: Object.keys(this.open) as IncidentKind[],
+      ...filesFields(last ?? null, analysis),
     };
   }
 
@@ -355,3 +356,23 @@ function emptyFacts(): QueryFacts {
 }
 
 export type { BatchFeatures };
+
+/**
+ * Files waiting (Delta, Auto Loader) and whether time behind is an estimate. A Delta source's
+ * offsets name a table version and a file index inside it, so the files a batch read (and with
+ * them the rate files arrive) are not in its progress: its time behind stays unknown and people
+ * read the files waiting and their trend instead.
+ */
+function filesFields(
+  last: { filesOutstanding: number | null } | null,
+  analysis: { signal: string; trendPerMin: number | null; timeBehindSec: number | null } | null,
+): Pick<QuerySnapshot, 'timeBehindEstimated' | 'filesWaiting' | 'filesWaitingTrendPerMin'> {
+  const files = last?.filesOutstanding ?? null;
+  const fileSignal = analysis?.signal === 'files';
+  const trend = fileSignal && analysis!.trendPerMin !== null ? Math.round(analysis!.trendPerMin * 10) / 10 : null;
+  return {
+    timeBehindEstimated: fileSignal && analysis!.timeBehindSec !== null,
+    filesWaiting: files,
+    filesWaitingTrendPerMin: files !== null && fileSignal ? trend : null,
+  };
+}

@@ -59,7 +59,15 @@ function keyNumbers(s: QuerySnapshot): string {
   const parts: string[] = [];
   if (s.lastBatchId !== null) parts.push(`batch ${s.lastBatchId}`);
   if (s.lastProgressAt) parts.push(`at ${s.lastProgressAt}`);
-  if (s.timeBehindSec !== null) parts.push(`${fmt.seconds(s.timeBehindSec)} behind`);
+  if (s.timeBehindSec !== null) {
+    parts.push(
+      s.timeBehindEstimated && s.filesWaiting != null
+        ? `about ${fmt.seconds(s.timeBehindSec)} behind (estimated from ${fmt.count(s.filesWaiting)} files waiting)`
+        : `${fmt.seconds(s.timeBehindSec)} behind`,
+    );
+  } else if (s.filesWaiting != null) {
+    parts.push(`${fmt.filesWaiting(s.filesWaiting, s.filesWaitingTrendPerMin ?? null)} (time behind unknown for this source)`);
+  }
   if (s.batchDurationMs !== null) {
     parts.push(`batch ${fmt.ms(s.batchDurationMs)}${s.triggerMs ? ` of a ${fmt.ms(s.triggerMs)} trigger` : ''}`);
   }

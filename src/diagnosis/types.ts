@@ -131,4 +131,13 @@ export interface QuerySnapshot {
   processingRate: number | null;
   /** Kinds of the incidents open now. */
   openIncidents: IncidentKind[];
+  /**
+   * True when `timeBehindSec` is estimated from files (Auto Loader: outstanding files ÷ files
+   * arriving per second) rather than read from offsets.
+   */
+  timeBehindEstimated?: boolean;
+  /** Delta / Auto Loader `numFilesOutstanding` after the latest batch (null for other sources). */
+  filesWaiting?: number | null;
+  /** Growth of `filesWaiting`, files per minute (negative when draining; null when unknown). */
+  filesWaitingTrendPerMin?: number | null;
 }

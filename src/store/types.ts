@@ -16,6 +16,10 @@ export interface StreamSnapshot {
   lastBatchId: number | null;
   arrivalRate?: number | null;
   processingRate?: number | null;
+  /** Engine QuerySnapshot extras (Delta / Auto Loader): see src/diagnosis/types.ts. */
+  timeBehindEstimated?: boolean;
+  filesWaiting?: number | null;
+  filesWaitingTrendPerMin?: number | null;
 }
 
 /** Where a stream comes from and how to link to it. */

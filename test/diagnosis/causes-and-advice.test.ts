@@ -73,7 +73,7 @@ describe('causes and advice', () => {
     expect(incident.causes[0]!.evidence).toMatch(/outstanding backlog grew from \d+ files to \d+ files/);
     expect(incident.advice[0]!.setting).toBe('cloudFiles.maxFilesPerTrigger');
     // Auto Loader offsets count files (seqNum), so the engine can say how old the backlog is.
-    expect(incident.summary).toMatch(/files outstanding at the source \(about \d+(m \d+)?s of data\)/);
+    expect(incident.summary).toMatch(/files waiting at the source \(about \d+(m \d+)?s of data, estimated from files\)/);
     expect(incident.metrics?.timeBehindSec).toBeGreaterThan(30);
   });
 

@@ -225,8 +225,10 @@ function finding(ctx: DetectorContext, verdict: 'fire', memo: Record<string, num
   if (analysis.signal === 'files' || analysis.signal === 'bytes') {
     const backlog = analysis.signal === 'files' ? latest.filesOutstanding! : latest.bytesOutstanding!;
     const unit = analysis.signal === 'files' ? `${fmt.count(backlog)} files` : fmt.bytes(backlog);
+    // Delta's progress does not say how many files a batch read, so its time behind is unknown:
+    // say so rather than leave it out; Auto Loader's is estimated from files arriving per second.
     parts.push(
-      `Falling behind: ${unit} outstanding at the source${behind !== null && behind > 0 ? ` (about ${fmt.seconds(behind)} of data)` : ''}`,
+      `Falling behind: ${unit} waiting at the source${behind !== null && behind > 0 ? ` (about ${fmt.seconds(behind)} of data, estimated from files)` : ' (time behind unknown for this source)'}`,
     );
     if (analysis.trendPerMin !== null && analysis.trendPerMin > 0) {
       parts.push(

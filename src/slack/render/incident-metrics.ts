@@ -17,7 +17,9 @@ export function metricFields(metrics: IncidentMetrics | undefined, nowMs: number
   const fields: string[] = [];
   if (metrics.timeBehindSec != null) {
     const trend = formatTrend(metrics.timeBehindTrendSecPerMin);
-    fields.push(`*Time behind*\n${formatSeconds(metrics.timeBehindSec)}${trend ? ` · ${trend}` : ''}`);
+    // Files-based time behind (Auto Loader) is an estimate: outstanding files ÷ files arriving.
+    const estimated = metrics.backlogUnit === 'files' ? ' (estimated from files)' : '';
+    fields.push(`*Time behind*\n${formatSeconds(metrics.timeBehindSec)}${estimated}${trend ? ` · ${trend}` : ''}`);
   }
   if (metrics.breachAt) {
     const breachMs = toMs(metrics.breachAt);
@@ -39,7 +41,11 @@ export function metricFields(metrics: IncidentMetrics | undefined, nowMs: number
   if (metrics.arrivalRate != null || metrics.processingRate != null) {
     fields.push(`*Arriving vs processed*\n${formatRate(metrics.arrivalRate)} vs ${formatRate(metrics.processingRate)}`);
   }
-  if (metrics.backlog != null) {
+  if (metrics.backlog != null && metrics.backlogUnit === 'files') {
+    // Delta does not say how long its files have waited: say what is known, plainly.
+    const unknown = metrics.timeBehindSec == null ? ' · time behind unknown for this source' : '';
+    fields.push(`*Files waiting*\n${formatCount(metrics.backlog)} files${unknown}`);
+  } else if (metrics.backlog != null) {
     const unit = metrics.backlogUnit === 'bytes' ? '' : ` ${metrics.backlogUnit ?? ''}`;
     const value = metrics.backlogUnit === 'bytes' ? formatBytes(metrics.backlog) : formatCount(metrics.backlog);
     fields.push(`*Backlog*\n${value}${unit}`.trimEnd());

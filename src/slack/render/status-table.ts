@@ -3,6 +3,7 @@
  * is and why. Long lists are cut with a count of what was left out.
  */
 import type { KnownBlock } from '@slack/types';
+import { filesWaiting } from '../../diagnosis/format.js';
 import { formatDuration } from '../../util/duration.js';
 import { formatBatchVsTrigger, formatCount, formatSeconds, healthEmoji, healthRank, toMs } from '../format.js';
 import { SLACK_LIMITS, contextBlock, fallbackText, headerBlock, linesToSections, moreLine, sectionBlock } from '../limits.js';
@@ -32,7 +33,11 @@ export function sortWorstFirst(streams: StreamView[]): StreamView[] {
 export function streamLine(stream: StreamView, nowMs: number): string {
   const name = mrkdwnLink(stream.runPageUrl, stream.name || stream.queryId);
   const parts = [`${healthEmoji(stream.health)} *${name}*`];
-  if (stream.timeBehindSec != null) parts.push(`${formatSeconds(stream.timeBehindSec)} behind`);
+  if (stream.timeBehindSec != null) {
+    parts.push(`${stream.timeBehindEstimated ? '~' : ''}${formatSeconds(stream.timeBehindSec)} behind${stream.timeBehindEstimated ? ' (est.)' : ''}`);
+  } else if (stream.filesWaiting != null) {
+    parts.push(filesWaiting(stream.filesWaiting, stream.filesWaitingTrendPerMin ?? null));
+  }
   if (stream.batchDurationMs != null) parts.push(`batch ${formatBatchVsTrigger(stream.batchDurationMs, stream.triggerMs)}`);
   if (stream.stateRows != null && stream.stateRows > 0) parts.push(`${formatCount(stream.stateRows)} state rows`);
   const last = toMs(stream.lastProgressAt ?? null);

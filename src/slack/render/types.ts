@@ -26,6 +26,11 @@ export interface StreamView {
   name?: string | null;
   health?: Health | string | null;
   timeBehindSec?: number | null;
+  /** `timeBehindSec` is estimated from files (Auto Loader). */
+  timeBehindEstimated?: boolean;
+  /** Delta / Auto Loader files outstanding, and their growth per minute (shown when time behind is unknown). */
+  filesWaiting?: number | null;
+  filesWaitingTrendPerMin?: number | null;
   batchDurationMs?: number | null;
   triggerMs?: number | null;
   stateRows?: number | null;
