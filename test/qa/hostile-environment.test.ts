@@ -238,4 +238,38 @@ describe('stopping the app in the middle of a command', () => {
     expect(rig.slack.messages(CHANNEL).some((m) => m.text.startsWith('Daily stream health'))).toBe(true);
     expectNoSecrets(rig.logLines);
   });
+
+  it('a listener that never finishes holds stop() only for the drain timeout', async () => {
+    const slack = await startLocalSlack({ rateLimit: false, signingSecret: SIGNING_SECRET });
+    cleanups.push(() => slack.close());
+    const redis = new Redis({ host: '127.0.0.1', port: 6379, maxRetriesPerRequest: 2 });
+    cleanups.push(async () => redis.disconnect());
+    const lines: string[] = [];
+    const logger = captureLogger(lines);
+    const deps: SlackDeps = { store: new RedisStore({ redis, prefix: `sdtest-qa-${randomUUID()}` }), logger, permissions: new PermissionChecker({}) };
+    let started = false;
+    const app = createSlackApp({
+      botToken: DEFAULT_BOT.token,
+      signingSecret: SIGNING_SECRET,
+      slackApiUrl: slack.apiUrl,
+      logger,
+      deps,
+      drainTimeoutMs: 300,
+      register: (bolt) =>
+        bolt.command('/stream', async ({ ack }) => {
+          await ack();
+          started = true;
+          await new Promise(() => undefined); // hangs, like a call to a Redis that stopped answering
+        }),
+    });
+    const { port } = await app.start(0);
+    slack.setRequestUrl(`http://127.0.0.1:${port}/slack/events`);
+    const outcome = await slack.interactions.slashCommand({ user: MARIA, channel: CHANNEL, text: 'status' });
+    expect(outcome.delivery.status).toBe(200);
+    await until(() => started);
+    const before = Date.now();
+    await app.stop();
+    expect(Date.now() - before).toBeLessThan(2000);
+    expect(lines.join('')).toContain('slack app stopped with listeners still running');
+  });
 });
