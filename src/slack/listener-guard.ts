@@ -5,6 +5,10 @@
  */
 import type { AllMiddlewareArgs, AnyMiddlewareArgs, RespondFn } from '@slack/bolt';
 import { redactSecrets, type Logger } from '../observability/logger.js';
+import { authFailureMessage } from './auth-failure-reply.js';
+
+/** Web API errors that mean the bot token itself is no good (revoked, uninstalled, expired). */
+const TOKEN_ERRORS = new Set(['invalid_auth', 'not_authed', 'token_revoked', 'token_expired', 'account_inactive']);
 
 type GuardedArgs = AnyMiddlewareArgs & AllMiddlewareArgs & { ack?: (response?: never) => Promise<void>; respond?: RespondFn };
 
@@ -37,6 +41,7 @@ export function userFacingError(error: unknown): string {
   const code = errorCode(error);
   if (code === 'slack_webapi_platform_error') {
     const platform = (error as { data?: { error?: string } }).data?.error ?? 'unknown';
+    if (TOKEN_ERRORS.has(platform)) return authFailureMessage(platform);
     return `Slack refused the request (\`${platform}\`). If it says \`not_in_channel\` or \`channel_not_found\`, invite the app to the channel and try again.`;
   }
   if (code.startsWith('streamdoctor_store') || code === 'streamdoctor_redis_unavailable' || CONNECTION_CODES.has(code)) {

@@ -161,6 +161,37 @@ describe('a refused bot token', () => {
   });
 });
 
+describe('a bot token revoked after the app started', () => {
+  it('a command that needs the Web API explains the refused token instead of blaming the channel', async () => {
+    const slack = await startLocalSlack({ rateLimit: false, signingSecret: SIGNING_SECRET });
+    cleanups.push(() => slack.close());
+    const redis = new Redis({ host: '127.0.0.1', port: 6379, maxRetriesPerRequest: 2 });
+    const store = new RedisStore({ redis, prefix: `sdtest-qa-${randomUUID()}` });
+    cleanups.push(async () => {
+      await store.deleteEverything();
+      redis.disconnect();
+    });
+    const lines: string[] = [];
+    const logger = captureLogger(lines);
+    const deps: SlackDeps = { store, logger, permissions: new PermissionChecker({}) };
+    const revoked = 'xoxb-3333333333-4444444444-qaRevokedLater';
+    // auth.test passed at start and is cached; the token was revoked since.
+    const app = createSlackApp({ signingSecret: SIGNING_SECRET, slackApiUrl: slack.apiUrl, logger, deps, authorize: async () => ({ botToken: revoked, botUserId: DEFAULT_BOT.userId, teamId: 'T0STREAMDR' }) });
+    const { port } = await app.start(0);
+    cleanups.push(() => app.stop());
+    slack.setRequestUrl(`http://127.0.0.1:${port}/slack/events`);
+    const seeded = await seedScenario(store, 'kafka-partition-bound');
+    await store.setRoute('query', seeded.queryId, CHANNEL);
+    const rig: Rig = { slack, app, store, deps, logLines: lines, seedClient: new webApi.WebClient(DEFAULT_BOT.token, { slackApiUrl: slack.apiUrl }) };
+    const answer = await command(rig, 'digest');
+    expect(answer.response_type).toBe('ephemeral');
+    expect(answer.text).toContain('its bot token was refused (`invalid_auth`)');
+    expect(answer.text).not.toContain('invite the app');
+    expect(slack.messages(CHANNEL)).toEqual([]);
+    expectNoSecrets(lines, revoked, 'qaRevokedLater');
+  });
+});
+
 describe('a Slack 429 storm', () => {
   it('the digest waits out Retry-After and is posted; the person hears back', async () => {
     const rig = await startRig({ rateLimit: { perSecond: 1, burst: 0 } });
