@@ -319,7 +319,10 @@ function trendOf(
   let trendPerMin: number | null = null;
   let drainEtaSec: number | null = null;
   if (window.xs.length >= 3) {
-    const slopePerMs = theilSen(window.xs, window.ys);
+    // Kafka with a backlog at every batch: the rates give the growth of time behind directly; far
+    // behind, the series (offsets ÷ an arrival estimate) carries that estimate's noise × the backlog.
+    const ageing = signalOfWindow(features, series, window.xs.length);
+    const slopePerMs = ageing !== null ? ageing / 1000 : theilSen(window.xs, window.ys);
     if (Number.isFinite(slopePerMs)) {
       trendPerMin = slopePerMs * 60_000;
       const current = window.ys[window.ys.length - 1]!;
@@ -353,6 +356,18 @@ export function processingCapacity(features: readonly BatchFeatures[]): number |
   return ratio;
 }
 
+/** `ageingFromRates` over the newest `count` finite points of a Kafka time series, else null. */
+function signalOfWindow(features: readonly BatchFeatures[], series: number[], count: number): number | null {
+  const last = features[features.length - 1];
+  if (!last || last.kafkaBehind === null || last.kArrival.length > 0) return null;
+  const window: BatchFeatures[] = [];
+  for (let i = features.length - 1; i >= 0 && window.length < count; i -= 1) {
+    if (Number.isFinite(series[i]!)) window.unshift(features[i]!);
+    if (features[i]!.restart) break;
+  }
+  return ageingFromRates(window);
+}
+
 function trendWindow(
   features: readonly BatchFeatures[],
   series: number[],
@@ -369,4 +384,25 @@ function trendWindow(
     if (f.restart) break;
   }
   return { xs, ys };
+}
+
+/**
+ * How fast the oldest unread data ages, s per s: it ages 1 s/s while the query reads through the
+ * backlog at (rows consumed ÷ rows arriving) seconds of data per second, so the growth is
+ * 1 − consumed ÷ arrived over the window (Kafka latest offsets for arrivals, rows read for
+ * consumption). Null when the window is too short or the offsets do not say.
+ */
+export function ageingFromRates(window: readonly BatchFeatures[]): number | null {
+  if (window.length < 12) return null;
+  const first = window[0]!;
+  const last = window[window.length - 1]!;
+  if (first.kafkaLatest === null || last.kafkaLatest === null) return null;
+  // Only while a backlog is waiting at every batch: latest offsets are then read at batch end.
+  if (!window.every((f) => (f.kafkaBehind ?? 0) > 0)) return null;
+  const spanSec = (last.t + last.d - (first.t + first.d)) / 1000;
+  const arrived = last.kafkaLatest - first.kafkaLatest;
+  let consumed = 0;
+  for (let i = 1; i < window.length; i += 1) consumed += window[i]!.rows;
+  if (!(spanSec > 0) || !(arrived > 0)) return null;
+  return Math.min(1, 1 - consumed / arrived);
 }

@@ -207,6 +207,10 @@ describe('data_loss_risk', () => {
     expect(breachInDays).toBeLessThan(3.5);
     expect(warning.metrics!.timeBehindTrendSecPerMin).toBeGreaterThan(45); // ~0.83 s/s
     expect(warning.metrics!.timeBehindTrendSecPerMin).toBeLessThan(55);
+    // Far behind, the lag's trend comes from the rates too: growing, not "draining".
+    const lag = early.tracker.report(early.lastEndMs).incidents.find((i) => i.kind === 'lag')!;
+    expect(lag.summary).toMatch(/not draining$/);
+    expect(lag.metrics!.timeBehindTrendSecPerMin).toBeGreaterThan(45);
     // 3.5 days behind, breach ~4.5 days out: lag only.
     const far = afterOutage(3.5);
     expect(opened(far, 'data_loss_risk')).toEqual([]);

@@ -14,6 +14,7 @@ import { TUNING } from '../engine-options.js';
 import * as fmt from '../format.js';
 import { mannKendallCritical, mannKendallS, theilSen } from '../statistics.js';
 import type { BatchFeatures } from '../batch-features.js';
+import { ageingFromRates } from '../query-analysis.js';
 import { CLEAR, HOLD, type DetectorContext, type Finding } from './detector.js';
 
 export function detectDataLossRisk(ctx: DetectorContext): Finding {
@@ -96,23 +97,3 @@ export function detectDataLossRisk(ctx: DetectorContext): Finding {
   };
 }
 
-/**
- * How fast the oldest unread data ages, s per s: it ages 1 s/s while the query reads through the
- * backlog at (rows consumed ÷ rows arriving) seconds of data per second, so the growth is
- * 1 − consumed ÷ arrived over the window (Kafka latest offsets for arrivals, rows read for
- * consumption). Null when the window is too short or the offsets do not say.
- */
-function ageingFromRates(window: readonly BatchFeatures[]): number | null {
-  if (window.length < 12) return null;
-  const first = window[0]!;
-  const last = window[window.length - 1]!;
-  if (first.kafkaLatest === null || last.kafkaLatest === null) return null;
-  // Only while a backlog is waiting at every batch: latest offsets are then read at batch end.
-  if (!window.every((f) => (f.kafkaBehind ?? 0) > 0)) return null;
-  const spanSec = (last.t + last.d - (first.t + first.d)) / 1000;
-  const arrived = last.kafkaLatest - first.kafkaLatest;
-  let consumed = 0;
-  for (let i = 1; i < window.length; i += 1) consumed += window[i]!.rows;
-  if (!(spanSec > 0) || !(arrived > 0)) return null;
-  return Math.min(1, 1 - consumed / arrived);
-}
