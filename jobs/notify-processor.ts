@@ -27,7 +27,11 @@ export interface NotifyDeps {
   logger: Logger;
   /** Routing defaults from the watch file. */
   routing?: RoutingDefaults;
-  /** Debounce of grouped-message renders (members joining within it land in one update). @defaultValue 1000 */
+  /**
+   * Debounce of grouped-message renders: members joining within it land in one chat.update. Short,
+   * because a member is only shown once it runs (it adds to that member's batch→Slack latency).
+   * @defaultValue 500
+   */
   groupDebounceMs?: number;
   now?: () => number;
 }
@@ -48,7 +52,7 @@ class JoinedGroupSignal extends Error {
 
 export function createNotifyProcessor(deps: NotifyDeps) {
   const now = deps.now ?? Date.now;
-  const debounce = deps.groupDebounceMs ?? 1000;
+  const debounce = deps.groupDebounceMs ?? 500;
 
   /**
    * A group just formed: the earliest opening of the window that has (or is getting) a message of

@@ -46,7 +46,7 @@ export interface WorkerRuntimeOptions extends PipelineBaseOptions {
   workers?: Partial<Omit<WorkerSettings, 'connection' | 'prefix'>>;
   /** Minimum gap between new messages per channel. @defaultValue 1000 */
   channelIntervalMs?: number;
-  /** Debounce of storm-group renders. @defaultValue 2000 */
+  /** Debounce of storm-group renders. @defaultValue 500 */
   groupDebounceMs?: number;
   /** Test hook between chat.postMessage and recording its ts. */
   afterPost?: (key: string, ts: string) => Promise<void> | void;

@@ -239,4 +239,37 @@ describe('notify', () => {
     expect(JSON.stringify(top[0]!.blocks)).toContain('Also affected (9)');
     expect((await rt.store.incidents.getMany(ids)).every((r) => r.slack?.ts === top[0]!.ts)).toBe(true);
   });
+
+  it('a first post interrupted before its ts was recorded is adopted by the group, not posted again', async () => {
+    const rt = await setup({ storm: {} });
+    const chat = new WebClientChat({ token: 'xoxb-local-streamdoctor', slackApiUrl: slack!.apiUrl });
+    // Incident A was classified and posted by a worker that died before it recorded the ts: its claim
+    // is left, its message exists, its notify job has not run again yet.
+    const a = QID(91);
+    const current = await rt.store.queries.loadForDetect(a);
+    await rt.store.registerStream({ queryId: a, name: 'orders_91' });
+    await rt.store.queries.commitDetect(a, {
+      expectedVersion: current.stateVersion, state: {}, lastSeq: current.lastSeq, snapshot: null, health: 'warning', name: null,
+      lastRunId: null, lastBatchId: null, lastObservedAt: null, timeBehindSec: null,
+      changes: [{ type: 'opened', queryId: a, queryName: 'orders_91', incident: lagIncident('2026-11-29T10:06:40.000Z') }], nowMs: Date.now(),
+    });
+    const idA = incidentIdOf(a, lagIncident('2026-11-29T10:06:40.000Z'));
+    await rt.store.incidents.assignChannel((await rt.store.getIncident(idA))!, 'C0DATAALRT', Date.now());
+    await rt.store.storms.classify('C0DATAALRT', idA, Date.now());
+    await rt.redis.set(rt.store.keys.messageClaim('C0DATAALRT', idA), `${Date.now() - 1000}|`, 'PX', 60_000);
+    const lost = await chat.postMessage({ channel: 'C0DATAALRT', key: idA, text: 'Lag · orders_91' });
+
+    // B opens: the group forms, takes A's message over (adopting it), and lists both.
+    const idB = await change(rt, QID(92), 'opened');
+    await waitFor(async () => (await idle(rt)) && JSON.stringify(slack!.messages('C0DATAALRT')[0]?.blocks ?? '').includes('Also affected (1)'), 'group shown', 10_000);
+    const { drainOutbox } = await import('../../jobs/detect-processor.js');
+    await drainOutbox(rt.store, rt.queues, a, Date.now());
+    await waitFor(async () => (await rt.store.getIncident(idA))?.notifiedVersion === 1 && (await idle(rt)), 'A handled', 10_000);
+    const top = slack!.messages('C0DATAALRT');
+    expect(top).toHaveLength(1);
+    expect(top[0]!.ts).toBe(lost.ts);
+    const records = await rt.store.incidents.getMany([idA, idB]);
+    expect(records.map((r) => r.slack?.ts)).toEqual([lost.ts, lost.ts]);
+    expect(await rt.redis.exists(rt.store.keys.messageClaim('C0DATAALRT', idA))).toBe(0);
+  });
 });
