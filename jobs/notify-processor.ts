@@ -61,7 +61,9 @@ export function createNotifyProcessor(deps: NotifyDeps) {
    */
   async function foldEarlier(channel: string, groupId: string, earlier: string[], nowMs: number): Promise<void> {
     let anchored = false;
-    for (const id of earlier) {
+    // Only records that still exist (a write to a vanished one would leave a stray hash behind).
+    const present = new Set((await deps.store.incidents.getMany(earlier)).map((r) => r.id));
+    for (const id of earlier.filter((e) => present.has(e))) {
       const own = (await deps.poster.hasTrace(channel, id)) || (await deps.poster.isLocked(channel, id));
       if (own && anchored) continue;
       await deps.store.incidents.setGroup(id, groupId);

@@ -11,7 +11,7 @@ import { errorKind, type PipelineMetrics } from '../src/observability/metrics.js
 import type { Progress } from '../src/progress/types.js';
 import type { RedisStore } from '../src/store/index.js';
 import type { StreamInfo } from '../src/store/types.js';
-import type { SourceRegistry } from './progress-source.js';
+import { jobLivenessOf, type SourceRegistry } from './progress-source.js';
 import { POLL_JOB, type PollJobData } from './queue-names.js';
 import type { PipelineQueues } from './queues.js';
 import { safeJobId } from './job-ids.js';
@@ -80,6 +80,8 @@ export function createPollProcessor(deps: PollDeps) {
       throw err;
     }
     for (const warning of result.warnings ?? []) deps.logger.warn({ sourceId, warning }, 'source warning');
+    // Which watched jobs run now: detect judges a silent query stalled only while its job runs.
+    await deps.store.jobs.record(jobLivenessOf(entry.source, result.cursor), Date.now());
     let signalQueries: string[] = [];
     if (result.signals && result.signals.length > 0) {
       signalQueries = await applySignals(deps.store, result.signals, sourceId, Date.now());

@@ -24,6 +24,24 @@ export interface SourcePollResult {
 
 export interface PollableSource {
   poll(cursor: unknown): Promise<SourcePollResult>;
+  /**
+   * Job-runs sources (src/sources/job-runs-source.ts): whether a job had an active run at the last
+   * poll; undefined when unknown. The jobs it answers for are the keys of its cursor's `jobs`.
+   */
+  isJobRunning?(jobId: number): boolean | undefined;
+}
+
+/** What a job-runs poll says about each job it watched (empty for other sources). */
+export function jobLivenessOf(source: PollableSource, cursor: unknown): { jobId: string; running: boolean }[] {
+  if (typeof source.isJobRunning !== 'function' || !cursor || typeof cursor !== 'object') return [];
+  const jobs = (cursor as { jobs?: unknown }).jobs;
+  if (!jobs || typeof jobs !== 'object') return [];
+  const out: { jobId: string; running: boolean }[] = [];
+  for (const key of Object.keys(jobs).slice(0, 10_000)) {
+    const running = source.isJobRunning(Number(key));
+    if (typeof running === 'boolean') out.push({ jobId: key, running });
+  }
+  return out;
 }
 
 /** A configured source: the source itself plus what the config knows about its streams. */

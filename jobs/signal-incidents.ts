@@ -79,11 +79,16 @@ export function isSignalStream(queryId: string): boolean {
   return /^(job|pipeline)-/.test(queryId);
 }
 
+/** How fresh a job-runs answer must be to count (a few missed polls). */
+const LIVENESS_MAX_AGE_MS = 5 * 60_000;
+
 /**
- * Whether the job or pipeline hosting a stream is known to be down (its `failed` incident is open).
- * Such a stream's silence is explained by that incident; the detect step does not add a `stalled`.
+ * Whether the job or pipeline hosting a stream is known to be down: its `failed` incident is open,
+ * or the last job-runs poll (at most 5 minutes ago) saw no active run of its job. Such a stream's
+ * silence is explained; the detect step does not judge it `stalled`. Unknown means "not down".
  */
-export async function hostIsDown(store: RedisStore, stream: { jobId?: string; pipelineId?: string } | null | undefined): Promise<boolean> {
+export async function hostIsDown(store: RedisStore, stream: { jobId?: string; pipelineId?: string } | null | undefined, wallNowMs: number = Date.now()): Promise<boolean> {
+  if (stream?.jobId && (await store.jobs.isKnownStopped(stream.jobId, wallNowMs, LIVENESS_MAX_AGE_MS))) return true;
   const hosts = [stream?.jobId ? `job-${stream.jobId}` : null, stream?.pipelineId ? `pipeline-${stream.pipelineId}` : null].filter((h): h is string => h !== null);
   for (const host of hosts) {
     if ((await store.incidents.listForQuery(host)).some((r) => r.kind === 'failed' && r.state === 'open')) return true;

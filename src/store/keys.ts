@@ -97,6 +97,10 @@ export class StoreKeys {
   channelBindings(): string {
     return `${this.prefix}:channel-bindings`;
   }
+  /** Job id → whether it had an active run at the last job-runs poll. */
+  jobLiveness(): string {
+    return `${this.prefix}:jobs:liveness`;
+  }
   sourceCursor(sourceId: string): string {
     return `${this.prefix}:cursor:${tagSafe(sourceId)}`;
   }

@@ -13,6 +13,7 @@ import { RoutingStore } from './routing-store.js';
 import { SilenceStore } from './silence-store.js';
 import { StreamRegistry } from './stream-registry.js';
 import { StormStore, type StormOptions } from './storm-store.js';
+import { JobLivenessStore } from './job-liveness-store.js';
 import type {
   IncidentRecord,
   RouteScope,
@@ -42,6 +43,7 @@ export class RedisStore {
   readonly routing: RoutingStore;
   readonly history: HistoryStore;
   readonly storms: StormStore;
+  readonly jobs: JobLivenessStore;
 
   constructor(options: RedisStoreOptions) {
     this.redis = options.redis;
@@ -53,6 +55,7 @@ export class RedisStore {
     this.routing = new RoutingStore(this.redis, this.keys);
     this.history = new HistoryStore(this.redis, this.keys);
     this.storms = new StormStore(this.redis, this.keys, options.storm);
+    this.jobs = new JobLivenessStore(this.redis, this.keys);
   }
 
   // Registry

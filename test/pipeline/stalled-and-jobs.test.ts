@@ -1,6 +1,7 @@
 /**
  * A query that stops reporting while its job runs is `stalled`; a query that stops because its job
- * failed gets no `stalled` on top of the job's `failed` incident (one alert for one cause). Real
+ * failed gets no `stalled` on top of the job's `failed` incident (one alert for one cause), and one
+ * whose job ended normally (a scheduled run that finished) is not stalled either. Real
  * Redis, the local Databricks Jobs API behind the job-runs source, simulated progress, local Slack.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -47,22 +48,25 @@ describe('silent queries and their jobs', () => {
       jobs: [
         { jobId: 881, name: 'orders_ingest', continuous: false },
         { jobId: 882, name: 'payments_ingest', continuous: false },
+        { jobId: 883, name: 'refunds_hourly', continuous: false },
       ],
     });
     slack = await startLocalSlack({ rateLimit: false });
-    // Two Kafka queries with data arriving: 24 batches each, the last one about 6 minutes ago, then
+    // Three Kafka queries with data arriving: 24 batches each, the last one about 6 minutes ago, then
     // nothing (the stall threshold is 5 minutes for a 10 s trigger).
-    const sim = new SimulatedSource({ queries: 2, laggingQueries: 0, startMs: Date.now() - 10 * 60_000, batches: 24 });
+    const sim = new SimulatedSource({ queries: 3, laggingQueries: 0, startMs: Date.now() - 10 * 60_000, batches: 24 });
     const running = queryIdOf(0);
     const orphaned = queryIdOf(1);
+    const finished = queryIdOf(2);
+    const jobOf: Record<string, string> = { [running]: '881', [orphaned]: '882', [finished]: '883' };
     const client = createDatabricksClient({ host: databricks.url, credentials: { kind: 'pat', token: 'dapi-local-0123456789abcdef' } });
     runtime = await startWorker({
       redisUrl: REDIS_URL,
       ...p,
       logger: silentLogger,
       sources: new Map<string, SourceEntry>([
-        ['sim', { id: 'sim', source: sim, describe: (progress) => ({ jobId: progress.id === running ? '881' : '882' }) }],
-        ['prod.jobs', { id: 'prod.jobs', source: new JobRunsSource({ client, jobs: [{ jobId: 881 }, { jobId: 882 }] }) }],
+        ['sim', { id: 'sim', source: sim, describe: (progress) => ({ jobId: jobOf[progress.id] }) }],
+        ['prod.jobs', { id: 'prod.jobs', source: new JobRunsSource({ client, jobs: [{ jobId: 881 }, { jobId: 882 }, { jobId: 883 }] }) }],
       ]),
       trackers: engineTrackers(),
       chat: new WebClientChat({ token: 'xoxb-local-streamdoctor', slackApiUrl: slack.apiUrl }),
@@ -73,6 +77,7 @@ describe('silent queries and their jobs', () => {
     databricks.startRun(881);
     const failedRun = databricks.startRun(882);
     databricks.endRun(failedRun, 'FAILED', 'Driver terminated abnormally: process exited with code 137');
+    databricks.endRun(databricks.startRun(883), 'SUCCESS', '');
     await run(rt, POLL_JOB.poll, { sourceId: 'prod.jobs' }, 'poll-jobs-1');
     await run(rt, POLL_JOB.poll, { sourceId: 'sim' }, 'poll-sim-1');
     await waitFor(() => quiet(rt), 'pipeline quiet');
@@ -86,6 +91,10 @@ describe('silent queries and their jobs', () => {
     expect(stalled[0]!.incident.summary).toMatch(/^No progress for/);
 
     expect((await rt.store.incidents.listForQuery(orphaned)).filter((r) => r.kind === 'stalled')).toEqual([]);
+    expect((await rt.store.incidents.listForQuery(finished)).filter((r) => r.kind === 'stalled')).toEqual([]);
+    expect(await rt.store.jobs.get('883')).toMatchObject({ running: false });
+    expect(await rt.store.jobs.get('881')).toMatchObject({ running: true });
+    expect(await rt.store.incidents.listForQuery('job-883')).toEqual([]);
     const [jobFailed] = await rt.store.incidents.listForQuery('job-882');
     expect(jobFailed).toMatchObject({ kind: 'failed', state: 'open' });
     expect(jobFailed!.incident.summary).toContain('exited with code 137');
@@ -97,5 +106,6 @@ describe('silent queries and their jobs', () => {
     expect(text).toContain('No progress for');
     expect(text).toContain('job 882');
     expect(text).not.toContain('orders_steady_1');
+    expect(text).not.toContain('orders_steady_2');
   }, 40_000);
 });
