@@ -42,6 +42,14 @@ describe('status table', () => {
   it('explains how to add a stream when there is none', () => {
     expect(blockText(renderStatus([], { nowMs: NOW, scopeLabel: '#x' }).blocks)).toContain('/stream watch');
   });
+
+  it('does not send people to `status all` when that is what they asked for', () => {
+    const here = renderStatus([], { nowMs: NOW, scopeLabel: 'this channel' });
+    const all = renderStatus([], { nowMs: NOW, scopeLabel: 'all streams', scope: 'all' });
+    expect(blockText(here.blocks)).toContain('/stream status all');
+    expect(blockText(all.blocks)).not.toContain('/stream status all');
+    expect(all.text).toBe('Stream health · all streams: no streams yet');
+  });
 });
 
 describe('digest', () => {
@@ -124,6 +132,15 @@ describe('diagnose report', () => {
     expect(text).toContain('line 17: not JSON');
     expect(hasRawInjection(text)).toBe(false);
     expect(message.text).toBe('Diagnosis: orders-enrich is critical (1 incident)');
+  });
+
+  it('says nothing could be read, not that everything keeps up, when no report parsed', () => {
+    const message = renderDiagnoseReport(
+      { queries: [] },
+      { nowMs: NOW, records: 0, warnings: ['line 1: malformed JSON'], inputLabel: 'the pasted text' },
+    );
+    expect(message.text).toBe('Diagnosis: no progress reports found in the pasted text');
+    expect(blockText(message.blocks)).toContain('No progress reports found in the pasted text');
   });
 });
 

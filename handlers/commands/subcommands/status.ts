@@ -29,5 +29,5 @@ export async function statusSubcommand(ctx: CommandContext, query: string | null
   }
   const [open, silences] = await Promise.all([store.listOpenIncidents(), store.listSilences()]);
   const views = streams.map((stream) => toStreamView(stream, open, silences.find((silence) => silence.queryId === stream.queryId)));
-  await replyPrivately(ctx, renderStatus(views, { nowMs: nowOf(ctx.deps), scopeLabel }));
+  await replyPrivately(ctx, renderStatus(views, { nowMs: nowOf(ctx.deps), scopeLabel, scope: all ? 'all' : 'channel' }));
 }

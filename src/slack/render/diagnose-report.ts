@@ -71,6 +71,8 @@ export function renderDiagnoseReport(output: DiagnoseOutput, options: DiagnoseRe
   const worst = output.queries.find((query) => query.health === 'critical') ?? output.queries.find((query) => query.health === 'warning');
   const text = worst
     ? `Diagnosis: ${escapeMrkdwn(worst.name || worst.id)} is ${worst.health} (${worst.incidents.length} incident${worst.incidents.length === 1 ? '' : 's'})`
-    : `Diagnosis of ${options.records} progress reports: ${output.queries.length} quer${output.queries.length === 1 ? 'y' : 'ies'}, all keeping up`;
+    : output.queries.length === 0
+      ? `Diagnosis: no progress reports found in ${escapeMrkdwn(options.inputLabel)}`
+      : `Diagnosis of ${options.records} progress reports: ${output.queries.length} quer${output.queries.length === 1 ? 'y' : 'ies'}, all keeping up`;
   return { text: fallbackText(text), blocks: capBlocks(blocks) };
 }

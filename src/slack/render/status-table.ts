@@ -15,6 +15,11 @@ export interface StatusOptions {
   /** e.g. "streams routed to #data-alerts" or "all streams". */
   scopeLabel: string;
   /**
+   * What was asked for; decides the hint shown when there is nothing to list.
+   * @defaultValue 'channel'
+   */
+  scope?: 'channel' | 'all';
+  /**
    * Most streams listed before "and N more".
    * @defaultValue 40
    */
@@ -72,10 +77,12 @@ export function overallHealth(streams: StreamView[]): 'ok' | 'warning' | 'critic
 export function renderStatus(streams: StreamView[], options: StatusOptions): RenderedMessage {
   const blocks: KnownBlock[] = [headerBlock(`Stream health · ${options.scopeLabel}`)];
   if (streams.length === 0) {
-    blocks.push(
-      sectionBlock(`No streams here yet. Route one to this channel with \`/stream watch <query|job|pipeline>\`, or try \`/stream status all\`.`),
-    );
-    return { text: fallbackText(`No streams for ${escapeMrkdwn(options.scopeLabel)}`), blocks };
+    const hint =
+      options.scope === 'all'
+        ? 'No streams are watched yet. Add one to the watch file, or route one here with `/stream watch <query|job|pipeline>`.'
+        : 'No streams here yet. Route one to this channel with `/stream watch <query|job|pipeline>`, or try `/stream status all`.';
+    blocks.push(sectionBlock(hint));
+    return { text: fallbackText(`Stream health · ${escapeMrkdwn(options.scopeLabel)}: no streams yet`), blocks };
   }
   blocks.push(sectionBlock(healthSummary(streams)));
   const maxStreams = options.maxStreams ?? 40;
