@@ -5,4 +5,3 @@ export { PROGRESS_TABLE_STATEMENT, PROGRESS_TABLE_COLUMNS, progressPageParameter
 export { SeenBatches, type SeenState } from './seen-batches.js';
 export { PipelineEventsSource, type PipelineEventsCursor, type PipelineEventsSourceOptions } from './pipeline-events-source.js';
 export { JobRunsSource, type JobRunsCursor, type JobRunsSourceOptions, type WatchedJob } from './job-runs-source.js';
-export { LivenessTracker, type LivenessContext, type LivenessState, type HostedStream } from './liveness-tracker.js';
