@@ -1,7 +1,8 @@
 /**
  * ioredis clients for the pipeline. Workers and the store in worker processes wait for Redis
  * through a restart (maxRetriesPerRequest null, offline queue on: BullMQ requires it for workers);
- * the web process fails fast so /healthz can answer 503 instead of hanging.
+ * the web process fails fast (no offline queue, a command timeout) so /healthz can answer 503 and
+ * a Slack request is answered instead of hanging.
  */
 import { Redis, type RedisOptions } from 'ioredis';
 
@@ -10,7 +11,15 @@ export type RedisRole = 'worker' | 'producer';
 export function redisOptionsFor(role: RedisRole): RedisOptions {
   return role === 'worker'
     ? { maxRetriesPerRequest: null, enableReadyCheck: true, retryStrategy: (times) => Math.min(200 * times, 2000) }
-    : { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000, retryStrategy: (times) => Math.min(200 * times, 2000) };
+    : {
+        maxRetriesPerRequest: 1,
+        enableOfflineQueue: false,
+        connectTimeout: 2000,
+        // A Redis that hangs with its connection open (a partition, a paused host) must not hold a
+        // Slack request past its deadline: the command fails and the person is told the store is away.
+        commandTimeout: 5000,
+        retryStrategy: (times) => Math.min(200 * times, 2000),
+      };
 }
 
 /** Something with a `warn` method (the pino logger). */

@@ -17,7 +17,7 @@ type GuardedArgs = AnyMiddlewareArgs & AllMiddlewareArgs & { ack?: (response?: n
  * writeable…" when the offline queue is off, MaxRetriesPerRequestError); these mean the store is
  * unreachable, not that the request was wrong.
  */
-const REDIS_CONNECTION_MESSAGE = /Connection is closed|Stream isn't writeable|enableOfflineQueue|Reached the max retries per request|connect ETIMEDOUT/i;
+const REDIS_CONNECTION_MESSAGE = /Connection is closed|Stream isn't writeable|enableOfflineQueue|Reached the max retries per request|connect ETIMEDOUT|Command timed out/i;
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND']);
 
 /** True when the error says Redis could not be reached (so nothing was changed by the failed call). */

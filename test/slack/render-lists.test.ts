@@ -48,7 +48,7 @@ describe('status table', () => {
     const all = renderStatus([], { nowMs: NOW, scopeLabel: 'all streams', scope: 'all' });
     expect(blockText(here.blocks)).toContain('/stream status all');
     expect(blockText(all.blocks)).not.toContain('/stream status all');
-    expect(all.text).toBe('Stream health · all streams: no streams yet');
+    expect(all.text).toBe('No streams yet · stream health of all streams');
   });
 });
 

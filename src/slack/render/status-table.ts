@@ -82,7 +82,7 @@ export function renderStatus(streams: StreamView[], options: StatusOptions): Ren
         ? 'No streams are watched yet. Add one to the watch file, or route one here with `/stream watch <query|job|pipeline>`.'
         : 'No streams here yet. Route one to this channel with `/stream watch <query|job|pipeline>`, or try `/stream status all`.';
     blocks.push(sectionBlock(hint));
-    return { text: fallbackText(`Stream health · ${escapeMrkdwn(options.scopeLabel)}: no streams yet`), blocks };
+    return { text: fallbackText(`No streams yet · stream health of ${escapeMrkdwn(options.scopeLabel)}`), blocks };
   }
   blocks.push(sectionBlock(healthSummary(streams)));
   const maxStreams = options.maxStreams ?? 40;
