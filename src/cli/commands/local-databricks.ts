@@ -7,6 +7,7 @@
  */
 import { SCENARIOS, scenarioByName, type Scenario } from '../../simulator/index.js';
 import { playScenario, startLocalDatabricks, type PlayedStream } from '../../standins/databricks/index.js';
+import { waitForStopSignal } from '../wait-for-stop-signal.js';
 
 export const USAGE = `usage: streamdoctor local-databricks [options]
 
@@ -131,15 +132,7 @@ export async function run(argv: string[]): Promise<number> {
       `workspaces:\n  - name: local\n    host: ${local.url}\n    auth: { token_env: DATABRICKS_TOKEN }\n    warehouse_id: local-warehouse\n    progress_table: ${TABLE}\n` +
       `    pipelines:\n      - id: ${PIPELINE_ID}\nstreams:\n${streams}\ndefaults:\n  channel: "#streaming-alerts"\n\nPress Ctrl+C to stop.\n`,
   );
-  await new Promise<void>((resolve) => {
-    const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  await waitForStopSignal();
   await local.close();
   return 0;
 }

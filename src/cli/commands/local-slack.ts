@@ -7,6 +7,7 @@
  */
 import { startLocalSlack } from '../../standins/slack/index.js';
 import { DEFAULT_BOT, type LocalSlackOptions } from '../../standins/slack/options.js';
+import { waitForStopSignal } from '../wait-for-stop-signal.js';
 
 export const USAGE = `usage: streamdoctor local-slack [options]
 
@@ -119,15 +120,7 @@ export async function run(argv: string[]): Promise<number> {
     // The admin API acts as any user without a password: fine on loopback, not on a shared network.
     process.stderr.write(`warning: listening on ${flags.host}; anyone who can reach it can act as any user of this stand-in\n`);
   }
-  await new Promise<void>((resolve) => {
-    const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  await waitForStopSignal();
   await slack.close();
   return 0;
 }
