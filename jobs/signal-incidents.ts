@@ -9,13 +9,14 @@ import type { RedisStore } from '../src/store/index.js';
 import type { StreamInfo } from '../src/store/types.js';
 
 export type Signal =
-  | { type: 'job_run_failed'; jobId: number; runId: number; resultState: string; stateMessage: string; runPageUrl: string | null; endedAtMs: number }
+  | { type: 'job_run_failed'; jobId: number; jobName?: string; runId: number; resultState: string; stateMessage: string; runPageUrl: string | null; endedAtMs: number }
   | {
       type: 'job_not_running';
       jobId: number;
+      jobName?: string;
       lastRun: { runId: number; resultState: string | null; stateMessage: string; runPageUrl: string | null; endedAtMs: number } | null;
     }
-  | { type: 'job_running'; jobId: number; runId: number; runPageUrl: string | null; startedAtMs: number }
+  | { type: 'job_running'; jobId: number; jobName?: string; runId: number; runPageUrl: string | null; startedAtMs: number }
   | { type: 'pipeline_failed'; pipelineId: string; updateId: string | null; message: string; atMs: number }
   | { type: string; [key: string]: unknown };
 
@@ -40,12 +41,17 @@ function failed(summary: string, atMs: number, advice: string): Incident {
   };
 }
 
+/** The job as people know it (its name from the watch file or its runs), else by id. */
+function jobStreamName(signal: { jobId: number; jobName?: unknown }): string {
+  return typeof signal.jobName === 'string' && signal.jobName.trim() ? signal.jobName.trim().slice(0, 200) : `job ${signal.jobId}`;
+}
+
 function targetOf(signal: Signal, sourceId: string): Target | null {
   switch (signal.type) {
     case 'job_run_failed': {
       const s = signal as Extract<Signal, { type: 'job_run_failed' }>;
       return {
-        stream: { queryId: `job-${s.jobId}`, name: `job ${s.jobId}`, jobId: String(s.jobId), source: sourceId, ...(s.runPageUrl ? { runPageUrl: s.runPageUrl } : {}) },
+        stream: { queryId: `job-${s.jobId}`, name: jobStreamName(s), jobId: String(s.jobId), source: sourceId, ...(s.runPageUrl ? { runPageUrl: s.runPageUrl } : {}) },
         action: { open: failed(`Run ${s.runId} of job ${s.jobId} ended ${s.resultState}: ${s.stateMessage || 'no message'}`, s.endedAtMs, 'Open the run page for the error and the failing task; the stream resumes from its checkpoint when the job runs again.') },
       };
     }
@@ -54,13 +60,13 @@ function targetOf(signal: Signal, sourceId: string): Target | null {
       const last = s.lastRun;
       const detail = last ? `last run ${last.runId} ended ${last.resultState ?? 'without a result'}${last.stateMessage ? `: ${last.stateMessage}` : ''}` : 'no run found';
       return {
-        stream: { queryId: `job-${s.jobId}`, name: `job ${s.jobId}`, jobId: String(s.jobId), source: sourceId, ...(last?.runPageUrl ? { runPageUrl: last.runPageUrl } : {}) },
+        stream: { queryId: `job-${s.jobId}`, name: jobStreamName(s), jobId: String(s.jobId), source: sourceId, ...(last?.runPageUrl ? { runPageUrl: last.runPageUrl } : {}) },
         action: { open: failed(`Continuous job ${s.jobId} has no active run (${detail})`, last?.endedAtMs || Date.now(), 'Start the job again (or check why the continuous trigger stopped it); its streams process nothing meanwhile.') },
       };
     }
     case 'job_running': {
       const s = signal as Extract<Signal, { type: 'job_running' }>;
-      return { stream: { queryId: `job-${s.jobId}`, name: `job ${s.jobId}`, jobId: String(s.jobId), source: sourceId }, action: { resolveAtMs: s.startedAtMs } };
+      return { stream: { queryId: `job-${s.jobId}`, name: jobStreamName(s), jobId: String(s.jobId), source: sourceId }, action: { resolveAtMs: s.startedAtMs } };
     }
     case 'pipeline_failed': {
       const s = signal as Extract<Signal, { type: 'pipeline_failed' }>;

@@ -104,7 +104,7 @@ export function buildWatchRuntime(config: WatchConfig, options: WatchSourcesOpti
         id,
         source: new JobRunsSource({
           client,
-          jobs: workspace.jobs.map((job) => ({ jobId: job.jobId, ...(job.continuous !== null ? { continuous: job.continuous } : {}) })),
+          jobs: workspace.jobs.map((job) => ({ jobId: job.jobId, ...(job.name ? { name: job.name } : {}), ...(job.continuous !== null ? { continuous: job.continuous } : {}) })),
           now,
         }),
       });

@@ -12,6 +12,8 @@ import type { PollResult, ProgressSource, SourceSignal } from './source.js';
 
 export interface WatchedJob {
   jobId: number;
+  /** The job's name as people know it. @defaultValue the `run_name` of its latest run */
+  name?: string;
   /** Continuous job: no active run is an incident. @defaultValue inferred from the trigger of its runs */
   continuous?: boolean;
 }
@@ -91,6 +93,11 @@ export class JobRunsSource implements ProgressSource<JobRunsCursor> {
     const signals: SourceSignal[] = [];
     let newestEnd = endedAfterMs;
 
+    // People know jobs by name: the watch file's, else the name the runs carry.
+    const named = [...active, ...completed].sort((a, b) => (b.start_time ?? 0) - (a.start_time ?? 0)).find((run) => run.run_name?.trim());
+    const jobName = job.name?.trim() || named?.run_name?.trim() || undefined;
+    const nameField = jobName ? { jobName } : {};
+
     const ended = completed
       .filter((run) => (run.end_time ?? 0) > 0)
       .sort((a, b) => (a.end_time ?? 0) - (b.end_time ?? 0));
@@ -104,6 +111,7 @@ export class JobRunsSource implements ProgressSource<JobRunsCursor> {
         signals.push({
           type: 'job_run_failed',
           jobId: job.jobId,
+          ...nameField,
           runId: run.run_id,
           resultState: result,
           stateMessage: messageOf(run),
@@ -118,12 +126,13 @@ export class JobRunsSource implements ProgressSource<JobRunsCursor> {
     const latest = current ?? ended.at(-1);
     const continuous = job.continuous ?? (latest?.trigger === 'CONTINUOUS' || latest?.trigger === 'CONTINUOUS_RESTART');
     if (current) {
-      signals.push({ type: 'job_running', jobId: job.jobId, runId: current.run_id, runPageUrl: current.run_page_url ?? null, startedAtMs: current.start_time ?? 0 });
+      signals.push({ type: 'job_running', jobId: job.jobId, ...nameField, runId: current.run_id, runPageUrl: current.run_page_url ?? null, startedAtMs: current.start_time ?? 0 });
     } else if (continuous) {
       const last = ended.at(-1);
       signals.push({
         type: 'job_not_running',
         jobId: job.jobId,
+        ...nameField,
         lastRun: last
           ? { runId: last.run_id, resultState: resultOf(last), stateMessage: messageOf(last), runPageUrl: last.run_page_url ?? null, endedAtMs: last.end_time ?? 0 }
           : null,

@@ -19,6 +19,8 @@ export type SourceSignal =
   | {
       type: 'job_run_failed';
       jobId: number;
+      /** The job's name (watch file, else the run's `run_name`); absent when neither says. */
+      jobName?: string;
       runId: number;
       /** `result_state` (FAILED, TIMEDOUT, …) or the life-cycle state (INTERNAL_ERROR). */
       resultState: string;
@@ -30,9 +32,10 @@ export type SourceSignal =
       /** A continuous job with no active run. */
       type: 'job_not_running';
       jobId: number;
+      jobName?: string;
       lastRun: { runId: number; resultState: string | null; stateMessage: string; runPageUrl: string | null; endedAtMs: number } | null;
     }
-  | { type: 'job_running'; jobId: number; runId: number; runPageUrl: string | null; startedAtMs: number }
+  | { type: 'job_running'; jobId: number; jobName?: string; runId: number; runPageUrl: string | null; startedAtMs: number }
   | {
       type: 'flow_backlog';
       pipelineId: string;

@@ -20,6 +20,7 @@ import {
 import { escapeMrkdwn, inlineCode, isSafeUrl, slackDate, userMention } from '../mrkdwn.js';
 import { causeLabel } from './cause-labels.js';
 import { metricFields } from './incident-metrics.js';
+import { subjectLabel } from './subject-label.js';
 import type { IncidentRecordView, RenderedMessage } from './types.js';
 
 export interface IncidentMessageOptions {
@@ -81,7 +82,7 @@ export function renderIncidentMessage(record: IncidentRecordView, options: Incid
   const openedMs = toMs(record.openedAt ?? incident.openedAt);
   const statusParts = [
     `*${state === 'resolved' ? 'Resolved' : incident.severity === 'critical' ? 'Critical' : 'Warning'}*`,
-    `query ${inlineCode(name)}`,
+    subjectLabel(record.queryId, name),
     Number.isFinite(openedMs) ? `opened ${slackDate(openedMs)}` : '',
   ].filter(Boolean);
   if (state === 'resolved') {
