@@ -15,15 +15,25 @@ import { LuaScript } from './script.js';
 import { decodeStream } from './stream-registry.js';
 import type { StreamRecord, StreamSnapshot } from './types.js';
 import { incidentIdOf } from './incident-id.js';
+import { decodeProgress, encodeProgress } from './inbox-codec.js';
 
 export interface QueryStateOptions {
   /**
    * Most progress entries kept in one query's inbox; older ones are dropped (and counted). The inbox
    * is empty in steady state (detect drains it within a poll cycle); the bound only matters while
-   * detect is down. 60 entries are 10 minutes at a 10 s trigger, about 110 KB of normalized progress.
+   * detect is down. 60 entries are 10 minutes at a 10 s trigger (the engine's window is 48 batches).
    * @defaultValue 60
    */
   inboxLimit?: number;
+  /**
+   * Most bytes of stored (compacted) entries in one query's inbox; oldest entries beyond it are
+   * dropped (and counted) even below `inboxLimit`. Keeps the whole query under 64 KB of Redis in
+   * the worst case: 24 KB engine state + meta, history and open incidents (~10 KB) + this.
+   * The newest entry is always kept. Stateful Kafka progress with RocksDB metrics compacts to
+   * about 0.6 KB, so 24 KB holds the whole 60-entry inbox of such a query.
+   * @defaultValue 24576 (24 KB)
+   */
+  inboxMaxBytes?: number;
   /** Time-behind history bucket width. @defaultValue 15 minutes (96 buckets per day, a compact hash) */
   historyBucketMs?: number;
   /** How long history is kept. @defaultValue 24 hours */
@@ -84,18 +94,31 @@ export interface DetectCommitResult {
 }
 
 const PUSH = new LuaScript(`
--- KEYS[1] meta, KEYS[2] inbox ; ARGV[1] limit, ARGV[2..] payloads
-local n = #ARGV - 1
+-- KEYS[1] meta, KEYS[2] inbox ; ARGV[1] limit, ARGV[2] maxBytes, ARGV[3..] payloads
+local n = #ARGV - 2
 local last = redis.call('HINCRBY', KEYS[1], 'inboxSeq', n)
 local first = last - n + 1
 for i = 1, n do
-  redis.call('RPUSH', KEYS[2], tostring(first + i - 1) .. '|' .. ARGV[i + 1])
+  redis.call('RPUSH', KEYS[2], tostring(first + i - 1) .. '|' .. ARGV[i + 2])
 end
 local len = redis.call('LLEN', KEYS[2])
 local limit = tonumber(ARGV[1])
+local maxBytes = tonumber(ARGV[2])
 local dropped = 0
 if len > limit then
   dropped = len - limit
+end
+-- byte bound: walk from the newest entry back, keep what fits (the newest always)
+local entries = redis.call('LRANGE', KEYS[2], dropped, -1)
+local bytes = 0
+for i = #entries, 1, -1 do
+  bytes = bytes + #entries[i]
+  if bytes > maxBytes and i < #entries then
+    dropped = dropped + i
+    break
+  end
+end
+if dropped > 0 then
   redis.call('LTRIM', KEYS[2], dropped, -1)
 end
 return dropped
@@ -202,22 +225,24 @@ end
 return out
 `);
 
-function parseEntry(raw: string): InboxEntry | null {
-  const bar = raw.indexOf('|');
+const BAR = 0x7c; // '|': the sequence number is ASCII digits before the first one
+
+function parseSeq(raw: Buffer): number {
+  const bar = raw.indexOf(BAR);
+  const seq = bar > 0 ? Number(raw.subarray(0, bar).toString('latin1')) : NaN;
+  return Number.isFinite(seq) ? seq : 0;
+}
+
+function parseEntry(raw: Buffer): InboxEntry | null {
+  const bar = raw.indexOf(BAR);
   if (bar <= 0) return null;
-  const seq = Number(raw.slice(0, bar));
+  const seq = Number(raw.subarray(0, bar).toString('latin1'));
   if (!Number.isFinite(seq)) return null;
   try {
-    return { seq, progress: JSON.parse(raw.slice(bar + 1)) as Progress };
+    return { seq, progress: decodeProgress(raw.subarray(bar + 1)) };
   } catch {
     return null;
   }
-}
-
-function parseSeq(raw: string): number {
-  const bar = raw.indexOf('|');
-  const seq = bar > 0 ? Number(raw.slice(0, bar)) : NaN;
-  return Number.isFinite(seq) ? seq : 0;
 }
 
 export function parseOutboxEntry(queryId: string, raw: string): OutboxEntry | null {
@@ -231,6 +256,7 @@ export function parseOutboxEntry(queryId: string, raw: string): OutboxEntry | nu
 
 export class QueryStateStore {
   readonly inboxLimit: number;
+  readonly inboxMaxBytes: number;
   readonly historyBucketMs: number;
   readonly historyRetentionMs: number;
   readonly resolvedRetentionMs: number;
@@ -241,22 +267,24 @@ export class QueryStateStore {
     options: QueryStateOptions = {},
   ) {
     this.inboxLimit = options.inboxLimit ?? 60;
+    this.inboxMaxBytes = options.inboxMaxBytes ?? 24 * 1024;
     this.historyBucketMs = options.historyBucketMs ?? 15 * 60_000;
     this.historyRetentionMs = options.historyRetentionMs ?? 24 * 3_600_000;
     this.resolvedRetentionMs = options.resolvedRetentionMs ?? 7 * 24 * 3_600_000;
   }
 
   /**
-   * Appends progress to a query's inbox. Returns how many old entries the bound dropped (the
-   * engine then sees a gap, which is better than unbounded memory when detect is down for long).
+   * Appends progress to a query's inbox (compacted, see inbox-codec.ts). Returns how many old
+   * entries the count or byte bound dropped (the engine then sees a gap, which is better than
+   * unbounded memory when detect is down for long).
    */
   async pushProgress(queryId: string, progress: Progress[]): Promise<number> {
     if (progress.length === 0) return 0;
-    const payloads = progress.map((p) => JSON.stringify(p));
+    const payloads = progress.map((p) => encodeProgress(p));
     const dropped = await PUSH.run(
       this.redis,
       [this.keys.streamMeta(queryId), this.keys.inbox(queryId)],
-      [this.inboxLimit, ...payloads],
+      [this.inboxLimit, this.inboxMaxBytes, ...payloads],
     );
     return Number(dropped);
   }
@@ -271,14 +299,14 @@ export class QueryStateStore {
       .multi()
       .hgetall(this.keys.streamMeta(queryId))
       .get(this.keys.trackerState(queryId))
-      .lrange(this.keys.inbox(queryId), 0, maxEntries - 1)
+      .lrangeBuffer(this.keys.inbox(queryId), 0, maxEntries - 1)
       .llen(this.keys.outbox(queryId))
       .exec();
     if (!results) throw new StoreError('streamdoctor_store_invalid', 'detect load transaction aborted');
     for (const [err] of results) if (err) throw err;
     const meta = (results[0]![1] ?? {}) as Record<string, string>;
     const stateText = results[1]![1] as string | null;
-    const rawEntries = (results[2]![1] ?? []) as string[];
+    const rawEntries = (results[2]![1] ?? []) as Buffer[];
     const outboxLength = Number(results[3]![1] ?? 0);
     let state: unknown = null;
     if (stateText) {
