@@ -7,7 +7,7 @@
  * - `STREAMDOCTOR_TIME_ZONE`: IANA zone of the digest. @defaultValue 'UTC'
  * - `STREAMDOCTOR_DEFAULT_CHANNEL`: channel for streams no rule routes. @defaultValue none
  * - `STREAMDOCTOR_WORKER_QUEUES`: comma list of queues this worker serves. @defaultValue all
- * - `STREAMDOCTOR_STORM_WINDOW_SECONDS` / `STREAMDOCTOR_STORM_THRESHOLD`: alert-storm grouping: openings per channel within the window that form one grouped message (the first one is posted at once and the group takes its message over; at least 2). @defaultValue 30 / 2
+ * - `STREAMDOCTOR_STORM_WINDOW_SECONDS` / `STREAMDOCTOR_STORM_THRESHOLD`: alert-storm grouping: openings per channel within the window that form one grouped message (the first one is posted at once and the group takes its message over; a whole number ≥ 2, anything else is reported as a problem). @defaultValue 30 / 2
  */
 const QUEUES = ['poll', 'detect', 'notify', 'digest'] as const;
 
@@ -36,6 +36,19 @@ function positive(env: NodeJS.ProcessEnv, name: string, fallback: number, proble
   return fallback;
 }
 
+/** Openings per channel that form one grouped message: a whole number ≥ 2 (1 would group every alert). */
+function stormThreshold(env: NodeJS.ProcessEnv, problems: string[]): number {
+  const name = 'STREAMDOCTOR_STORM_THRESHOLD';
+  const raw = text(env, name);
+  if (raw === null) return 2;
+  const n = Number(raw);
+  if (Number.isInteger(n) && n >= 2) return n;
+  problems.push(
+    `${name} must be a whole number of at least 2 (how many openings in one channel within the storm window form one grouped message), e.g. ${name}=2; got "${raw.slice(0, 40)}"`,
+  );
+  return 2;
+}
+
 export function readPipelineSettings(env: NodeJS.ProcessEnv): PipelineSettings {
   const problems: string[] = [];
   const pollSeconds = positive(env, 'STREAMDOCTOR_POLL_SECONDS', 10, problems);
@@ -62,7 +75,7 @@ export function readPipelineSettings(env: NodeJS.ProcessEnv): PipelineSettings {
     defaultChannel: text(env, 'STREAMDOCTOR_DEFAULT_CHANNEL'),
     workerQueues,
     stormWindowMs: Math.round(positive(env, 'STREAMDOCTOR_STORM_WINDOW_SECONDS', 30, problems) * 1000),
-    stormThreshold: Math.max(2, Math.round(positive(env, 'STREAMDOCTOR_STORM_THRESHOLD', 2, problems))),
+    stormThreshold: stormThreshold(env, problems),
     problems,
   };
 }

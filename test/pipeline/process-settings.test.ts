@@ -45,4 +45,15 @@ describe('readPipelineSettings', () => {
       'STREAMDOCTOR_WORKER_QUEUES: unknown queue(s) notfy; use any of poll, detect, notify, digest',
     ]);
   });
+
+  it('refuses a storm threshold below 2 (or not a whole number) and names the variable and what to write', () => {
+    for (const value of ['1', '0', '-3', '2.5', 'many']) {
+      const settings = readPipelineSettings({ STREAMDOCTOR_STORM_THRESHOLD: value });
+      expect(settings.stormThreshold).toBe(2);
+      expect(settings.problems).toEqual([
+        `STREAMDOCTOR_STORM_THRESHOLD must be a whole number of at least 2 (how many openings in one channel within the storm window form one grouped message), e.g. STREAMDOCTOR_STORM_THRESHOLD=2; got "${value}"`,
+      ]);
+    }
+    expect(readPipelineSettings({ STREAMDOCTOR_STORM_THRESHOLD: ' 3 ' })).toMatchObject({ stormThreshold: 3, problems: [] });
+  });
 });
