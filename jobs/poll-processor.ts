@@ -81,7 +81,11 @@ export function createPollProcessor(deps: PollDeps) {
     }
     for (const warning of result.warnings ?? []) deps.logger.warn({ sourceId, warning }, 'source warning');
     // Which watched jobs run now: detect judges a silent query stalled only while its job runs.
-    await deps.store.jobs.record(jobLivenessOf(entry.source, result.cursor), Date.now());
+    // Recording also drops answers of jobs no longer watched (past the store's retention).
+    if (typeof entry.source.isJobRunning === 'function') {
+      const pruned = await deps.store.jobs.record(jobLivenessOf(entry.source, result.cursor), Date.now());
+      if (pruned > 0) deps.logger.debug({ sourceId, pruned }, 'job liveness: dropped answers of jobs no longer watched');
+    }
     let signalQueries: string[] = [];
     if (result.signals && result.signals.length > 0) {
       signalQueries = await applySignals(deps.store, result.signals, sourceId, Date.now());

@@ -21,4 +21,4 @@ export { StoreError, StateConflictError, type StoreErrorCode } from './errors.js
 export { LuaScript } from './script.js';
 export type * from './types.js';
 export { StormStore, type StormOptions, type StormDecision } from './storm-store.js';
-export { JobLivenessStore, type JobLiveness } from './job-liveness-store.js';
+export { JobLivenessStore, type JobLiveness, type JobLivenessOptions } from './job-liveness-store.js';

@@ -2,10 +2,35 @@
  * Whether each watched Databricks job had an active run at its last job-runs poll. Detect asks it
  * before judging a silent query `stalled`: a query is only stalled while its job runs (a job that
  * ended, successfully or not, explains the silence). One hash, job id → `running|notRunning` and
- * the poll time; answers older than `maxAgeMs` count as unknown.
+ * the poll time; answers older than `maxAgeMs` count as unknown. Each recording also removes
+ * answers older than `retentionMs` (and unreadable ones): a watched job is refreshed at every poll,
+ * so what ages out is a job no longer watched by any source. Age rather than "not in this poll"
+ * because several job-runs sources (workspaces) share the hash.
  */
 import type { Redis } from 'ioredis';
 import type { StoreKeys } from './keys.js';
+import { LuaScript } from './script.js';
+
+export interface JobLivenessOptions {
+  /** How long an answer is kept after its poll; older ones are removed at the next recording. @defaultValue 1 hour */
+  retentionMs?: number;
+}
+
+// KEYS[1] liveness hash ; ARGV[1] oldest atMs kept, ARGV[2..] field, value pairs. Returns fields removed.
+const RECORD = new LuaScript(`
+for i = 2, #ARGV - 1, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+local oldest = tonumber(ARGV[1])
+local all = redis.call('HGETALL', KEYS[1])
+local removed = 0
+for i = 1, #all, 2 do
+  local at = tonumber(string.match(all[i + 1], '^[01]|(%d+)$') or '')
+  if (not at) or at < oldest then
+    redis.call('HDEL', KEYS[1], all[i])
+    removed = removed + 1
+  end
+end
+return removed
+`);
 
 export interface JobLiveness {
   running: boolean;
@@ -14,16 +39,24 @@ export interface JobLiveness {
 }
 
 export class JobLivenessStore {
+  readonly retentionMs: number;
+
   constructor(
     private readonly redis: Redis,
     private readonly keys: StoreKeys,
-  ) {}
+    options: JobLivenessOptions = {},
+  ) {
+    this.retentionMs = options.retentionMs ?? 3_600_000;
+  }
 
-  /** Records what one job-runs poll saw. */
-  async record(jobs: { jobId: string; running: boolean }[], atMs: number): Promise<void> {
-    if (jobs.length === 0) return;
+  /**
+   * Records what one job-runs poll saw and drops answers past the retention (jobs no longer
+   * watched). Returns how many entries were dropped.
+   */
+  async record(jobs: { jobId: string; running: boolean }[], atMs: number): Promise<number> {
     const fields = jobs.flatMap((j) => [j.jobId, `${j.running ? 1 : 0}|${Math.round(atMs)}`]);
-    await this.redis.hset(this.keys.jobLiveness(), ...fields);
+    const removed = await RECORD.run(this.redis, [this.keys.jobLiveness()], [Math.round(atMs - this.retentionMs), ...fields]);
+    return Number(removed);
   }
 
   /** The last answer for a job, or null when never seen or unreadable. */

@@ -13,7 +13,7 @@ import { RoutingStore } from './routing-store.js';
 import { SilenceStore } from './silence-store.js';
 import { StreamRegistry } from './stream-registry.js';
 import { StormStore, type StormOptions } from './storm-store.js';
-import { JobLivenessStore } from './job-liveness-store.js';
+import { JobLivenessStore, type JobLivenessOptions } from './job-liveness-store.js';
 import type {
   IncidentRecord,
   RouteScope,
@@ -31,6 +31,8 @@ export interface RedisStoreOptions extends QueryStateOptions {
   redis: Redis;
   /** Prefix of every key. @defaultValue 'sd' */
   prefix?: string;
+  /** Job liveness answers. @defaultValue kept 1 hour after their poll */
+  jobLiveness?: JobLivenessOptions;
 }
 
 export class RedisStore {
@@ -55,7 +57,7 @@ export class RedisStore {
     this.routing = new RoutingStore(this.redis, this.keys);
     this.history = new HistoryStore(this.redis, this.keys);
     this.storms = new StormStore(this.redis, this.keys, options.storm);
-    this.jobs = new JobLivenessStore(this.redis, this.keys);
+    this.jobs = new JobLivenessStore(this.redis, this.keys, options.jobLiveness);
   }
 
   // Registry

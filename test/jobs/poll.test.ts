@@ -75,4 +75,45 @@ describe('poll processor', () => {
     expect(errors.values).toEqual([expect.objectContaining({ labels: { kind: 'streamdoctor_databricks_unavailable' }, value: 1 })]);
     expect(await store.getCursor('ws.progress')).toBeNull();
   });
+
+  it('a job-runs poll records which watched jobs run and drops answers of jobs no longer watched', async () => {
+    const now = Date.now();
+    // 777 left the watch file two hours ago; 881 was seen earlier today.
+    await store.jobs.record([{ jobId: '777', running: false }, { jobId: '881', running: false }], now - 2 * 3_600_000);
+    const jobRuns = {
+      poll: async (): Promise<SourcePollResult> => ({ progress: [], cursor: { v: 1, jobs: { '881': { endedAfterMs: now, reported: [] }, '882': { endedAfterMs: now, reported: [] } } }, warnings: [], signals: [] }),
+      isJobRunning: (id: number) => id === 881,
+    };
+    const progressOnly = { poll: async (): Promise<SourcePollResult> => ({ progress: [], cursor: null, warnings: [], signals: [] }) };
+    const metrics = createMetrics({ processMetrics: false });
+    const poll = createPollProcessor({ store, queues, metrics, logger: silentLogger, sources: new Map([
+      ['ws.jobs', { id: 'ws.jobs', source: jobRuns }],
+      ['ws.progress', { id: 'ws.progress', source: progressOnly }],
+    ]) });
+    await poll(pollJob('ws.progress')); // a progress source never touches the liveness hash
+    expect(await store.jobs.get('777')).toMatchObject({ running: false });
+    await poll(pollJob('ws.jobs'));
+    const hash = await redis.hgetall(store.keys.jobLiveness());
+    expect(Object.keys(hash).sort()).toEqual(['881', '882']);
+    expect(await store.jobs.get('881')).toMatchObject({ running: true });
+    expect(await store.jobs.get('882')).toMatchObject({ running: false });
+  });
+
+  it('counts progress the inbox byte bound drops while detect is down', async () => {
+    const qid = 'aaaaaaaa-0000-4000-8000-000000000003';
+    const bounded = new RedisStore({ redis, prefix: store.keys.prefix, inboxMaxBytes: 2_048 });
+    let batch = 0;
+    const source = { poll: async (): Promise<SourcePollResult> => ({ progress: Array.from({ length: 3 }, () => ({ progress: kafkaProgress(qid, ++batch, T0) })), cursor: null, warnings: [], signals: [] }) };
+    const metrics = createMetrics({ processMetrics: false });
+    const poll = createPollProcessor({ store: bounded, queues, metrics, logger: silentLogger, sources: new Map([['ws.progress', { id: 'ws.progress', source }]]) });
+    let dropped = 0;
+    for (let i = 0; i < 6; i++) dropped += (await poll(pollJob('ws.progress'))).dropped ?? 0;
+    const kept = await bounded.queries.inboxLength(qid);
+    expect(dropped).toBeGreaterThan(0);
+    expect(kept + dropped).toBe(18);
+    const counted = await metrics.registry.getSingleMetric('streamdoctor_progress_dropped_total')!.get();
+    expect(counted.values[0]!.value).toBe(dropped);
+    const load = await bounded.queries.loadForDetect(qid);
+    expect(load.entries.at(-1)!.progress.batchId).toBe(18);
+  });
 });

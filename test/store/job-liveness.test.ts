@@ -41,4 +41,32 @@ describe('job liveness', () => {
     expect(jobLivenessOf({ poll: source.poll }, cursor)).toEqual([]);
     expect(jobLivenessOf(source, 'not a cursor')).toEqual([]);
   });
+
+  it('drops answers of jobs no longer watched once past the retention; watched jobs stay', async () => {
+    const hour = store.jobs.retentionMs;
+    expect(hour).toBe(3_600_000);
+    // Two sources (workspaces) share the hash: A watches 881 and 882, B watches 990.
+    await store.jobs.record([{ jobId: '881', running: true }, { jobId: '882', running: false }], T);
+    await store.jobs.record([{ jobId: '990', running: true }], T);
+    await redis.hset(store.keys.jobLiveness(), '883', 'garbage');
+    // 882 leaves A's watch file; both sources keep polling every 10 minutes.
+    let pruned = 0;
+    for (let t = T + 600_000; t <= T + hour + 600_000; t += 600_000) {
+      pruned += await store.jobs.record([{ jobId: '881', running: true }], t);
+      pruned += await store.jobs.record([{ jobId: '990', running: false }], t + 1_000);
+    }
+    expect(pruned).toBe(2); // the unreadable entry at once, 882 after an hour
+    expect(Object.keys(await redis.hgetall(store.keys.jobLiveness())).sort()).toEqual(['881', '990']);
+    expect(await store.jobs.get('882')).toBeNull();
+    expect(await store.jobs.get('990')).toEqual({ running: false, atMs: T + hour + 601_000 });
+    // 882 was still known while its answer was young (one poll after it left the watch file).
+    const young = new RedisStore({ redis, prefix: `${store.keys.prefix}-young` });
+    await young.jobs.record([{ jobId: '882', running: false }], T);
+    expect(await young.jobs.record([{ jobId: '881', running: true }], T + 600_000)).toBe(0);
+    expect(await young.jobs.get('882')).toEqual({ running: false, atMs: T });
+    await young.deleteEverything();
+    // A job-runs source left with no watched jobs still ages the old answers out.
+    expect(await store.jobs.record([], T + 3 * hour)).toBe(2);
+    expect(await redis.exists(store.keys.jobLiveness())).toBe(0);
+  });
 });
