@@ -1,35 +1,82 @@
 /**
- * Builds and publishes one person's App Home: open incidents (theirs first: ones they
- * acknowledged), silenced streams, and the watches in place.
+ * Builds and publishes one person's App Home: what concerns them, i.e. open incidents and silenced
+ * streams in channels they are a member of (theirs first: ones they acknowledged), and the watches
+ * that post there. When their channels cannot be read, it shows everything and says so.
  */
 import type { webApi } from '@slack/bolt';
 import { nowOf, type SlackDeps } from '../deps.js';
 import { contextBlock } from '../limits.js';
 import { escapeMrkdwn } from '../mrkdwn.js';
-import { renderAppHome } from '../render/app-home.js';
+import { renderAppHome, type HomeWatch } from '../render/app-home.js';
+import { memberChannels, type MemberChannelsOptions } from './member-channels.js';
 
-export async function publishHome(client: webApi.WebClient, deps: SlackDeps, userId: string, notice?: string): Promise<void> {
+export interface PublishHomeOptions {
+  /** A one-off line under the title (e.g. the result of a Home button). */
+  notice?: string;
+  /** Paging of the membership lookup. */
+  membership?: MemberChannelsOptions;
+}
+
+export async function publishHome(client: webApi.WebClient, deps: SlackDeps, userId: string, noticeOrOptions?: string | PublishHomeOptions): Promise<void> {
+  const options: PublishHomeOptions = typeof noticeOrOptions === 'string' ? { notice: noticeOrOptions } : (noticeOrOptions ?? {});
   const nowMs = nowOf(deps);
-  const [open, silences, routes, streams] = await Promise.all([
+  const [open, silences, routes, streams, membership] = await Promise.all([
     deps.store.listOpenIncidents(),
     deps.store.silences.list(nowMs),
     deps.store.routing.listRoutes(),
     deps.store.listStreams(),
+    memberChannels(client, userId, options.membership),
   ]);
+  if (!membership.ok) deps.logger.warn({ user: userId, reason: membership.reason }, 'App Home: could not read the person’s channels; showing everything');
+  const mine = (channel: string | null | undefined): boolean => !membership.ok || (channel != null && membership.channels.has(channel));
+  const byId = new Map(streams.map((stream) => [stream.queryId, stream]));
   const names = new Map(streams.map((stream) => [stream.queryId, stream.name]));
-  const mineFirst = [...open].sort((a, b) => Number(b.acknowledgedBy === userId) - Number(a.acknowledgedBy === userId) || b.openedAt - a.openedAt);
+
+  const incidents = open
+    .map((record) => ({ ...record, queryName: names.get(record.queryId) ?? record.queryName, channel: record.slack?.channel ?? record.channel }))
+    .filter((record) => mine(record.channel));
+  const mineFirst = incidents.sort((a, b) => Number(b.acknowledgedBy === userId) - Number(a.acknowledgedBy === userId) || b.openedAt - a.openedAt);
+
+  // A silence belongs to the channels its stream alerts in: where its open incidents are, and its route.
+  const silenceChannels = await Promise.all(
+    silences.map(async (silence) => {
+      const channels = new Set(open.filter((r) => r.queryId === silence.queryId).map((r) => r.slack?.channel ?? r.channel));
+      const stream = byId.get(silence.queryId);
+      const routed = await deps.store.routing.resolve({ queryId: silence.queryId, ...(stream?.jobId ? { jobId: stream.jobId } : {}), ...(stream?.pipelineId ? { pipelineId: stream.pipelineId } : {}) }, deps.routingDefaults);
+      if (routed) channels.add(routed);
+      return channels;
+    }),
+  );
+  const visibleSilences = silences.filter((_, index) => [...silenceChannels[index]!].some((channel) => mine(channel)));
+
+  const watches: HomeWatch[] = routes.map((route) => ({
+    target: route.scope === 'query' ? (names.get(route.id) ?? route.id) : route.id,
+    kind: route.scope,
+    channel: route.channel,
+  }));
+  // Watches from the watch file, unless a /stream watch overrides them.
+  const overridden = new Set(routes.map((route) => `${route.scope}:${route.id}`));
+  const defaults = deps.routingDefaults;
+  const fromFile: [HomeWatch['kind'], Record<string, string> | undefined][] = [['query', defaults?.queries], ['job', defaults?.jobs], ['pipeline', defaults?.pipelines]];
+  for (const [kind, table] of fromFile) {
+    for (const [id, channel] of Object.entries(table ?? {})) {
+      if (!channel || overridden.has(`${kind}:${id}`)) continue;
+      watches.push({ target: kind === 'query' ? (names.get(id) ?? id) : id, kind, channel });
+    }
+  }
+
   const view = renderAppHome({
     userId,
     nowMs,
-    openIncidents: mineFirst.map((record) => ({ ...record, queryName: names.get(record.queryId) ?? record.queryName, channel: record.slack?.channel ?? record.channel })),
-    silences: silences.map((silence) => ({ queryId: silence.queryId, name: names.get(silence.queryId) ?? null, untilMs: silence.untilMs, byUser: silence.byUser })),
-    watches: routes.map((route) => ({
-      target: route.scope === 'query' ? (names.get(route.id) ?? route.id) : route.id,
-      kind: route.scope,
-      channel: route.channel,
-    })),
+    openIncidents: mineFirst,
+    silences: visibleSilences.map((silence) => ({ queryId: silence.queryId, name: names.get(silence.queryId) ?? null, untilMs: silence.untilMs, byUser: silence.byUser })),
+    watches: watches.filter((watch) => mine(watch.channel)),
   });
-  // A one-off notice (e.g. the result of a Home button) goes right under the title.
-  if (notice) view.blocks.splice(1, 0, contextBlock([escapeMrkdwn(notice).replace(/&lt;(@[UW][A-Z0-9]+|#[CG][A-Z0-9]+)&gt;/g, '<$1>')]));
+  const lines: string[] = [];
+  if (options.notice) lines.push(escapeMrkdwn(options.notice).replace(/&lt;(@[UW][A-Z0-9]+|#[CG][A-Z0-9]+)&gt;/g, '<$1>'));
+  if (!membership.ok) lines.push(`⚠️ Could not read which channels you are in (${escapeMrkdwn(membership.reason)}), so this shows every channel.`);
+  else lines.push('Showing the channels you are a member of.');
+  // Notices go right under the title.
+  view.blocks.splice(1, 0, contextBlock(lines));
   await client.views.publish({ user_id: userId, view: { ...view, blocks: view.blocks.slice(0, 100) } });
 }

@@ -17,6 +17,8 @@ export interface WorkspaceChannel {
   purpose?: string;
   /** Member user ids. @defaultValue every configured user */
   members?: string[];
+  /** Archived channels stay listed (`is_archived`) unless a call excludes them. @defaultValue false */
+  isArchived?: boolean;
 }
 
 export interface WorkspaceUser {
@@ -44,6 +46,11 @@ export interface BotIdentity {
   appId: string;
   /** Display name. */
   name: string;
+  /**
+   * Bot token scopes granted at install. Only the methods that check scopes (users.conversations)
+   * read it; they answer `missing_scope` like Slack. @defaultValue every scope
+   */
+  scopes?: string[];
 }
 
 export interface StoredFile {

@@ -10,7 +10,7 @@ import { createLogger } from '../../../src/observability/logger.js';
 import { createSlackApp, type SlackAppHandle } from '../../../src/slack/app.js';
 import type { SlackDeps } from '../../../src/slack/deps.js';
 import { PermissionChecker, type PermissionPolicy } from '../../../src/slack/permissions.js';
-import { startLocalSlack, type LocalSlack } from '../../../src/standins/slack/index.js';
+import { startLocalSlack, type LocalSlack, type LocalSlackOptions } from '../../../src/standins/slack/index.js';
 import { RedisStore } from '../../../src/store/index.js';
 
 export interface Harness {
@@ -33,8 +33,8 @@ export const CHANNEL = 'C0DATAALRT';
 export const MARIA = 'U0MARIA001';
 export const DEV = 'U0DEV00002';
 
-export async function startHarness(options: { policy?: PermissionPolicy; now?: () => number } = {}): Promise<Harness> {
-  const slack = await startLocalSlack({ rateLimit: false });
+export async function startHarness(options: { policy?: PermissionPolicy; now?: () => number; slack?: Omit<LocalSlackOptions, 'rateLimit'> } = {}): Promise<Harness> {
+  const slack = await startLocalSlack({ ...options.slack, rateLimit: false });
   const redis = new Redis({ host: '127.0.0.1', port: 6379, lazyConnect: true, maxRetriesPerRequest: 2 });
   await redis.connect();
   const store = new RedisStore({ redis, prefix: `sdtest-slack-${randomUUID()}` });

@@ -25,4 +25,5 @@ export const WEB_API_METHODS: Readonly<Record<string, MethodHandler>> = {
   'conversations.history': conversationsHistory,
   'conversations.replies': conversationsReplies,
   'users.info': workspace.usersInfo,
+  'users.conversations': workspace.usersConversations,
 };

@@ -1,5 +1,5 @@
-/** auth.test, conversations.info / list, users.info: reading the configured workspace. */
-import { stringArg } from '../http-body.js';
+/** auth.test, conversations.info / list, users.conversations, users.info: reading the configured workspace. */
+import { boolArg, stringArg } from '../http-body.js';
 import type { SlackState } from '../slack-state.js';
 import type { Json, WorkspaceChannel, WorkspaceUser } from '../types.js';
 import { requireChannel, type MethodHandler } from './method-context.js';
@@ -19,7 +19,7 @@ export function channelJson(channel: WorkspaceChannel, state: SlackState, botUse
     is_im: false,
     is_mpim: false,
     is_private: channel.isPrivate === true,
-    is_archived: false,
+    is_archived: channel.isArchived === true,
     is_general: channel.name === 'general',
     is_member: !channel.members || channel.members.includes(botUserId),
     is_shared: false,
@@ -64,21 +64,72 @@ export const conversationsInfo: MethodHandler = (ctx) => {
   return { channel: channelJson(channel, ctx.state, ctx.bot.userId) };
 };
 
-export const conversationsList: MethodHandler = (ctx) => {
+interface ChannelPage {
+  limit: number;
+  offset: number;
+  types: string[];
+  excludeArchived: boolean;
+}
+
+/** The paging and filter arguments conversations.list and users.conversations share. */
+function pageArgs(ctx: Parameters<MethodHandler>[0]): ChannelPage {
   const limit = Math.min(1000, Math.max(1, Number(stringArg(ctx.args.limit) ?? 100) || 100));
   const cursor = stringArg(ctx.args.cursor);
   const offset = cursor ? Number(Buffer.from(cursor, 'base64').toString('utf8').replace(/^offset:/, '')) : 0;
   if (!Number.isInteger(offset) || offset < 0) throw new SlackMethodError('invalid_cursor');
   const types = (stringArg(ctx.args.types) ?? 'public_channel').split(',').map((t) => t.trim());
-  const all = ctx.state
-    .channels()
-    .filter((c) => (c.isPrivate ? types.includes('private_channel') : types.includes('public_channel')));
-  const page = all.slice(offset, offset + limit);
-  const next = offset + limit < all.length ? Buffer.from(`offset:${offset + limit}`).toString('base64') : '';
+  const known = ['public_channel', 'private_channel', 'mpim', 'im'];
+  if (types.some((t) => !known.includes(t))) throw new SlackMethodError('invalid_types');
+  return { limit, offset, types, excludeArchived: boolArg(ctx.args.exclude_archived) };
+}
+
+function pageOf(ctx: Parameters<MethodHandler>[0], args: ChannelPage, all: WorkspaceChannel[]): Json {
+  const page = all.slice(args.offset, args.offset + args.limit);
+  const next = args.offset + args.limit < all.length ? Buffer.from(`offset:${args.offset + args.limit}`).toString('base64') : '';
   return {
     channels: page.map((c) => channelJson(c, ctx.state, ctx.bot.userId)),
     response_metadata: { next_cursor: next },
   };
+}
+
+function ofTypes(channel: WorkspaceChannel, args: ChannelPage): boolean {
+  if (args.excludeArchived && channel.isArchived) return false;
+  return channel.isPrivate ? args.types.includes('private_channel') : args.types.includes('public_channel');
+}
+
+/** The app is in a channel that lists no members (every user is in it) or lists the bot user. */
+function botIsMember(channel: WorkspaceChannel, botUserId: string): boolean {
+  return !channel.members || channel.members.includes(botUserId);
+}
+
+/** Scope a bot token needs to list each conversation type. */
+const SCOPE_OF_TYPE: Record<string, string> = { public_channel: 'channels:read', private_channel: 'groups:read', mpim: 'mpim:read', im: 'im:read' };
+
+/**
+ * users.conversations: the channels a user is in (`user`, else the calling bot). As in Slack, a
+ * private channel of another user is listed only when the caller shares it.
+ */
+export const usersConversations: MethodHandler = (ctx) => {
+  const args = pageArgs(ctx);
+  const needed = [...new Set(args.types.map((t) => SCOPE_OF_TYPE[t]!))];
+  const granted = ctx.bot.scopes;
+  if (granted && needed.some((scope) => !granted.includes(scope))) {
+    throw new SlackMethodError('missing_scope', { needed: needed.join(','), provided: granted.join(',') });
+  }
+  const userId = stringArg(ctx.args.user);
+  if (userId && !ctx.state.user(userId) && !ctx.state.botByUserId(userId)) throw new SlackMethodError('user_not_found');
+  const isMember = (channel: WorkspaceChannel): boolean => {
+    if (!userId || userId === ctx.bot.userId) return botIsMember(channel, ctx.bot.userId);
+    if (!ctx.state.channelMembers(channel).includes(userId)) return false;
+    return !channel.isPrivate || botIsMember(channel, ctx.bot.userId);
+  };
+  return pageOf(ctx, args, ctx.state.channels().filter((c) => ofTypes(c, args) && isMember(c)));
+};
+
+export const conversationsList: MethodHandler = (ctx) => {
+  const args = pageArgs(ctx);
+  const all = ctx.state.channels().filter((c) => ofTypes(c, args));
+  return pageOf(ctx, args, all);
 };
 
 export const usersInfo: MethodHandler = (ctx) => {
