@@ -30,7 +30,7 @@ export interface QueryStateOptions {
    * dropped (and counted) even below `inboxLimit`. Keeps the whole query under 64 KB of Redis in
    * the worst case: 24 KB engine state + meta, history and open incidents (~10 KB) + this.
    * The newest entry is always kept. Stateful Kafka progress with RocksDB metrics compacts to
-   * about 0.6 KB, so 24 KB holds the whole 60-entry inbox of such a query.
+   * about 0.5 KB (inbox-codec.ts), so 24 KB holds about 50 of them: the engine's 48-batch window.
    * @defaultValue 24576 (24 KB)
    */
   inboxMaxBytes?: number;
