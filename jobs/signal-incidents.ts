@@ -17,7 +17,7 @@ export type Signal =
       lastRun: { runId: number; resultState: string | null; stateMessage: string; runPageUrl: string | null; endedAtMs: number } | null;
     }
   | { type: 'job_running'; jobId: number; jobName?: string; runId: number; runPageUrl: string | null; startedAtMs: number }
-  | { type: 'pipeline_failed'; pipelineId: string; updateId: string | null; message: string; atMs: number }
+  | { type: 'pipeline_failed'; pipelineId: string; pipelineName?: string; updateId: string | null; message: string; atMs: number }
   | { type: string; [key: string]: unknown };
 
 interface Target {
@@ -71,7 +71,7 @@ function targetOf(signal: Signal, sourceId: string): Target | null {
     case 'pipeline_failed': {
       const s = signal as Extract<Signal, { type: 'pipeline_failed' }>;
       return {
-        stream: { queryId: `pipeline-${s.pipelineId}`, name: `pipeline ${s.pipelineId}`, pipelineId: s.pipelineId, source: sourceId },
+        stream: { queryId: `pipeline-${s.pipelineId}`, name: typeof s.pipelineName === 'string' && s.pipelineName.trim() ? s.pipelineName.trim().slice(0, 200) : `pipeline ${s.pipelineId}`, pipelineId: s.pipelineId, source: sourceId },
         action: { open: failed(`Pipeline update ${s.updateId ?? ''} failed: ${s.message}`.replace('  ', ' '), s.atMs, 'Open the pipeline event log for the failing flow; fix it and start a new update.') },
       };
     }

@@ -173,6 +173,7 @@ export class PipelineEventsSource implements ProgressSource<PipelineEventsCursor
         signals.push({
           type: 'pipeline_failed',
           pipelineId,
+          ...(event.origin?.pipeline_name?.trim() ? { pipelineName: event.origin.pipeline_name.trim() } : {}),
           updateId: event.origin?.update_id ?? null,
           message: exception?.message ?? event.message ?? 'pipeline update failed',
           atMs,

@@ -44,7 +44,7 @@ export type SourceSignal =
       backlogFiles: number | null;
       atMs: number;
     }
-  | { type: 'pipeline_failed'; pipelineId: string; updateId: string | null; message: string; atMs: number };
+  | { type: 'pipeline_failed'; pipelineId: string; /** `origin.pipeline_name` of the event. */ pipelineName?: string; updateId: string | null; message: string; atMs: number };
 
 export interface PollResult<C> {
   /** New progress, ordered by trigger time within each query. */

@@ -1,16 +1,20 @@
 /**
  * A `failed` incident names the job as people know it: the watch file's name, else the `run_name`
  * the Jobs API carries, with the id as secondary text. Real path: local Databricks runs/list →
- * JobRunsSource → poll → signal incidents → notify → local Slack.
+ * JobRunsSource → poll → signal incidents → notify → local Slack. Pipelines: origin.pipeline_name.
  */
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
+import { applySignals } from '../../jobs/signal-incidents.js';
 import { engineTrackers } from '../../jobs/engine-trackers.js';
 import { POLL_JOB } from '../../jobs/queue-names.js';
 import { WebClientChat } from '../../jobs/slack-chat.js';
 import { createDatabricksClient } from '../../src/databricks/databricks-client.js';
 import { startWorker, type WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
 import { renderIncidentMessage } from '../../src/slack/render/incident-message.js';
-import { JobRunsSource, type WatchedJob } from '../../src/sources/index.js';
+import { JobRunsSource, PipelineEventsSource, type WatchedJob } from '../../src/sources/index.js';
+import { RedisStore } from '../../src/store/index.js';
 import { startLocalDatabricks, type LocalDatabricks } from '../../src/standins/databricks/index.js';
 import { startLocalSlack, type LocalSlack } from '../../src/standins/slack/index.js';
 import { deletePrefix, REDIS_URL, silentLogger, uniquePrefix, waitFor } from '../pipeline/helpers/harness.js';
@@ -103,5 +107,43 @@ describe('subject line without a name', () => {
     expect(job).not.toContain('(id 42)');
     const query = JSON.stringify(renderIncidentMessage({ ...base, queryId: '9f1c2a4e-0d3b-4c7e-8a55-2b6f0e1d7c90', queryName: 'orders_enrich' } as never, { nowMs: 1_764_400_060_000 }).blocks);
     expect(query).toContain('query `orders_enrich`');
+  });
+});
+
+describe('failed pipeline incidents name the pipeline', () => {
+  it('takes origin.pipeline_name from the event log through to the alert', async () => {
+    const PIPELINE = 'abcdef12-abcd-3456-7890-abcd1234ef56';
+    const START = Date.parse('2026-11-29T08:00:00.000Z');
+    databricks = await startLocalDatabricks({ startMs: START, speed: 0, pipelines: [{ pipelineId: PIPELINE, name: 'orders-dlt' }] });
+    databricks.appendPipelineEvent(
+      PIPELINE,
+      {
+        event_type: 'update_progress',
+        level: 'ERROR',
+        message: 'Update 7e1c is FAILED.',
+        origin: { pipeline_id: PIPELINE, pipeline_name: 'orders <dlt>', update_id: '7e1c-update' },
+        error: { fatal: true, exceptions: [{ class_name: 'org.apache.spark.SparkException', message: 'Job aborted due to stage failure' }] },
+        details: { update_progress: { state: 'FAILED' } },
+      },
+      START + 5_000,
+    );
+    databricks.clock.advance(10_000);
+    const client = createDatabricksClient({ host: databricks.url, credentials: { kind: 'pat', token: 'dapi-local-0123456789abcdef' } });
+    const { signals } = await new PipelineEventsSource({ client, pipelineIds: [PIPELINE], now: () => databricks!.clock.now() }).poll(null);
+    expect(signals).toEqual([expect.objectContaining({ type: 'pipeline_failed', pipelineName: 'orders <dlt>' })]);
+
+    const redis = new Redis('redis://127.0.0.1:6379');
+    const store = new RedisStore({ redis, prefix: `sdtest-qa-pipename-${randomUUID().slice(0, 8)}` });
+    try {
+      expect(await applySignals(store, signals, 'prod.pipeline', START + 10_000)).toEqual([`pipeline-${PIPELINE}`]);
+      const stream = (await store.listStreams()).find((s) => s.queryId === `pipeline-${PIPELINE}`)!;
+      expect(stream.name).toBe('orders <dlt>');
+      const [record] = await store.incidents.listForQuery(`pipeline-${PIPELINE}`);
+      const blocks = JSON.stringify(renderIncidentMessage({ ...record!, queryName: stream.name } as never, { nowMs: START + 20_000 }).blocks);
+      expect(blocks).toContain(`pipeline \`orders &lt;dlt&gt;\` (id ${PIPELINE})`);
+    } finally {
+      await store.deleteEverything();
+      redis.disconnect();
+    }
   });
 });
