@@ -18,7 +18,11 @@ const normalize = (text: string) => text.trim().toLowerCase();
 export function matchQuery<T extends Matchable>(input: string, streams: readonly T[]): MatchResult<T> {
   const wanted = normalize(input);
   if (wanted === '') return { kind: 'none', suggestions: [] };
-  const exact = streams.filter((stream) => normalize(stream.queryId) === wanted || (stream.name != null && normalize(stream.name) === wanted));
+  // A job or pipeline is named after its job, so `job <id>` is matched to its entry `job-<id>` by id.
+  const hostId = wanted.replace(/^(job|pipeline)[\s:=]+(\S+)$/, '$1-$2');
+  const exact = streams.filter(
+    (stream) => normalize(stream.queryId) === wanted || normalize(stream.queryId) === hostId || (stream.name != null && normalize(stream.name) === wanted),
+  );
   if (exact.length === 1) return { kind: 'match', stream: exact[0]! };
   if (exact.length > 1) return { kind: 'ambiguous', candidates: exact };
   const prefix = streams.filter(

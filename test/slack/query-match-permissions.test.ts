@@ -11,6 +11,19 @@ describe('matchQuery', () => {
     expect(matchQuery('9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a', all)).toMatchObject({ kind: 'match', stream: { name: 'payments-dedupe' } });
   });
 
+  it('finds a job or pipeline named after itself by `job <id>` / `pipeline:<id>`', () => {
+    const hosts = [
+      ...all,
+      { queryId: 'job-912004377120455', name: 'orders_ingest_stream' },
+      { queryId: 'job-91200', name: 'orders_backfill' },
+      { queryId: 'pipeline-abcdef12-abcd-3456-7890-abcd1234ef56', name: 'orders-dlt' },
+    ];
+    expect(matchQuery('job 912004377120455', hosts)).toMatchObject({ kind: 'match', stream: { name: 'orders_ingest_stream' } });
+    expect(matchQuery('JOB:91200', hosts)).toMatchObject({ kind: 'match', stream: { name: 'orders_backfill' } });
+    expect(matchQuery('pipeline abcdef12-abcd-3456-7890-abcd1234ef56', hosts)).toMatchObject({ kind: 'match', stream: { name: 'orders-dlt' } });
+    expect(matchQuery('orders_ingest_stream', hosts)).toMatchObject({ kind: 'match', stream: { queryId: 'job-912004377120455' } });
+  });
+
   it('matches unambiguous partial names and id prefixes', () => {
     expect(matchQuery('payments', all)).toMatchObject({ kind: 'match', stream: { name: 'payments-dedupe' } });
     expect(matchQuery('sessionize', all)).toMatchObject({ kind: 'match', stream: { name: 'clickstream-sessionize' } });
