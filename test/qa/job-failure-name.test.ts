@@ -78,14 +78,14 @@ describe('failed job incidents name the job', () => {
   it('uses the run_name from the Jobs API when the watch file names no job', async () => {
     const alert = await failedAlert({ jobId: JOB_ID }, 'orders_ingest_stream');
     expect(alert.header).toBe('🔴 Run failed · orders_ingest_stream');
-    expect(alert.blocks).toContain(`job \`orders_ingest_stream\` (id ${JOB_ID})`);
+    expect(alert.blocks).toContain(`\`orders_ingest_stream\` (job ${JOB_ID})`);
     expect(alert.blocks).not.toContain(`\`job ${JOB_ID}\``);
     expect(alert.text).toContain('orders_ingest_stream');
   }, 30_000);
 
   it('prefers the watch file name over run_name, and escapes it', async () => {
     const alert = await failedAlert({ jobId: JOB_ID, name: 'Orders <ingest> & enrich' }, 'orders_ingest_stream');
-    expect(alert.blocks).toContain(`job \`Orders &lt;ingest&gt; &amp; enrich\` (id ${JOB_ID})`);
+    expect(alert.blocks).toContain(`\`Orders &lt;ingest&gt; &amp; enrich\` (job ${JOB_ID})`);
     // The header is plain_text (shown literally); mrkdwn gets the escaped name.
     expect(alert.header).toBe('🔴 Run failed · Orders <ingest> & enrich');
     expect(alert.mrkdwn).not.toContain('<ingest>');
@@ -104,7 +104,7 @@ describe('subject line without a name', () => {
     } as const;
     const job = JSON.stringify(renderIncidentMessage({ ...base, queryId: 'job-42', queryName: 'job 42' } as never, { nowMs: 1_764_400_060_000 }).blocks);
     expect(job).toContain('job `42`');
-    expect(job).not.toContain('(id 42)');
+    expect(job).not.toContain('(job 42)');
     const query = JSON.stringify(renderIncidentMessage({ ...base, queryId: '9f1c2a4e-0d3b-4c7e-8a55-2b6f0e1d7c90', queryName: 'orders_enrich' } as never, { nowMs: 1_764_400_060_000 }).blocks);
     expect(query).toContain('query `orders_enrich`');
   });
@@ -140,7 +140,7 @@ describe('failed pipeline incidents name the pipeline', () => {
       expect(stream.name).toBe('orders <dlt>');
       const [record] = await store.incidents.listForQuery(`pipeline-${PIPELINE}`);
       const blocks = JSON.stringify(renderIncidentMessage({ ...record!, queryName: stream.name } as never, { nowMs: START + 20_000 }).blocks);
-      expect(blocks).toContain(`pipeline \`orders &lt;dlt&gt;\` (id ${PIPELINE})`);
+      expect(blocks).toContain(`\`orders &lt;dlt&gt;\` (pipeline ${PIPELINE})`);
     } finally {
       await store.deleteEverything();
       redis.disconnect();

@@ -20,7 +20,7 @@ import {
 import { escapeMrkdwn, inlineCode, isSafeUrl, slackDate, userMention } from '../mrkdwn.js';
 import { causeLabel } from './cause-labels.js';
 import { metricFields } from './incident-metrics.js';
-import { subjectLabel } from './subject-label.js';
+import { hostLabel, subjectLabel } from './subject-label.js';
 import type { IncidentRecordView, RenderedMessage } from './types.js';
 
 export interface IncidentMessageOptions {
@@ -115,7 +115,7 @@ export function renderIncidentMessage(record: IncidentRecordView, options: Incid
     const maxGrouped = options.maxGrouped ?? 10;
     const lines = grouped
       .slice(0, maxGrouped)
-      .map((other) => `• ${inlineCode(displayName(other))}: ${escapeMrkdwn(kindLabel(other.kind))}${other.state === 'resolved' ? ' (resolved)' : ''}`);
+      .map((other) => `• ${hostLabel(other.queryId, displayName(other)) ?? inlineCode(displayName(other))}: ${escapeMrkdwn(kindLabel(other.kind))}${other.state === 'resolved' ? ' (resolved)' : ''}`);
     if (grouped.length > maxGrouped) lines.push(moreLine(grouped.length - maxGrouped, 'stream'));
     blocks.push(sectionBlock(`*Also affected (${grouped.length})*\n${lines.join('\n')}`));
   }
