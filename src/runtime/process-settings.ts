@@ -38,8 +38,8 @@ function positive(env: NodeJS.ProcessEnv, name: string, fallback: number, proble
 
 /** Openings per channel that form one grouped message: a whole number ≥ 2 (1 would group every alert). */
 function stormThreshold(env: NodeJS.ProcessEnv, problems: string[]): number {
+  const raw = text(env, 'STREAMDOCTOR_STORM_THRESHOLD');
   const name = 'STREAMDOCTOR_STORM_THRESHOLD';
-  const raw = text(env, name);
   if (raw === null) return 2;
   const n = Number(raw);
   if (Number.isInteger(n) && n >= 2) return n;
