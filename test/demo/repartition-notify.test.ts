@@ -6,7 +6,6 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebClientChat } from '../../jobs/slack-chat.js';
-import type { TrackerFactory } from '../../jobs/tracker-factory.js';
 import { QueryTracker } from '../../src/diagnosis/query-tracker.js';
 import type { IncidentChange } from '../../src/diagnosis/types.js';
 import { DEMO_STREAMS } from '../../src/demo/demo-streams.js';
@@ -14,7 +13,7 @@ import { parseProgress } from '../../src/progress/parse-progress.js';
 import { startWorker, type WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
 import { StreamSimulator } from '../../src/simulator/index.js';
 import { startLocalSlack, type LocalSlack } from '../../src/standins/slack/index.js';
-import { deletePrefix, REDIS_URL, silentLogger, uniquePrefix, waitFor } from '../pipeline/helpers/harness.js';
+import { deletePrefix, REDIS_URL, silentLogger, uniquePrefix, unusedTrackers, waitFor } from '../pipeline/helpers/harness.js';
 
 const START = Date.UTC(2026, 10, 29, 20, 0, 0);
 let runtime: WorkerRuntime | undefined;
@@ -27,15 +26,6 @@ afterEach(async () => {
   if (prefix) await deletePrefix(REDIS_URL, prefix);
   runtime = slack = prefix = undefined;
 });
-
-const unused: TrackerFactory = {
-  create: () => {
-    throw new Error('not used');
-  },
-  restore: () => {
-    throw new Error('not used');
-  },
-};
 
 /** Every incident change of one demo stream over `minutes` of simulated time, through the real engine. */
 function engineChanges(story: string, minutes: number): IncidentChange[] {
@@ -62,7 +52,7 @@ async function start(): Promise<WorkerRuntime> {
     ...p,
     logger: silentLogger,
     sources: new Map(),
-    trackers: unused,
+    trackers: unusedTrackers,
     chat: new WebClientChat({ token: 'xoxb-local-streamdoctor', slackApiUrl: slack.apiUrl }),
     routing: { defaultChannel: 'C0DATAALRT' },
   });

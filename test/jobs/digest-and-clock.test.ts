@@ -8,11 +8,10 @@ import { dayIn } from '../../jobs/digest-processor.js';
 import { PipelineQueues } from '../../jobs/queues.js';
 import { dailyCron, upsertSchedules } from '../../jobs/schedules.js';
 import { WebClientChat } from '../../jobs/slack-chat.js';
-import type { TrackerFactory } from '../../jobs/tracker-factory.js';
 import { startClock, startWorker, type WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
 import { startLocalSlack, type LocalSlack } from '../../src/standins/slack/index.js';
 import { lagIncident } from '../store/fixtures.js';
-import { deletePrefix, REDIS_URL, silentLogger, uniquePrefix, waitFor } from '../pipeline/helpers/harness.js';
+import { deletePrefix, REDIS_URL, silentLogger, uniquePrefix, unusedTrackers, waitFor } from '../pipeline/helpers/harness.js';
 
 let runtime: WorkerRuntime | undefined;
 let slack: LocalSlack | undefined;
@@ -24,8 +23,6 @@ afterEach(async () => {
   if (prefix) await deletePrefix(REDIS_URL, prefix);
   runtime = slack = prefix = undefined;
 });
-
-const unused: TrackerFactory = { create: () => ({}) as never, restore: () => ({}) as never };
 
 describe('schedule helpers', () => {
   it('turns HH:MM into a daily cron and rejects anything else with what to write', () => {
@@ -82,7 +79,7 @@ describe('daily digest', () => {
       ...p,
       logger: silentLogger,
       sources: new Map(),
-      trackers: unused,
+      trackers: unusedTrackers,
       chat: new WebClientChat({ token: 'xoxb-local-streamdoctor', slackApiUrl: slack.apiUrl }),
       routing: { defaultChannel: 'C0DATAALRT' },
     });

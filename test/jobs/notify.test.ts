@@ -10,8 +10,7 @@ import { startWorker, type WorkerRuntime } from '../../src/runtime/pipeline-runt
 import { startLocalSlack, type LocalSlack } from '../../src/standins/slack/index.js';
 import { incidentIdOf } from '../../src/store/index.js';
 import { lagIncident } from '../store/fixtures.js';
-import { deletePrefix, REDIS_URL, silentLogger, uniquePrefix, waitFor } from '../pipeline/helpers/harness.js';
-import type { TrackerFactory } from '../../jobs/tracker-factory.js';
+import { deletePrefix, REDIS_URL, silentLogger, uniquePrefix, unusedTrackers, waitFor } from '../pipeline/helpers/harness.js';
 
 let runtime: WorkerRuntime | undefined;
 let slack: LocalSlack | undefined;
@@ -24,16 +23,6 @@ afterEach(async () => {
   runtime = slack = prefix = undefined;
 });
 
-// Notify tests feed incident changes straight into the store; polls and detect are not involved.
-const noTrackers: TrackerFactory = {
-  create: () => {
-    throw new Error('not used');
-  },
-  restore: () => {
-    throw new Error('not used');
-  },
-};
-
 async function setup(options: { rateLimit?: false | { perSecond: number; burst: number }; channelIntervalMs?: number; storm?: { windowMs?: number; threshold?: number } } = {}) {
   const p = uniquePrefix('notify');
   prefix = p.prefix;
@@ -43,7 +32,7 @@ async function setup(options: { rateLimit?: false | { perSecond: number; burst: 
     ...p,
     logger: silentLogger,
     sources: new Map(),
-    trackers: noTrackers,
+    trackers: unusedTrackers,
     chat: new WebClientChat({ token: 'xoxb-local-streamdoctor', slackApiUrl: slack.apiUrl }),
     routing: { defaultChannel: 'C0DATAALRT' },
     groupDebounceMs: 300,

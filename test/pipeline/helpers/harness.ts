@@ -1,6 +1,7 @@
 /** Shared pieces of the pipeline tests: unique prefixes, a silent logger, polling waits. */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
+import type { TrackerFactory } from '../../../jobs/tracker-factory.js';
 import { createLogger } from '../../../src/observability/logger.js';
 
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -47,3 +48,13 @@ export async function deletePrefix(url: string, ...prefixes: string[]): Promise<
     redis.disconnect();
   }
 }
+
+/** For workers in tests that feed incident changes straight in: detect never runs, so no tracker is made. */
+export const unusedTrackers: TrackerFactory = {
+  create: () => {
+    throw new Error('not used: this test does not run detect');
+  },
+  restore: () => {
+    throw new Error('not used: this test does not run detect');
+  },
+};
