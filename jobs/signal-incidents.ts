@@ -6,19 +6,11 @@
  */
 import type { Incident, IncidentChange } from '../src/diagnosis/types.js';
 import type { RedisStore } from '../src/store/index.js';
+import type { SourceSignal } from '../src/sources/source.js';
 import type { StreamInfo } from '../src/store/types.js';
 
-export type Signal =
-  | { type: 'job_run_failed'; jobId: number; jobName?: string; runId: number; resultState: string; stateMessage: string; runPageUrl: string | null; endedAtMs: number }
-  | {
-      type: 'job_not_running';
-      jobId: number;
-      jobName?: string;
-      lastRun: { runId: number; resultState: string | null; stateMessage: string; runPageUrl: string | null; endedAtMs: number } | null;
-    }
-  | { type: 'job_running'; jobId: number; jobName?: string; runId: number; runPageUrl: string | null; startedAtMs: number }
-  | { type: 'pipeline_failed'; pipelineId: string; pipelineName?: string; updateId: string | null; message: string; atMs: number }
-  | { type: string; [key: string]: unknown };
+/** Signals as the sources emit them; they reach here through job data, so unknown types may too. */
+export type Signal = SourceSignal | { type: string; [key: string]: unknown };
 
 interface Target {
   stream: StreamInfo;
