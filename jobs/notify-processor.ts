@@ -9,6 +9,7 @@
  */
 import type { Job } from 'bullmq';
 import type { Logger } from '../src/observability/logger.js';
+import type { AlertRefresher } from '../src/slack/deps.js';
 import type { PipelineMetrics } from '../src/observability/metrics.js';
 import type { RedisStore } from '../src/store/index.js';
 import type { IncidentRecord, RoutingDefaults } from '../src/store/types.js';
@@ -38,10 +39,34 @@ export interface NotifyDeps {
 
 export type NotifyOutcome = 'posted' | 'updated' | 'adopted' | 'grouped' | 'stale' | 'unrouted' | 'silenced' | 'gone' | 'skipped';
 
-/** Enqueues a re-render of an incident's message (after an ack or silence from Slack). */
-export async function requestRefresh(queues: PipelineQueues, incidentId: string, version: number): Promise<void> {
-  await queues.notify.add('refresh', { kind: 'refresh', incidentId, committedAt: Date.now() }, { jobId: safeJobId('refresh', incidentId, `v${version}`) });
+/**
+ * Enqueues a refresh of an incident's message: notify renders the record as it is now (posting it
+ * if nothing was shown yet and nothing keeps it quiet). `reason` + `tag` make the job id, so one
+ * event (an ack, an unmute, the end of one silence) enqueues one job however often it is asked.
+ */
+export async function requestRefresh(
+  queues: PipelineQueues,
+  incidentId: string,
+  reason: string,
+  tag: string | number,
+  options: { delayMs?: number; nowMs?: number } = {},
+): Promise<void> {
+  await queues.notify.add(
+    'refresh',
+    { kind: 'refresh', incidentId, committedAt: options.nowMs ?? Date.now() },
+    { jobId: safeJobId(reason, incidentId, String(tag)), ...(options.delayMs && options.delayMs > 0 ? { delay: Math.ceil(options.delayMs) } : {}) },
+  );
 }
+
+/** The Slack app's way to ask for refreshes: notify jobs on these queues. */
+export function queueAlertRefresher(queues: PipelineQueues, now: () => number = Date.now): AlertRefresher {
+  return {
+    refresh: (incidentId, reason, tag) => requestRefresh(queues, incidentId, reason, tag, { nowMs: now() }),
+  };
+}
+
+/** Slack after the silence ends: a margin so the job finds the silence key expired. */
+const SILENCE_END_MARGIN_MS = 250;
 
 /** Thrown from a render when the incident joined a storm group meanwhile: nothing is posted. */
 class JoinedGroupSignal extends Error {
@@ -127,7 +152,9 @@ export function createNotifyProcessor(deps: NotifyDeps) {
     const record = await deps.store.incidents.get(incidentId);
     if (!record) return 'gone';
     await deps.store.incidents.index(record);
-    if (record.notifiedVersion >= record.version) return 'stale';
+    // A refresh (change null) renders even when the version was shown: a silence that began or
+    // ended changes the message, or lets a held opening through, without a new version.
+    if (change !== null && record.notifiedVersion >= record.version) return 'stale';
     const nowMs = now();
     const stream = await deps.store.streams.get(record.queryId);
     let channel = record.channel;
@@ -150,6 +177,17 @@ export function createNotifyProcessor(deps: NotifyDeps) {
       if ((record.state === 'resolved' && !afterTheFact) || silence) {
         // Nothing was shown yet: a silenced opening stays quiet, and an incident that resolved before
         // it was ever posted is not worth a message of its own.
+        if (silence && record.state === 'open') {
+          // Held until the silence ends: a delayed refresh at its end (a later silence re-holds),
+          // the held index for the sweep (backstop) and for unmute.
+          await deps.store.silences.hold(record.id, silence.untilMs);
+          await requestRefresh(deps.queues, record.id, 'unsilenced', silence.untilMs, {
+            delayMs: silence.untilMs - nowMs + SILENCE_END_MARGIN_MS,
+            nowMs: silence.untilMs, // latency counts from the silence's end
+          });
+        } else {
+          await deps.store.silences.unhold(record.id);
+        }
         await deps.store.incidents.markNotified(record.id, record.version);
         return silence ? 'silenced' : 'skipped';
       }
@@ -160,6 +198,7 @@ export function createNotifyProcessor(deps: NotifyDeps) {
         if (decision.created) await foldEarlier(channel, groupId, decision.earlier, nowMs);
       }
     }
+    await deps.store.silences.unhold(record.id);
     const toGroup = async (id: string): Promise<NotifyOutcome> => {
       await deps.store.storms.touch(channel, id);
       await enqueueGroup(channel, id);

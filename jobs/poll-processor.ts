@@ -16,6 +16,7 @@ import { POLL_JOB, type PollJobData } from './queue-names.js';
 import type { PipelineQueues } from './queues.js';
 import { safeJobId } from './job-ids.js';
 import { drainOutbox } from './detect-processor.js';
+import { requestRefresh } from './notify-processor.js';
 import { applySignals, isSignalStream } from './signal-incidents.js';
 
 export interface PollDeps {
@@ -24,6 +25,8 @@ export interface PollDeps {
   sources: SourceRegistry;
   metrics: PipelineMetrics;
   logger: Logger;
+  /** Clock the sweep judges silence ends by (the same as notify's). @defaultValue Date.now */
+  now?: () => number;
 }
 
 export interface PollOutcome {
@@ -43,6 +46,20 @@ export function pressure(progress: Progress[]): number {
   return last.inputRowsPerSecond / last.processedRowsPerSecond;
 }
 
+/**
+ * Backstop for the delayed job notify enqueues at a silence's end: incidents a silence held whose
+ * silence has ended get their refresh. Its own job id (one per incident and silence end): the delayed
+ * job may still be waiting (a clock faster than real time, as in the demo), and a second refresh of
+ * an already shown message is only an update.
+ */
+export async function releaseEndedSilences(deps: Pick<PollDeps, 'store' | 'queues' | 'now'>): Promise<number> {
+  const nowMs = (deps.now ?? Date.now)();
+  const due = await deps.store.silences.dueHeld(nowMs);
+  for (const held of due) await requestRefresh(deps.queues, held.incidentId, 'silence-ended', held.untilMs, { nowMs });
+  await deps.store.silences.releaseDue(due.map((held) => held.incidentId), nowMs);
+  return due.length;
+}
+
 export function createPollProcessor(deps: PollDeps) {
   // What this process last wrote to the registry per query: most polls change nothing there.
   // Forgotten every 10 minutes, so a registry lost with a Redis without persistence comes back.
@@ -52,6 +69,7 @@ export function createPollProcessor(deps: PollDeps) {
     if (job.name === POLL_JOB.sweep) {
       const ids = (await deps.store.streams.listIds()).filter((id) => !isSignalStream(id));
       await deps.queues.enqueueDetect(ids);
+      await releaseEndedSilences(deps);
       return { progress: 0, queries: ids.length };
     }
     const sourceId = job.data.sourceId;

@@ -5,6 +5,7 @@
  * environment; the demo runs the very same function on an environment pointed at the stand-ins.
  */
 import { engineTrackers } from '../../jobs/engine-trackers.js';
+import { queueAlertRefresher } from '../../jobs/notify-processor.js';
 import { WebClientChat } from '../../jobs/slack-chat.js';
 import { readEnvConfig } from '../config/env.js';
 import type { WatchConfig } from '../config/index.js';
@@ -79,7 +80,7 @@ export async function startBot(envVars: NodeJS.ProcessEnv, overrides: StartBotOv
         timeZone: watchSetup.timeZone,
         ...(overrides.sweepEveryMs ? { sweepEveryMs: overrides.sweepEveryMs } : {}),
       },
-      startWeb: async (routes, store) => {
+      startWeb: async (routes, store, queues) => {
         const handle = createSlackApp({
           ...(env.slack.signingSecret ? { signingSecret: env.slack.signingSecret } : {}),
           botToken: env.slack.botToken!,
@@ -92,6 +93,7 @@ export async function startBot(envVars: NodeJS.ProcessEnv, overrides: StartBotOv
             permissions: new PermissionChecker({ policy: env.admins }),
             logger,
             routingDefaults: routing,
+            alerts: queueAlertRefresher(queues, overrides.now),
             ...(overrides.now ? { now: overrides.now } : {}),
           },
         });

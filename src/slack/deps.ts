@@ -15,6 +15,15 @@ export interface DigestRequester {
   requestNow(channel: string): Promise<'posted' | 'queued'>;
 }
 
+export interface AlertRefresher {
+  /**
+   * Asks the notify worker to bring an incident's alert in line with its record: re-render the
+   * message, or post it when nothing was shown yet and nothing keeps it quiet any more. `reason`
+   * and `tag` name the event (an ack, an unmute at some time), so asking twice enqueues one job.
+   */
+  refresh(incidentId: string, reason: string, tag: string | number): Promise<void>;
+}
+
 export interface DiagnoseLimits {
   /**
    * Largest file `/stream diagnose` downloads.
@@ -36,6 +45,8 @@ export interface SlackDeps {
   routingDefaults?: RoutingDefaults;
   /** @defaultValue Date.now */
   now?: () => number;
+  /** Refreshes of alerts through the notify worker (the one writer of alert messages). */
+  alerts?: AlertRefresher;
   /** Digest of a channel now; when absent the app posts it inline. */
   digest?: DigestRequester;
   diagnose?: DiagnoseLimits;

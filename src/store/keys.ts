@@ -91,6 +91,10 @@ export class StoreKeys {
   silences(): string {
     return `${this.prefix}:silences`;
   }
+  /** Open incidents kept quiet by a silence, scored by when it ends (so they alert after it). */
+  silencedHeld(): string {
+    return `${this.prefix}:silences:held`;
+  }
   routes(): string {
     return `${this.prefix}:routes`;
   }

@@ -3,6 +3,7 @@
  * GET /healthz and GET /metrics on the same port. Without Slack credentials it serves only the two
  * endpoints, and says so.
  */
+import { queueAlertRefresher } from '../../../jobs/notify-processor.js';
 import { createSlackApp } from '../../slack/app.js';
 import { PermissionChecker } from '../../slack/permissions.js';
 import { startWebEndpoints } from '../../runtime/pipeline-runtime.js';
@@ -24,7 +25,7 @@ export async function run(_argv: string[]): Promise<number> {
       host: '0.0.0.0',
       ...(slackConfigured
         ? {
-            startWeb: async (routes, store) => {
+            startWeb: async (routes, store, queues) => {
               const handle = createSlackApp({
                 ...(env.slack.signingSecret ? { signingSecret: env.slack.signingSecret } : {}),
                 botToken: env.slack.botToken!,
@@ -38,6 +39,7 @@ export async function run(_argv: string[]): Promise<number> {
                   permissions: new PermissionChecker({ policy: env.admins }),
                   logger,
                   routingDefaults: watch.routing,
+                  alerts: queueAlertRefresher(queues),
                 },
               });
               const { port } = await handle.start(env.port);

@@ -88,7 +88,19 @@ export async function unsilenceStream(client: webApi.WebClient, deps: SlackDeps,
   const stream = await deps.store.getStream(queryId);
   const label = inlineCode(stream?.name || queryId);
   if (!had) return { ok: false, message: `${label} is not silenced.` };
+  const nowMs = nowOf(deps);
   const open = await openIncidentsOf(deps, queryId);
-  for (const record of open.slice(0, 20)) await refreshQuietly(client, deps, record, renderSilenceReply(userId, null, nowOf(deps)));
-  return { ok: true, message: `🔔 ${label} is no longer silenced${open.length > 0 ? `; ${open.length} open incident${open.length === 1 ? '' : 's'} will alert again` : ''}.` };
+  // Every open incident goes back to notify: one already shown loses its 🔕, one the silence kept
+  // quiet (no message yet) is posted now.
+  const held = open.filter((record) => !record.slack);
+  for (const record of open) {
+    await deps.store.silences.unhold(record.id);
+    if (deps.alerts) await deps.alerts.refresh(record.id, 'unmuted', nowMs);
+    else if (record.slack) await refreshQuietly(client, deps, record, renderSilenceReply(userId, null, nowMs));
+  }
+  const shown = open.length - held.length;
+  const parts: string[] = [];
+  if (held.length > 0 && deps.alerts) parts.push(`${held.length} open incident${held.length === 1 ? '' : 's'} that opened while silenced will alert now`);
+  if (shown > 0) parts.push(`${shown} open incident${shown === 1 ? ' is' : 's are'} alerting again`);
+  return { ok: true, message: `🔔 ${label} is no longer silenced${parts.length > 0 ? `; ${parts.join(', and ')}` : ''}.` };
 }
