@@ -58,6 +58,12 @@ export class InputChannel {
     this.log.prune(this.source.consumedRows());
   }
 
+  /** When the oldest row the planned batch leaves unread arrived; null when it leaves none. */
+  oldestLeftUnreadAt(): number | null {
+    const after = this.consumedBefore + this.plannedRows;
+    return this.source.arrivedRows() > after ? this.log.arrivalTimeOf(after) : null;
+  }
+
   backlogRows(): number {
     return this.source.backlogRows();
   }

@@ -7,11 +7,25 @@ export interface PlatformTraits {
   databricks: boolean;
   latestAfterBatch: boolean;
   roundRates: boolean;
+  /** Sources print `latestOffset` and `metrics` (Spark 3.1+). */
+  sourceBacklogKeys: boolean;
+  /** State operators print only the Spark 3.0 keys (numRowsTotal, numRowsUpdated, memoryUsedBytes, customMetrics). */
+  legacyStateOperators: boolean;
 }
 
+const MODERN = { sourceBacklogKeys: true, legacyStateOperators: false };
+
 export const PLATFORMS: Record<Platform, PlatformTraits> = {
-  'dbr-17.1': { batchDuration: true, databricks: true, latestAfterBatch: true, roundRates: false },
-  'dbr-17.0': { batchDuration: true, databricks: true, latestAfterBatch: false, roundRates: false },
-  'spark-3.5': { batchDuration: false, databricks: false, latestAfterBatch: false, roundRates: false },
-  'spark-4.0': { batchDuration: true, databricks: false, latestAfterBatch: false, roundRates: true },
+  'dbr-17.1': { batchDuration: true, databricks: true, latestAfterBatch: true, roundRates: false, ...MODERN },
+  'dbr-17.0': { batchDuration: true, databricks: true, latestAfterBatch: false, roundRates: false, ...MODERN },
+  'spark-3.5': { batchDuration: false, databricks: false, latestAfterBatch: false, roundRates: false, ...MODERN },
+  'spark-4.0': { batchDuration: true, databricks: false, latestAfterBatch: false, roundRates: true, ...MODERN },
+  'spark-3.0': {
+    batchDuration: false,
+    databricks: false,
+    latestAfterBatch: false,
+    roundRates: false,
+    sourceBacklogKeys: false,
+    legacyStateOperators: true,
+  },
 };

@@ -65,10 +65,12 @@ export function validateSpec(spec: StreamSpec): StreamSpec {
     if (source.maxFilesPerTrigger !== undefined && source.maxFilesPerTrigger !== null) {
       check(problems, isPositive(source.maxFilesPerTrigger), 'source.maxFilesPerTrigger', 'a number > 0 or null', source.maxFilesPerTrigger);
     }
+  } else if (source.kind === 'kinesis') {
+    if (source.shards !== undefined) check(problems, Number.isInteger(source.shards) && source.shards > 0, 'source.shards', 'an integer > 0', source.shards);
   } else if (source.kind === 'rate') {
     check(problems, isPositive(source.rowsPerSecond), 'source.rowsPerSecond', 'a number > 0', source.rowsPerSecond);
   } else {
-    problems.push(`source.kind must be kafka, delta, autoloader or rate (got ${JSON.stringify((source as { kind?: unknown }).kind)})`);
+    problems.push(`source.kind must be kafka, delta, autoloader, kinesis or rate (got ${JSON.stringify((source as { kind?: unknown }).kind)})`);
   }
   (spec.extraSources ?? []).forEach((extra, i) => {
     check(problems, isNonNegative(extra.arrival) || typeof extra.arrival === 'function', `extraSources[${i}].arrival`, 'rows/s ≥ 0 or a function of time', extra.arrival);
@@ -80,10 +82,11 @@ export function validateSpec(spec: StreamSpec): StreamSpec {
   }
   if (spec.sink?.writeRowsPerSec !== undefined) check(problems, isPositive(spec.sink.writeRowsPerSec), 'sink.writeRowsPerSec', 'a number > 0', spec.sink.writeRowsPerSec);
   if (spec.platform !== undefined) {
-    check(problems, ['dbr-17.1', 'dbr-17.0', 'spark-3.5', 'spark-4.0'].includes(spec.platform), 'platform', 'dbr-17.1, dbr-17.0, spark-3.5 or spark-4.0', spec.platform);
+    check(problems, ['dbr-17.1', 'dbr-17.0', 'spark-3.5', 'spark-4.0', 'spark-3.0'].includes(spec.platform), 'platform', 'dbr-17.1, dbr-17.0, spark-3.5, spark-4.0 or spark-3.0', spec.platform);
   }
   (spec.events ?? []).forEach((event, i) => {
     check(problems, Number.isInteger(event.atBatch) && event.atBatch >= 0, `events[${i}].atBatch`, 'an integer ≥ 0', event.atBatch);
+    if (event.type === 'change' && event.atMs !== undefined) check(problems, isNonNegative(event.atMs), `events[${i}].atMs`, 'epoch ms ≥ 0', event.atMs);
     if (event.type === 'restart') check(problems, isNonNegative(event.downtimeMs), `events[${i}].downtimeMs`, 'ms ≥ 0', event.downtimeMs);
     if (event.type === 'stall') check(problems, isNonNegative(event.durationMs), `events[${i}].durationMs`, 'ms ≥ 0', event.durationMs);
     if (event.type === 'gc') check(problems, isNonNegative(event.pauseMs), `events[${i}].pauseMs`, 'ms ≥ 0', event.pauseMs);

@@ -28,7 +28,14 @@ export type Platform =
   /** Open-source Spark 3.5: no `batchDuration`, no Databricks keys, planning-time latest offsets. */
   | 'spark-3.5'
   /** Open-source Spark 4.0: `batchDuration` present, rates rounded to one decimal. */
-  | 'spark-4.0';
+  | 'spark-4.0'
+  /**
+   * Spark 2.4 / 3.0-era reports: no `batchDuration`, no Databricks keys, sources without a
+   * `latestOffset` key and without `metrics` (both came in Spark 3.1), state operators with only
+   * `numRowsTotal`, `numRowsUpdated`, `memoryUsedBytes` and `customMetrics`. The backlog is
+   * invisible in the report: only batch durations, rates and offsets read say a query falls behind.
+   */
+  | 'spark-3.0';
 
 export interface KafkaSourceSpec {
   kind: 'kafka';
@@ -45,6 +52,29 @@ export interface KafkaSourceSpec {
   /** First offset of every partition. @defaultValue 1000000 */
   startingOffset?: number;
   /** Average record size for `estimatedTotalBytesBehindLatest`. @defaultValue 450 */
+  bytesPerRow?: number;
+  /**
+   * Print `latestOffset` equal to `endOffset` (the planning-time view of an uncapped batch) while the
+   * `*OffsetsBehindLatest` / `estimatedTotalBytesBehindLatest` metrics keep the platform's reading
+   * (on `dbr-17.1`: the real backlog after the batch). Some connectors and runtimes print exactly
+   * that, so the offsets say 0 behind while the metrics say otherwise. @defaultValue false
+   */
+  latestOffsetAsEnd?: boolean;
+}
+
+/**
+ * The Databricks Kinesis connector (`KinesisV2[stream]`): offsets are a list of shard positions,
+ * `latestOffset` is null, and the backlog is time, not records: `avgMsBehindLatest`,
+ * `maxMsBehindLatest`, `minMsBehindLatest` (strings). Modelled from the truth: a shard's ms behind is
+ * the age, when the batch ends, of the oldest record the batch left unread (0 when it read all).
+ */
+export interface KinesisSourceSpec {
+  kind: 'kinesis';
+  /** @defaultValue "events" */
+  stream?: string;
+  /** Open shards; one Spark task each. @defaultValue 4 */
+  shards?: number;
+  /** Average record size, for `numProcessedBytes`. @defaultValue 450 */
   bytesPerRow?: number;
 }
 
@@ -70,7 +100,7 @@ export interface RateSourceSpec {
   numPartitions?: number;
 }
 
-export type SourceSpec = KafkaSourceSpec | FileSourceSpec | RateSourceSpec;
+export type SourceSpec = KafkaSourceSpec | FileSourceSpec | RateSourceSpec | KinesisSourceSpec;
 
 export interface ExtraSourceSpec {
   source: KafkaSourceSpec | FileSourceSpec;
@@ -173,6 +203,11 @@ export type SimEvent =
   | {
       type: 'change';
       atBatch: number;
+      /**
+       * Apply at the first batch that starts at or after this time (epoch ms) instead, whatever its
+       * batchId: executors come and go by the clock, not by batch count. @defaultValue undefined (use `atBatch`)
+       */
+      atMs?: number;
       sinkWriteRowsPerSec?: number;
       sinkCommitMs?: number;
       stateCommitMsPerMillionUpdated?: number;

@@ -14,6 +14,7 @@ import { sparkTimestamp } from './java-format.js';
 import { SeededRandom } from './random.js';
 import { FileSource } from './sources/file-source.js';
 import { KafkaSource } from './sources/kafka-source.js';
+import { KinesisSource } from './sources/kinesis-source.js';
 import { RateSource } from './sources/rate-source.js';
 import { sortedMap, type SimSource } from './sources/source.js';
 import { toSparkJson } from './spark-json.js';
@@ -47,6 +48,15 @@ const IDLE_POLL_MS = 100;
 const MAX_TRIGGERS_PER_CALL = 1_000_000;
 /** 9999-12-31: beyond it timestamps cannot be printed in Spark's format. */
 const MAX_TIME_MS = Date.UTC(9999, 11, 31);
+
+/** The keys a Spark 3.0 `StateOperatorProgress` prints, in its order. */
+const LEGACY_STATE_KEYS = ['numRowsTotal', 'numRowsUpdated', 'memoryUsedBytes', 'customMetrics'];
+
+function legacyStateOperator(op: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of LEGACY_STATE_KEYS) if (op[key] !== undefined) out[key] = op[key];
+  return out;
+}
 
 export class StreamSimulator {
   readonly id: string;
@@ -91,7 +101,9 @@ export class StreamSimulator {
         ? new KafkaSource(source, this.random)
         : source.kind === 'rate'
           ? new RateSource(source, startMs)
-          : new FileSource(source, this.random, startMs);
+          : source.kind === 'kinesis'
+            ? new KinesisSource(source, this.random)
+            : new FileSource(source, this.random, startMs);
     const main = spec.source;
     this.channels = [
       new InputChannel(
@@ -181,8 +193,13 @@ export class StreamSimulator {
     }
   }
 
-  private applyChange(): void {
-    const change = this.eventFor('change', this.batchId);
+  private applyChange(startMs: number): void {
+    const change = this.events.find(
+      (e): e is Extract<SimEvent, { type: 'change' }> =>
+        e.type === 'change' &&
+        !this.eventsDone.has(e) &&
+        (e.atMs !== undefined ? startMs >= e.atMs : e.atBatch === this.batchId),
+    );
     if (!change) return;
     this.eventsDone.add(change);
     if (change.sinkWriteRowsPerSec !== undefined) this.sink.writeRowsPerSec = change.sinkWriteRowsPerSec;
@@ -259,7 +276,7 @@ export class StreamSimulator {
   private runBatch(startMs: number): SimulatedBatch {
     const retried = this.retrying !== null;
     const firstOfRun = this.firstOfRun;
-    this.applyChange();
+    this.applyChange(startMs);
     const perChannel = this.retrying ? this.retrying.rows : this.channels.map((c) => c.plan(startMs));
     const rows = perChannel.reduce((a, b) => a + b, 0);
     const p = this.processing;
@@ -492,16 +509,24 @@ export class StreamSimulator {
     if (b.eventTime) out.eventTime = b.eventTime;
     const stateOperator = this.state?.render();
     out.stateOperators = stateOperator ? [stateOperator] : [];
-    out.sources = this.channels.map((channel, i) =>
-      channel.source.render({
+    out.sources = this.channels.map((channel, i) => {
+      const source = channel.source.render({
         rows: b.rows[i] ?? 0,
         inputRowsPerSecond: this.rate(b.rows[i] ?? 0, sinceLast),
         processedRowsPerSecond: this.rate(b.rows[i] ?? 0, b.batchDurationMs / 1_000),
         firstBatch: b.firstBatch,
         latestAfterBatch: this.traits.latestAfterBatch,
         databricks: this.traits.databricks,
-      }),
-    );
+        reportMs: b.startMs + b.batchDurationMs,
+        oldestUnreadAtMs: channel.oldestLeftUnreadAt(),
+      });
+      if (!this.traits.sourceBacklogKeys) {
+        delete source.latestOffset;
+        delete source.metrics;
+      }
+      return source;
+    });
+    if (this.traits.legacyStateOperators) out.stateOperators = (out.stateOperators as Record<string, unknown>[]).map(legacyStateOperator);
     const outputRows =
       this.sink.kind === 'delta' || this.sink.kind === 'foreachBatch'
         ? -1

@@ -31,14 +31,14 @@ describe('spec validation', () => {
       'processing.cores must be an integer > 0 (got 2.5)',
       'source.partitions must be an integer > 0 (got 0)',
       'source.maxOffsetsPerTrigger must be a number > 0 or null (got -1)',
-      'platform must be dbr-17.1, dbr-17.0, spark-3.5 or spark-4.0 (got "dbr-99")',
+      'platform must be dbr-17.1, dbr-17.0, spark-3.5, spark-4.0 or spark-3.0 (got "dbr-99")',
       'events[0].atBatch must be an integer ≥ 0 (got -1)',
     ]);
   });
 
   it('rejects an unknown source kind and a missing processing block', () => {
     expect(() => new StreamSimulator({ arrival: 1, source: { kind: 'socket' } } as unknown as StreamSpec)).toThrow(
-      /processing must be an object.*source.kind must be kafka, delta, autoloader or rate \(got "socket"\)/,
+      /processing must be an object.*source.kind must be kafka, delta, autoloader, kinesis or rate \(got "socket"\)/,
     );
   });
 

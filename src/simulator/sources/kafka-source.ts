@@ -17,6 +17,7 @@ export class KafkaSource implements SimSource {
   cap: number | null;
   private readonly topic: string;
   private readonly bytesPerRow: number;
+  private readonly latestOffsetAsEnd: boolean;
   private readonly weights: number[];
   private readonly carry: number[];
   private readonly latest: number[];
@@ -33,6 +34,7 @@ export class KafkaSource implements SimSource {
     this.inputTasks = Math.max(partitions, spec.minPartitions ?? 0);
     this.cap = spec.maxOffsetsPerTrigger ?? null;
     this.bytesPerRow = spec.bytesPerRow ?? 450;
+    this.latestOffsetAsEnd = spec.latestOffsetAsEnd ?? false;
     this.description = `KafkaV2[Subscribe[${this.topic}]]`;
     const skew = spec.skew ?? 0.1;
     this.weights = Array.from({ length: partitions }, () => Math.max(0.05, 1 + skew * random.normal()));
@@ -134,7 +136,7 @@ export class KafkaSource implements SimSource {
       this.description,
       ctx.firstBatch ? null : this.offsets(this.plannedStart),
       this.offsets(this.plannedEnd),
-      this.offsets(latest),
+      this.offsets(this.latestOffsetAsEnd ? this.plannedEnd : latest),
       ctx,
       sortedMap(entries),
     );

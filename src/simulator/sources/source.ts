@@ -14,10 +14,14 @@ export interface SourceRenderContext {
   latestAfterBatch: boolean;
   /** Databricks-only metrics (`estimatedTotalBytesBehindLatest`). */
   databricks: boolean;
+  /** When the report is printed (the batch's end), epoch ms. */
+  reportMs: number;
+  /** Arrival time of the oldest row this batch leaves unread (truth); null when it read everything. */
+  oldestUnreadAtMs: number | null;
 }
 
 export interface SimSource {
-  readonly kind: 'kafka' | 'delta' | 'autoloader' | 'rate';
+  readonly kind: 'kafka' | 'delta' | 'autoloader' | 'rate' | 'kinesis';
   readonly description: string;
   /** Spark tasks that read this source in one batch. */
   readonly inputTasks: number;
