@@ -1,6 +1,7 @@
 /** What every `/stream` subcommand gets: who, where, how to answer, and the app's collaborators. */
 import type { RespondArguments, RespondFn, webApi } from '@slack/bolt';
 import type { SlackDeps } from '../../src/slack/deps.js';
+import type { CallerScope } from '../../src/slack/operations/channel-scope.js';
 import type { RenderedMessage } from '../../src/slack/render/types.js';
 import { fallbackText, sectionBlock } from '../../src/slack/limits.js';
 
@@ -16,6 +17,11 @@ export interface CommandContext {
   botToken?: string;
   /** The slash command as typed, e.g. `/stream`. */
   command: string;
+}
+
+/** Who asks from where, for the channel-scope checks. */
+export function scopeOf(ctx: CommandContext): CallerScope {
+  return { client: ctx.client, deps: ctx.deps, userId: ctx.userId, channelId: ctx.channelId, channelName: ctx.channelName };
 }
 
 /** An answer only the person sees. */

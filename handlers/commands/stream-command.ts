@@ -44,7 +44,7 @@ export async function streamCommand(args: CommandArgs, deps: SlackDeps): Promise
     case 'diagnose':
       return diagnoseSubcommand(ctx, parsed.input);
     case 'mute':
-      return muteSubcommand(ctx, parsed.query, parsed.durationMs);
+      return muteSubcommand(ctx, parsed.query, parsed.durationMs, parsed.durationText);
     case 'unmute':
       return unmuteSubcommand(ctx, parsed.query);
     case 'ack':

@@ -1,10 +1,11 @@
 /**
- * Who may change alerting from Slack (mute, unmute, watch, unwatch, and the silence button).
+ * Who may change alerting from Slack (mute, unmute, ack, watch, unwatch, and the alert buttons that
+ * do the same: Silence, Unsilence, Acknowledge, Unacknowledge).
  * Default: anyone in the channel. When user ids or user groups are configured, only they may.
  */
 import { escapeMrkdwn, isSubteamId, userMention } from './mrkdwn.js';
 
-export type GuardedAction = 'mute' | 'unmute' | 'watch' | 'unwatch';
+export type GuardedAction = 'mute' | 'unmute' | 'ack' | 'watch' | 'unwatch';
 
 export interface PermissionPolicy {
   /** Slack user ids (`U…`/`W…`) allowed. */
@@ -13,7 +14,7 @@ export interface PermissionPolicy {
   userGroups?: string[];
   /**
    * Actions the policy guards; the others stay open to anyone.
-   * @defaultValue ['mute', 'unmute', 'watch', 'unwatch']
+   * @defaultValue ['mute', 'unmute', 'ack', 'watch', 'unwatch']
    */
   actions?: GuardedAction[];
 }
@@ -50,7 +51,7 @@ export class PermissionChecker {
   }
 
   async check(action: GuardedAction, userId: string): Promise<PermissionDecision> {
-    const guarded = this.policy.actions ?? ['mute', 'unmute', 'watch', 'unwatch'];
+    const guarded = this.policy.actions ?? ['mute', 'unmute', 'ack', 'watch', 'unwatch'];
     if (this.open || !guarded.includes(action)) return { allowed: true };
     if ((this.policy.users ?? []).includes(userId)) return { allowed: true };
     for (const group of this.policy.userGroups ?? []) {

@@ -1,7 +1,7 @@
 /**
  * App Home shows the person what concerns them: open incidents, silences and watches in channels
  * they are a member of (users.conversations on the local Slack, membership from its channel
- * members). When the lookup fails (the token lacks a scope), it shows everything and says why.
+ * members). When the lookup fails (the token lacks a scope), it shows nothing and says why.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_BOT, DEFAULT_USERS } from '../../src/standins/slack/index.js';
@@ -95,20 +95,37 @@ describe('App Home by channel membership', () => {
     expect(dev).toContain('Watched streams (3)');
   });
 
-  it('falls back to everything, with a note, when users.conversations fails', async () => {
+  it('fails closed when users.conversations fails: says it cannot list, shows nothing of any channel', async () => {
     let nowMs = 0;
     // Installed without groups:read: Slack answers missing_scope for private channels.
     const bot = { ...DEFAULT_BOT, scopes: ['commands', 'chat:write', 'chat:write.public', 'channels:read', 'files:write', 'files:read'] };
     h = await startHarness({ now: () => nowMs, slack: { channels: CHANNELS, bots: [bot], users: DEFAULT_USERS } });
     const seeded = await seed(h);
     nowMs = seeded.nowMs;
-    const open = await h.store.listOpenIncidents();
     const dev = await homeOf(h, DEV);
-    expect(dev).toContain('Could not read which channels you are in (missing_scope), so this shows every channel.');
-    expect(dev).toContain(`Open incidents (${open.length})`);
-    expect(dev).toContain(seeded.sensor.name);
-    expect(dev).toContain('Silenced streams (1)');
-    expect(dev).toContain('Watched streams (3)');
+    expect(dev).toContain('StreamDoctor cannot list the channels you are in (missing_scope), so it shows none of them here.');
+    expect(dev).toContain('Open incidents (0)');
+    expect(dev).not.toContain(seeded.sensor.name);
+    expect(dev).not.toContain(seeded.orders.name);
+    expect(dev).toContain('Silenced streams (0)');
+    expect(dev).toContain('Watched streams (0)');
     expect(h.logLines.join('')).toContain('could not read the person');
+  });
+
+  it('matches routes the watch file writes by channel name (#data-alerts) to the person’s channels', async () => {
+    let nowMs = 0;
+    h = await startHarness({ now: () => nowMs, slack: { channels: CHANNELS } });
+    const orders = await seedScenario(h.store, 'kafka-uncapped-overload-12pct');
+    nowMs = orders.nowMs;
+    // The watch file routes by name; the incident carries the name as its channel until it is posted.
+    await h.store.setRoute('query', orders.queryId, '#streaming');
+    for (const record of orders.incidents) await h.store.incidents.assignChannel(record, '#streaming', nowMs);
+    const open = (await h.store.listOpenIncidents()).filter((r) => r.queryId === orders.queryId);
+    expect(open.length).toBeGreaterThan(0);
+    const maria = await homeOf(h, MARIA);
+    expect(maria).toContain(`Open incidents (${open.length})`);
+    expect(maria).toContain('Watched streams (1)');
+    const dev = await homeOf(h, DEV);
+    expect(dev).toContain('Open incidents (0)');
   });
 });

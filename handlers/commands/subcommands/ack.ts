@@ -1,11 +1,13 @@
-/** `/stream ack <query>`: acknowledges the stream's open incidents. */
+/** `/stream ack <query> [#channel]`: acknowledges the stream's open incidents (same rules as mute). */
 import { inlineCode } from '../../../src/slack/mrkdwn.js';
+import { lookupForAction } from '../../../src/slack/operations/channel-scope.js';
 import { acknowledgeIncident } from '../../../src/slack/operations/incident-actions.js';
-import { lookupStream } from '../../../src/slack/operations/stream-lookup.js';
-import { replyPrivately, type CommandContext } from '../command-context.js';
+import { replyPrivately, scopeOf, type CommandContext } from '../command-context.js';
 
 export async function ackSubcommand(ctx: CommandContext, query: string | null): Promise<void> {
-  const found = await lookupStream(ctx.deps, query, ctx.channelId, 'ack');
+  const permission = await ctx.deps.permissions.check('ack', ctx.userId);
+  if (!permission.allowed) return replyPrivately(ctx, permission.reason);
+  const found = await lookupForAction(scopeOf(ctx), query, 'ack', (name, channel) => `${ctx.command} ack ${name} ${channel}`);
   if (!found.ok) return replyPrivately(ctx, found.message);
   const open = (await ctx.deps.store.incidents.listForQuery(found.stream.queryId)).filter((record) => record.state === 'open');
   if (open.length === 0) return replyPrivately(ctx, `${inlineCode(found.stream.name || found.stream.queryId)} has no open incident to acknowledge.`);

@@ -1,20 +1,22 @@
 /** `/stream status [query|all]`: the health table of this channel's streams, one stream, or all. */
 import type { StreamRecord } from '../../../src/store/types.js';
 import { nowOf } from '../../../src/slack/deps.js';
-import { lookupStream, streamsRoutedTo } from '../../../src/slack/operations/stream-lookup.js';
+import { lookupForReading, visibleStreams } from '../../../src/slack/operations/channel-scope.js';
+import { streamsRoutedTo } from '../../../src/slack/operations/stream-lookup.js';
 import { toStreamView } from '../../../src/slack/operations/stream-views.js';
 import { renderStatus } from '../../../src/slack/render/status-table.js';
-import { replyPrivately, type CommandContext } from '../command-context.js';
+import { replyPrivately, scopeOf, type CommandContext } from '../command-context.js';
 
 export async function statusSubcommand(ctx: CommandContext, query: string | null, all: boolean): Promise<void> {
   const { store } = ctx.deps;
   let streams: StreamRecord[];
   let scopeLabel: string;
   if (all) {
-    streams = await store.listStreams();
+    // Every stream the caller may see: none routed to a private channel they are not in.
+    streams = await visibleStreams(scopeOf(ctx), await store.listStreams());
     scopeLabel = 'all streams';
   } else if (query) {
-    const found = await lookupStream(ctx.deps, query, ctx.channelId, 'status');
+    const found = await lookupForReading(scopeOf(ctx), query, 'status');
     if (!found.ok) return replyPrivately(ctx, found.message);
     streams = [found.stream];
     scopeLabel = found.stream.name || found.stream.queryId;

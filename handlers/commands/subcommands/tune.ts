@@ -3,12 +3,12 @@ import { nowOf } from '../../../src/slack/deps.js';
 import { formatBatchVsTrigger, formatSeconds } from '../../../src/slack/format.js';
 import { inlineCode } from '../../../src/slack/mrkdwn.js';
 import { databricksUrlFor } from '../../../src/slack/operations/databricks-url.js';
-import { lookupStream } from '../../../src/slack/operations/stream-lookup.js';
+import { lookupForReading } from '../../../src/slack/operations/channel-scope.js';
 import { renderAdviceMessage } from '../../../src/slack/render/advice.js';
-import { replyPrivately, type CommandContext } from '../command-context.js';
+import { replyPrivately, scopeOf, type CommandContext } from '../command-context.js';
 
 export async function tuneSubcommand(ctx: CommandContext, query: string | null): Promise<void> {
-  const found = await lookupStream(ctx.deps, query, ctx.channelId, 'tune');
+  const found = await lookupForReading(scopeOf(ctx), query, 'tune');
   if (!found.ok) return replyPrivately(ctx, found.message);
   const { stream } = found;
   const incidents = await ctx.deps.store.incidents.listForQuery(stream.queryId);

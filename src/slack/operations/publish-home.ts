@@ -1,14 +1,15 @@
 /**
  * Builds and publishes one person's App Home: what concerns them, i.e. open incidents and silenced
  * streams in channels they are a member of (theirs first: ones they acknowledged), and the watches
- * that post there. When their channels cannot be read, it shows everything and says so.
+ * that post there. When their channels cannot be read, it shows nothing of any channel and says so
+ * (fail closed: a private channel's incidents never reach someone outside it).
  */
 import type { webApi } from '@slack/bolt';
 import { nowOf, type SlackDeps } from '../deps.js';
 import { contextBlock } from '../limits.js';
 import { escapeMrkdwn } from '../mrkdwn.js';
 import { renderAppHome, type HomeWatch } from '../render/app-home.js';
-import { memberChannels, type MemberChannelsOptions } from './member-channels.js';
+import { includesChannel, memberChannels, type MemberChannelsOptions } from './member-channels.js';
 
 export interface PublishHomeOptions {
   /** A one-off line under the title (e.g. the result of a Home button). */
@@ -27,8 +28,9 @@ export async function publishHome(client: webApi.WebClient, deps: SlackDeps, use
     deps.store.listStreams(),
     memberChannels(client, userId, options.membership),
   ]);
-  if (!membership.ok) deps.logger.warn({ user: userId, reason: membership.reason }, 'App Home: could not read the person’s channels; showing everything');
-  const mine = (channel: string | null | undefined): boolean => !membership.ok || (channel != null && membership.channels.has(channel));
+  if (!membership.ok) deps.logger.warn({ user: userId, reason: membership.reason }, 'App Home: could not read the person’s channels; showing none');
+  // Routes may name a channel (`#data-alerts`, from the watch file) where incidents carry its id.
+  const mine = (channel: string | null | undefined): boolean => membership.ok && includesChannel(membership, channel);
   const byId = new Map(streams.map((stream) => [stream.queryId, stream]));
   const names = new Map(streams.map((stream) => [stream.queryId, stream.name]));
 
@@ -74,7 +76,9 @@ export async function publishHome(client: webApi.WebClient, deps: SlackDeps, use
   });
   const lines: string[] = [];
   if (options.notice) lines.push(escapeMrkdwn(options.notice).replace(/&lt;(@[UW][A-Z0-9]+|#[CG][A-Z0-9]+)&gt;/g, '<$1>'));
-  if (!membership.ok) lines.push(`⚠️ Could not read which channels you are in (${escapeMrkdwn(membership.reason)}), so this shows every channel.`);
+  if (!membership.ok) {
+    lines.push(`⚠️ StreamDoctor cannot list the channels you are in (${escapeMrkdwn(membership.reason)}), so it shows none of them here. Use \`/stream status\` in a channel, or ask an admin to reinstall the app with \`channels:read\` and \`groups:read\`.`);
+  }
   else lines.push('Showing the channels you are a member of.');
   // Notices go right under the title.
   view.blocks.splice(1, 0, contextBlock(lines));

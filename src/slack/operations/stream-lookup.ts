@@ -15,7 +15,8 @@ function nameList(streams: StreamRecord[]): string {
   return shown.join('\n');
 }
 
-export async function lookupStream(deps: SlackDeps, query: string | null, channel: string, subcommand: string): Promise<StreamLookup> {
+/** `pool`: match among these streams only (default: every stream). */
+export async function lookupStream(deps: SlackDeps, query: string | null, channel: string, subcommand: string, pool?: StreamRecord[]): Promise<StreamLookup> {
   const command = deps.command ?? '/stream';
   if (query == null) {
     const bound = await deps.store.getChannelBinding(channel);
@@ -25,7 +26,7 @@ export async function lookupStream(deps: SlackDeps, query: string | null, channe
     }
     return { ok: false, message: `Say which stream: \`${command} ${subcommand} <query>\`. (Only a channel bound to one incident can leave it out.)` };
   }
-  const streams = await deps.store.listStreams();
+  const streams = pool ?? (await deps.store.listStreams());
   const result = matchQuery(query, streams);
   if (result.kind === 'match') return { ok: true, stream: result.stream };
   if (result.kind === 'ambiguous') {

@@ -22,7 +22,10 @@ export function renderHelp(command = '/stream'): RenderedMessage {
     text: fallbackText(`${command} commands: ${COMMAND_LINES.map(([usage]) => usage.split(' ')[0]).join(', ')}`),
     blocks: [
       sectionBlock(`*StreamDoctor* keeps your Structured Streaming queries healthy.\n${lines.join('\n')}`),
-      contextBlock(['In a channel bound to one incident the query can be left out. Partial names work when they are unambiguous.']),
+      contextBlock([
+        `Commands act on the streams routed to this channel. For another channel's stream add its #channel (you must be a member of it), e.g. \`${command} mute orders #payments 2h\`.`,
+        'In a channel bound to one incident the query can be left out. Partial names work when they are unambiguous.',
+      ]),
     ],
   };
 }

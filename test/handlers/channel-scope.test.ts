@@ -1,0 +1,120 @@
+/**
+ * Channel scope of `/stream` commands (issue 11, item 3): commands act on the streams routed to the
+ * channel they are typed in; another channel's stream needs `name #channel` and the caller must be a
+ * member of it (fail closed when Slack will not say); `ack` follows mute's rules and is guarded by
+ * the admin policy; `status all` and `tune` hide streams routed to private channels the caller is not
+ * in. Real app, local Slack over HTTP, real Redis.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_BOT, DEFAULT_USERS } from '../../src/standins/slack/index.js';
+import type { WorkspaceChannel } from '../../src/standins/slack/types.js';
+import type { PermissionPolicy } from '../../src/slack/permissions.js';
+import { CHANNEL, DEV, MARIA, startHarness, type Harness } from './helpers/harness.js';
+import { postAlert, seedScenario, type SeededStream } from './helpers/seed.js';
+
+const STREAMING = 'C0STREAMNG';
+const PAYMENTS = 'G0PAYMENTS';
+const SAM = 'U0SAM00003';
+const BOT = DEFAULT_BOT.userId;
+// Dev is only in #data-alerts; Maria is everywhere; #payments is private.
+const CHANNELS: WorkspaceChannel[] = [
+  { id: CHANNEL, name: 'data-alerts', members: [MARIA, DEV, SAM, BOT] },
+  { id: STREAMING, name: 'streaming', members: [MARIA, SAM, BOT] },
+  { id: PAYMENTS, name: 'payments', members: [MARIA, BOT], isPrivate: true },
+];
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+interface World {
+  orders: SeededStream;
+  sensor: SeededStream;
+  ledger: SeededStream;
+}
+
+async function world(options: { policy?: PermissionPolicy; scopes?: string[] } = {}): Promise<World> {
+  let nowMs = 0;
+  const bots = options.scopes ? [{ ...DEFAULT_BOT, scopes: options.scopes }] : undefined;
+  h = await startHarness({ now: () => nowMs, ...(options.policy ? { policy: options.policy } : {}), slack: { channels: CHANNELS, users: DEFAULT_USERS, ...(bots ? { bots } : {}) } });
+  const orders = await seedScenario(h.store, 'kafka-uncapped-overload-12pct');
+  const sensor = await seedScenario(h.store, 'kafka-partition-bound');
+  const ledger = await seedScenario(h.store, 'lag-then-scale-up', { name: 'payments_ledger' });
+  nowMs = Math.max(orders.nowMs, sensor.nowMs, ledger.nowMs);
+  await h.store.setRoute('query', orders.queryId, CHANNEL);
+  await h.store.setRoute('query', sensor.queryId, STREAMING);
+  await h.store.setRoute('query', ledger.queryId, PAYMENTS);
+  for (const record of sensor.incidents) await postAlert(h.client, h.deps, record, STREAMING);
+  return { orders, sensor, ledger };
+}
+
+async function run(text: string, user: string, channel = CHANNEL): Promise<{ response_type?: string; text: string; blocks?: unknown[] }> {
+  const outcome = await h!.slack.interactions.slashCommand({ user, channel, text });
+  expect(outcome.delivery.status).toBe(200);
+  const record = await h!.until(() => h!.slack.responses().find((r) => r.url === outcome.responseUrl && r.responses.length > 0));
+  return record.responses[0] as { response_type?: string; text: string; blocks?: unknown[] };
+}
+
+describe('channel scope of /stream commands', () => {
+  it('mute of another channel’s stream is refused with what to type; with #channel only its members may', async () => {
+    const { sensor } = await world();
+    const plain = await run(`mute ${sensor.name} 2h`, DEV);
+    expect(plain.response_type).toBe('ephemeral');
+    expect(plain.text).toContain(`\`${sensor.name}\` alerts in <#${STREAMING}>, not in this channel, so nothing changed.`);
+    expect(plain.text).toContain(`/stream mute ${sensor.name} #streaming 2h`);
+    const notMember = await run(`mute ${sensor.name} <#${STREAMING}|streaming> 2h`, DEV);
+    expect(notMember.text).toContain(`only its members may mute it from another channel`);
+    const wrongChannel = await run(`mute ${sensor.name} <#${PAYMENTS}|payments> 2h`, MARIA);
+    expect(wrongChannel.text).toContain(`not in <#${PAYMENTS}>`);
+    expect(await h!.store.isSilenced(sensor.queryId)).toBe(false);
+    const member = await run(`mute ${sensor.name} <#${STREAMING}|streaming> 2h`, MARIA);
+    expect(member.response_type).toBe('in_channel');
+    expect(await h!.store.isSilenced(sensor.queryId)).toBe(true);
+    // In its own channel no #channel is needed.
+    const there = await run(`unmute ${sensor.name}`, SAM, STREAMING);
+    expect(there.text).toContain('no longer silenced');
+  });
+
+  it('ack follows the same rule, and the admin policy guards it like mute', async () => {
+    const { orders, sensor } = await world({ policy: { users: [MARIA, DEV] } });
+    const elsewhere = await run(`ack ${sensor.name}`, DEV);
+    expect(elsewhere.text).toContain(`alerts in <#${STREAMING}>, not in this channel`);
+    expect((await h!.store.getIncident(sensor.incidents[0]!.id))?.acknowledgedBy ?? null).toBeNull();
+    const denied = await run(`ack ${orders.name}`, SAM);
+    expect(denied.text).toContain('may ack streams here');
+    const allowed = await run(`ack ${orders.name}`, DEV);
+    expect(allowed.text).toContain('You acknowledged');
+  });
+
+  it('watch cannot pull another channel’s alerts unless the caller is in that channel', async () => {
+    const { sensor } = await world();
+    const pulled = await run(`watch ${sensor.name}`, DEV);
+    expect(pulled.text).toContain(`alerts in <#${STREAMING}>, and only its members may watch it from another channel`);
+    expect(await h!.store.resolveChannel(sensor)).toBe(STREAMING);
+    const byMember = await run(`watch ${sensor.name}`, MARIA);
+    expect(byMember.response_type).toBe('in_channel');
+    expect(await h!.store.resolveChannel(sensor)).toBe(CHANNEL);
+  });
+
+  it('status all and tune hide streams routed to a private channel the caller is not in', async () => {
+    const { ledger, sensor } = await world();
+    const devAll = JSON.stringify((await run('status all', DEV)).blocks);
+    expect(devAll).toContain(sensor.name);
+    expect(devAll).not.toContain(ledger.name);
+    const mariaAll = JSON.stringify((await run('status all', MARIA)).blocks);
+    expect(mariaAll).toContain(ledger.name);
+    const tune = await run(`tune ${ledger.name}`, DEV);
+    expect(tune.text).toContain('No stream called `payments_ledger` that you can see');
+    expect((await run(`tune ${ledger.name}`, MARIA)).text).not.toContain('No stream called');
+  });
+
+  it('fails closed when the caller’s channels cannot be read', async () => {
+    // Installed without groups:read: users.conversations answers missing_scope.
+    const { sensor } = await world({ scopes: ['commands', 'chat:write', 'chat:write.public', 'channels:read', 'files:write', 'files:read'] });
+    const reply = await run(`mute ${sensor.name} <#${STREAMING}|streaming> 2h`, MARIA);
+    expect(reply.text).toContain(`could not check that you are a member of <#${STREAMING}> (\`missing_scope\`), so nothing changed`);
+    expect(await h!.store.isSilenced(sensor.queryId)).toBe(false);
+  });
+});
