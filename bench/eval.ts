@@ -10,6 +10,7 @@
  *                                from each run's truth) and print how robust the results are
  *   npm run eval -- --dump DIR   also write each scenario as DIR/NAME.jsonl (what `streamdoctor
  *                                diagnose` reads) and its resolved labels as DIR/NAME.labels.json
+ *   npm run eval -- --random N   N randomized draws instead (flags in bench/eval-random.ts)
  */
 
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -19,6 +20,10 @@ import { SCENARIOS, labelScenario, type Scenario } from '../src/simulator/index.
 import { runEngine, scoreScenario, type ScenarioScore } from '../src/simulator/evaluation/index.js';
 
 const args = process.argv.slice(2);
+if (args.includes('--random')) {
+  const { runRandomEval } = await import('./eval-random.js');
+  process.exit(await runRandomEval(args));
+}
 const asJson = args.includes('--json');
 const dumpAt = args.indexOf('--dump');
 const dumpDir = dumpAt >= 0 ? args[dumpAt + 1] : undefined;

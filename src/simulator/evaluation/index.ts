@@ -5,3 +5,6 @@
 export { runEngine, type EngineRun, type TimedChange } from './run-engine.js';
 export { scoreScenario, openings, type ScenarioScore, type ExpectationScore, type Opening } from './score.js';
 export { StaticBacklogRule, type StaticRuleOptions } from './static-backlog-rule.js';
+export { runRandomEngine, TICK_MS, type RandomQueryRun } from './run-random.js';
+export { scoreRandom, type DrawScore, type EpisodeScore, type StallScore, type Alarm } from './score-random.js';
+export { summarize, groupBy, judgeTargets, percentile, type GroupSummary, type Spread, type Target } from './random-summary.js';

@@ -1,0 +1,332 @@
+/**
+ * `npm run eval -- --random N`: N randomized draws (src/simulator/random) through the real parser
+ * and engine, scored against labels from the simulator's truth, printed per family and per
+ * reporting mode beside the static "time behind > 600 s" rule, then the issue's targets and the
+ * worst draws (seeds to replay).
+ *
+ *   --random N        how many draws (1–100000)
+ *   --seed-base B     seeds B … B+N−1 (default 100000; tests use 900000+, tuning 1–1000)
+ *   --only FAMILY     force every draw's family      --mode MODE   force every draw's reporting mode
+ *   --json            the per-draw scores and the summaries as JSON
+ *   --dump DIR        also write DIR/SEED.jsonl (what `streamdoctor diagnose` reads) and DIR/SEED.labels.json
+ *   --worst K         worst draws to list per family and problem (default 3; 0 = none)
+ *   --jobs J          processes to spread the draws over (default: the machine's cores)
+ */
+
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import {
+  groupBy,
+  judgeTargets,
+  runRandomEngine,
+  scoreRandom,
+  summarize,
+  type DrawScore,
+  type GroupSummary,
+  type Spread,
+} from '../src/simulator/evaluation/index.js';
+import {
+  FAMILIES,
+  REPORTING_MODES,
+  MODE_DESCRIPTIONS,
+  drawScenario,
+  isQuietFamily,
+  simulateRandom,
+  type Family,
+  type ReportingMode,
+  type SimulatedRandom,
+} from '../src/simulator/random/index.js';
+
+class UsageError extends Error {}
+
+interface RandomArgs {
+  count: number;
+  seedBase: number;
+  only?: Family;
+  mode?: ReportingMode;
+  json: boolean;
+  dumpDir?: string;
+  worst: number;
+  jobs: number;
+  /** Internal: this process computes only shard i of k and writes its scores as JSON. */
+  shard?: { i: number; k: number };
+}
+
+function parseArgs(args: string[]): RandomArgs {
+  const value = (flag: string): string | undefined => {
+    const at = args.indexOf(flag);
+    if (at < 0) return undefined;
+    const v = args[at + 1];
+    if (v === undefined || v.startsWith('--')) throw new UsageError(`${flag} needs a value`);
+    return v;
+  };
+  const integer = (flag: string, min: number, max: number, fallback: number): number => {
+    const text = value(flag);
+    if (text === undefined) return fallback;
+    const n = Number(text);
+    if (!/^\d+$/.test(text) || !Number.isSafeInteger(n) || n < min || n > max) {
+      throw new UsageError(`${flag} needs a whole number from ${min} to ${max}, not "${text}"`);
+    }
+    return n;
+  };
+  const only = value('--only');
+  if (only !== undefined && !(FAMILIES as readonly string[]).includes(only)) {
+    throw new UsageError(`--only needs a family: ${FAMILIES.join(', ')} (not "${only}")`);
+  }
+  const mode = value('--mode');
+  if (mode !== undefined && !(REPORTING_MODES as readonly string[]).includes(mode)) {
+    throw new UsageError(`--mode needs a reporting mode: ${REPORTING_MODES.join(', ')} (not "${mode}")`);
+  }
+  const shardText = value('--shard');
+  let shard: RandomArgs['shard'];
+  if (shardText !== undefined) {
+    const m = /^(\d+)\/(\d+)$/.exec(shardText);
+    if (!m || Number(m[1]) >= Number(m[2])) throw new UsageError(`--shard needs i/k with i < k, not "${shardText}"`);
+    shard = { i: Number(m[1]), k: Number(m[2]) };
+  }
+  return {
+    count: integer('--random', 1, 100_000, 0),
+    seedBase: integer('--seed-base', 0, 2_000_000_000, 100_000),
+    only: only as Family | undefined,
+    mode: mode as ReportingMode | undefined,
+    json: args.includes('--json'),
+    dumpDir: value('--dump'),
+    worst: integer('--worst', 0, 1_000, 3),
+    jobs: integer('--jobs', 1, 64, Math.max(1, availableParallelism())),
+    shard,
+  };
+}
+
+function dump(dir: string, sim: SimulatedRandom): void {
+  mkdirSync(dir, { recursive: true });
+  const seed = sim.scenario.seed;
+  writeFileSync(join(dir, `${seed}.jsonl`), `${sim.log.map((e) => e.batch.json).join('\n')}\n`);
+  const labels = {
+    seed,
+    family: sim.scenario.family,
+    mode: sim.scenario.mode,
+    queries: sim.queries.map((q) => ({
+      id: q.query.spec.id,
+      name: q.query.spec.name,
+      family: q.query.family,
+      description: q.query.description,
+      params: q.query.params,
+      reports: q.batches.length,
+      judgedAt: new Date(q.nowMs).toISOString(),
+      labels: q.labels.map((l) =>
+        l.kind === 'lag'
+          ? {
+              ...l,
+              onsetBatchId: q.batches[l.onsetIndex]?.truth.batchId ?? null,
+              onset: new Date(l.onsetMs).toISOString(),
+              deadlineBatchId: q.batches[l.deadlineIndex]?.truth.batchId ?? null,
+              recoveryBatchId: l.recoveryIndex === null ? null : (q.batches[l.recoveryIndex]?.truth.batchId ?? null),
+              end: new Date(l.endMs).toISOString(),
+            }
+          : { ...l, batchId: q.batches[l.index]?.truth.batchId ?? null, from: new Date(l.fromMs).toISOString(), to: new Date(l.toMs).toISOString() },
+      ),
+    })),
+  };
+  writeFileSync(join(dir, `${seed}.labels.json`), `${JSON.stringify(labels, null, 2)}\n`);
+}
+
+function scoreSeeds(a: RandomArgs, seeds: number[]): DrawScore[] {
+  return seeds.map((seed) => {
+    const sim = simulateRandom(drawScenario(seed, { family: a.only, mode: a.mode }));
+    if (a.dumpDir) dump(a.dumpDir, sim);
+    return scoreRandom(sim, runRandomEngine(sim));
+  });
+}
+
+/** Runs the shards in child processes (the same script) and merges their scores in seed order. */
+async function scoreInProcesses(a: RandomArgs, rawArgs: string[]): Promise<DrawScore[]> {
+  // The same entry point, loaded through the TypeScript runner as `npm run eval` does.
+  const runner = fileURLToPath(new URL('../bin/run-ts.mjs', import.meta.url));
+  const script = fileURLToPath(new URL('./eval.ts', import.meta.url));
+  const parts = await Promise.all(
+    Array.from({ length: a.jobs }, (_, i) =>
+      new Promise<DrawScore[]>((resolve, reject) => {
+        const child = spawn(process.execPath, [runner, script, ...rawArgs, '--shard', `${i}/${a.jobs}`], {
+          stdio: ['ignore', 'pipe', 'inherit'],
+        });
+        const chunks: Buffer[] = [];
+        child.stdout.on('data', (c: Buffer) => chunks.push(c));
+        child.on('error', reject);
+        child.on('close', (code) => {
+          if (code !== 0) reject(new Error(`eval shard ${i}/${a.jobs} exited with ${code}`));
+          else resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as DrawScore[]);
+        });
+      }),
+    ),
+  );
+  return parts.flat().sort((x, y) => x.seed - y.seed);
+}
+
+const f1 = (x: number | null) => (x === null ? '—' : Number.isInteger(x) ? String(x) : x.toFixed(1));
+const spreadText = (s: Spread) => (s.n === 0 ? '—' : `${f1(s.p50)}/${f1(s.p95)}/${f1(s.max)}`);
+const pctText = (a: number, b: number) => (b === 0 ? '—' : `${((a / b) * 100).toFixed(1)}%`);
+
+function table(title: string, groups: GroupSummary[]): string {
+  const header = [
+    title,
+    'draws',
+    'q-hours',
+    'episodes',
+    'recall',
+    '≥10% recall',
+    'late',
+    'missed',
+    'FA/1000h (n)',
+    'inc/ep',
+    '≠1',
+    'resolve p50/p95 (open)',
+    'delay # p50/p95/max',
+    'delay min p50/p95/max',
+    '600s rule # p50/p95/max',
+    '600s min p50/p95/max',
+    'stalls',
+  ];
+  const rows = groups.map((g) => [
+    g.group,
+    String(g.draws),
+    g.queryHours.toFixed(0),
+    g.episodes ? `${g.episodes} (${g.strictEpisodes})` : '0',
+    pctText(g.found, g.episodes),
+    pctText(g.strictFound, g.strictEpisodes),
+    String(g.late),
+    String(g.missed),
+    `${g.falseAlarmsPer1000h.toFixed(1)} (${g.falseAlarms})`,
+    g.incidentsPerEpisode === null ? '—' : g.incidentsPerEpisode.toFixed(2),
+    String(g.notExactlyOne),
+    g.resolution.n || g.unresolved ? `${f1(g.resolution.p50)}/${f1(g.resolution.p95)} (${g.unresolved})` : '—',
+    spreadText(g.delayReports),
+    spreadText(g.delayMin),
+    g.episodes ? `${spreadText(g.staticReports)} ${g.staticFired}/${g.episodes}` : '—',
+    spreadText(g.staticMin),
+    g.stalls ? `${g.stallsFound}/${g.stalls}` : '—',
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+interface Worst {
+  family: string;
+  problem: string;
+  seed: number;
+  mode: string;
+  detail: string;
+  weight: number;
+}
+
+function worstDraws(draws: DrawScore[]): Worst[] {
+  const out: Worst[] = [];
+  for (const d of draws) {
+    const q = (i: number) => (d.queries.length > 1 ? ` q${i} ${d.queries[i]!.family}` : '');
+    for (const e of d.episodes) {
+      const l = e.label;
+      const what = `${l.what}${q(e.query)}, overload ${(l.overload * 100).toFixed(0)} %, onset #${l.onsetIndex}, deadline #${l.deadlineIndex}`;
+      if (e.incidents === 0) out.push({ family: d.family, problem: 'missed', seed: d.seed, mode: d.mode, detail: what, weight: l.overload + 10 });
+      else if (e.late) {
+        out.push({ family: d.family, problem: 'late', seed: d.seed, mode: d.mode, detail: `${what}, opened at +${e.delayReports} (${f1(e.delayMin)} min)`, weight: e.delayReports ?? 0 });
+      }
+      if (e.incidents > 1) out.push({ family: d.family, problem: 'flapping', seed: d.seed, mode: d.mode, detail: `${what}, ${e.incidents} incidents`, weight: e.incidents });
+      if (e.unresolved) out.push({ family: d.family, problem: 'unresolved', seed: d.seed, mode: d.mode, detail: `${what}, recovered at #${l.recoveryIndex}, still open`, weight: 1 });
+    }
+    for (const s of d.stalls) {
+      if (!s.found) out.push({ family: d.family, problem: 'stall missed', seed: d.seed, mode: d.mode, detail: `stall at #${s.label.index}${q(s.query)}`, weight: 1 });
+    }
+    if (d.falseAlarms.length > 0) {
+      const first = d.falseAlarms[0]!;
+      out.push({
+        family: d.family,
+        problem: 'false alarm',
+        seed: d.seed,
+        mode: d.mode,
+        detail: `${d.falseAlarms.map((a) => `${a.kind}@#${a.index}${q(a.query)}`).join(' ')} — ${first.summary.slice(0, 110)}`,
+        weight: d.falseAlarms.length,
+      });
+    }
+  }
+  return out;
+}
+
+function printWorst(draws: DrawScore[], a: RandomArgs): string {
+  if (a.worst === 0) return '';
+  const worst = worstDraws(draws);
+  if (worst.length === 0) return 'worst draws: none (nothing missed, late, flapping or falsely raised)\n';
+  const lines = [`worst draws (up to ${a.worst} per family and problem):`];
+  for (const family of FAMILIES) {
+    const mine = worst.filter((w) => w.family === family);
+    if (mine.length === 0) continue;
+    lines.push(`  ${family}`);
+    for (const problem of ['missed', 'late', 'flapping', 'unresolved', 'stall missed', 'false alarm']) {
+      const list = mine.filter((w) => w.problem === problem).sort((x, y) => y.weight - x.weight).slice(0, a.worst);
+      for (const w of list) lines.push(`    ${problem.padEnd(12)} seed ${w.seed} ${w.mode}: ${w.detail}`);
+    }
+  }
+  const forced = `${a.only ? ` --only ${a.only}` : ''}${a.mode ? ` --mode ${a.mode}` : ''}`;
+  lines.push(
+    `replay one: npm run eval -- --random 1 --seed-base SEED${forced} --dump /tmp/sd && npx streamdoctor diagnose /tmp/sd/SEED.jsonl`,
+    '(labels with report indices, batchIds and times are in /tmp/sd/SEED.labels.json)',
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+export async function runRandomEval(rawArgs: string[]): Promise<number> {
+  let a: RandomArgs;
+  try {
+    a = parseArgs(rawArgs);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`eval: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+  const seeds = Array.from({ length: a.count }, (_, i) => a.seedBase + i);
+  if (a.shard) {
+    const mine = seeds.filter((_, i) => i % a.shard!.k === a.shard!.i);
+    process.stdout.write(JSON.stringify(scoreSeeds(a, mine)));
+    return 0;
+  }
+  const started = performance.now();
+  const jobs = Math.min(a.jobs, Math.ceil(a.count / 25));
+  const draws = jobs > 1 ? await scoreInProcesses({ ...a, jobs }, rawArgs) : scoreSeeds(a, seeds);
+  const elapsedSec = (performance.now() - started) / 1_000;
+  const byFamily = groupBy(draws, (d) => d.family, FAMILIES);
+  const byMode = groupBy(draws, (d) => d.mode, REPORTING_MODES);
+  const overall = summarize('all', draws);
+  const targets = judgeTargets(draws);
+  if (a.json) {
+    process.stdout.write(`${JSON.stringify({ seeds: [a.seedBase, a.seedBase + a.count - 1], byFamily, byMode, overall, targets, draws }, null, 2)}\n`);
+    return 0;
+  }
+  const out: string[] = [
+    `${a.count} random draws, seeds ${a.seedBase}–${a.seedBase + a.count - 1}${a.only ? `, family ${a.only}` : ''}${a.mode ? `, mode ${a.mode}` : ''}`,
+    '',
+    table('family', byFamily.map((g) => ({ ...g, group: isQuietFamily(g.group) ? `${g.group} (quiet)` : g.group }))),
+    '',
+    table('reporting mode', byMode),
+    '',
+    table('overall', [overall]),
+    '',
+    'targets (issue 9):',
+    ...targets.map((t) => `  ${t.met ? 'met    ' : 'NOT MET'}  ${t.name}: ${t.value}`),
+    '',
+    'columns: episodes (of them sustained ≥ 10 %); recall = found inside the deadline; late = opened after it; missed = never opened;',
+    'FA = openings matching no label, per 1,000 simulated query-hours; inc/ep = distinct lag incidents per episode (≠1: episodes without exactly one);',
+    'resolve = reports from true recovery to resolution (open = still open at the end); delays from the onset report, for found episodes;',
+    '600s rule = the static "time behind > 600 s" rule on the same episodes (fired/episodes); stalls = stalled incidents opened while the batch hung.',
+    'modes: ' + REPORTING_MODES.map((m) => `${m} = ${MODE_DESCRIPTIONS[m]}`).join('; '),
+    `parse errors ${overall.parseErrors}; tolerated openings inside episodes ${overall.tolerated}; evaluated in ${elapsedSec.toFixed(1)} s (${jobs} process${jobs > 1 ? 'es' : ''})`,
+    '',
+    printWorst(draws, a),
+  ];
+  process.stdout.write(`${out.join('\n')}`);
+  return 0;
+}

@@ -1,0 +1,132 @@
+/**
+ * Figures of a set of scored random draws, per family, per reporting mode and overall, and the
+ * issue's targets judged on them. Pure: `bench/eval-random.ts` prints what this computes.
+ */
+
+import { isQuietFamily } from '../random/types.js';
+import type { DrawScore, EpisodeScore } from './score-random.js';
+
+export interface Spread {
+  n: number;
+  p50: number | null;
+  p95: number | null;
+  max: number | null;
+}
+
+export interface GroupSummary {
+  group: string;
+  draws: number;
+  queryHours: number;
+  episodes: number;
+  /** Episodes of sustained overload (≥ 10 %): the 8-report deadline applies. */
+  strictEpisodes: number;
+  found: number;
+  strictFound: number;
+  late: number;
+  missed: number;
+  falseAlarms: number;
+  falseAlarmsPer1000h: number;
+  /** Mean distinct lag incidents per episode, and how many episodes had other than exactly one. */
+  incidentsPerEpisode: number | null;
+  notExactlyOne: number;
+  resolution: Spread;
+  unresolved: number;
+  delayReports: Spread;
+  delayMin: Spread;
+  staticFired: number;
+  staticReports: Spread;
+  staticMin: Spread;
+  stalls: number;
+  stallsFound: number;
+  tolerated: number;
+  parseErrors: number;
+}
+
+export interface Target {
+  name: string;
+  value: string;
+  met: boolean;
+}
+
+/** Nearest-rank percentile. */
+export function percentile(xs: number[], p: number): number | null {
+  if (xs.length === 0) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
+}
+
+function spread(xs: number[]): Spread {
+  return { n: xs.length, p50: percentile(xs, 50), p95: percentile(xs, 95), max: xs.length ? Math.max(...xs) : null };
+}
+
+export function summarize(group: string, draws: DrawScore[]): GroupSummary {
+  const eps: EpisodeScore[] = draws.flatMap((d) => d.episodes);
+  const found = eps.filter((e) => e.found);
+  const strict = eps.filter((e) => e.label.strict);
+  const queryHours = draws.reduce((a, d) => a + d.queryHours, 0);
+  const falseAlarms = draws.reduce((a, d) => a + d.falseAlarms.length, 0);
+  const withStatic = eps.filter((e) => e.staticDelayReports !== null);
+  const stalls = draws.flatMap((d) => d.stalls);
+  return {
+    group,
+    draws: draws.length,
+    queryHours,
+    episodes: eps.length,
+    strictEpisodes: strict.length,
+    found: found.length,
+    strictFound: strict.filter((e) => e.found).length,
+    late: eps.filter((e) => e.late).length,
+    missed: eps.filter((e) => e.incidents === 0).length,
+    falseAlarms,
+    falseAlarmsPer1000h: queryHours > 0 ? (falseAlarms / queryHours) * 1_000 : 0,
+    incidentsPerEpisode: eps.length ? eps.reduce((a, e) => a + e.incidents, 0) / eps.length : null,
+    notExactlyOne: eps.filter((e) => e.incidents !== 1).length,
+    resolution: spread(eps.flatMap((e) => (e.resolutionDelayReports !== null ? [e.resolutionDelayReports] : []))),
+    unresolved: eps.filter((e) => e.unresolved).length,
+    delayReports: spread(found.map((e) => e.delayReports!)),
+    delayMin: spread(found.map((e) => e.delayMin!)),
+    staticFired: withStatic.length,
+    staticReports: spread(withStatic.map((e) => e.staticDelayReports!)),
+    staticMin: spread(withStatic.map((e) => e.staticDelayMin!)),
+    stalls: stalls.length,
+    stallsFound: stalls.filter((s) => s.found).length,
+    tolerated: draws.reduce((a, d) => a + d.tolerated, 0),
+    parseErrors: draws.reduce((a, d) => a + d.parseErrors, 0),
+  };
+}
+
+export function groupBy(draws: DrawScore[], key: (d: DrawScore) => string, order: readonly string[]): GroupSummary[] {
+  return order
+    .map((name) => summarize(name, draws.filter((d) => key(d) === name)))
+    .filter((g) => g.draws > 0);
+}
+
+/** The issue's targets: recall ≥ 99 % on sustained overload, 0 false alarms when quiet, 1 incident per episode, p95 ≤ 8 batches. */
+export function judgeTargets(draws: DrawScore[]): Target[] {
+  const all = summarize('all', draws);
+  const quiet = summarize('quiet', draws.filter((d) => isQuietFamily(d.family)));
+  const recall = all.strictEpisodes ? all.strictFound / all.strictEpisodes : null;
+  const eps = draws.flatMap((d) => d.episodes);
+  return [
+    {
+      name: 'recall ≥ 99 % for sustained overload ≥ 10 %',
+      value: recall === null ? 'no such episodes' : `${(recall * 100).toFixed(1)} % (${all.strictFound}/${all.strictEpisodes})`,
+      met: recall !== null && recall >= 0.99,
+    },
+    {
+      name: '0 false alarms in must-stay-quiet families',
+      value: `${quiet.falseAlarms} in ${quiet.draws} draws (${quiet.queryHours.toFixed(0)} query-hours)`,
+      met: quiet.falseAlarms === 0,
+    },
+    {
+      name: 'exactly 1 incident per episode',
+      value: `${eps.length - all.notExactlyOne}/${eps.length} episodes (mean ${all.incidentsPerEpisode?.toFixed(2) ?? '—'})`,
+      met: eps.length > 0 && all.notExactlyOne === 0,
+    },
+    {
+      name: 'p95 delay ≤ 8 batches',
+      value: all.delayReports.p95 === null ? 'nothing found' : `p95 ${all.delayReports.p95} batches (over ${all.delayReports.n} found)`,
+      met: all.delayReports.p95 !== null && all.delayReports.p95 <= 8,
+    },
+  ];
+}

@@ -1,0 +1,142 @@
+/**
+ * Scores one random draw: each labelled lag episode is found when a lag incident opened between
+ * EARLY_TOLERANCE_REPORTS before its onset and its deadline (deadline.ts); every distinct lag
+ * incident opened from then to AFTERMATH_MS after the episode ends counts toward "incidents per
+ * episode"; a stall is found when a stalled incident opened while the batch hung. Openings inside
+ * an episode of another kind (a stall noticed while giant batches run, a data-loss forecast) are
+ * tolerated; every other opening is a false alarm.
+ */
+
+import type { Incident, IncidentKind } from '../../diagnosis/types.js';
+import { AFTERMATH_MS } from '../random/deadline.js';
+import type { LagLabel, StallLabel } from '../random/labels.js';
+import type { SimulatedRandom } from '../random/simulate.js';
+import type { Family, ReportingMode } from '../random/types.js';
+import { EARLY_TOLERANCE_REPORTS } from '../scenario.js';
+import type { RandomQueryRun } from './run-random.js';
+import { openings, type Opening } from './score.js';
+
+export interface EpisodeScore {
+  query: number;
+  label: LagLabel;
+  /** A lag incident opened inside [onset − EARLY_TOLERANCE_REPORTS, deadline]. */
+  found: boolean;
+  /** Opened, but only after the deadline (still inside the episode). */
+  late: boolean;
+  /** The first lag incident attributed to the episode: reports and minutes from the onset. */
+  delayReports: number | null;
+  delayMin: number | null;
+  /** Distinct lag incidents opened from 2 reports before the onset to AFTERMATH_MS after the end. */
+  incidents: number;
+  /** Reports from true recovery to the last of those incidents resolving (null: no recovery, or still open). */
+  resolutionDelayReports: number | null;
+  /** True recovery happened but the incident was still open when the run ended. */
+  unresolved: boolean;
+  staticDelayReports: number | null;
+  staticDelayMin: number | null;
+}
+
+export interface StallScore {
+  query: number;
+  label: StallLabel;
+  found: boolean;
+  /** From the previous report's end to the opening, minutes. */
+  delayMin: number | null;
+}
+
+export interface Alarm {
+  query: number;
+  kind: IncidentKind;
+  index: number;
+  atMs: number;
+  summary: string;
+}
+
+export interface DrawScore {
+  seed: number;
+  family: Family;
+  mode: ReportingMode;
+  /** Simulated query time judged, hours (summed over the draw's queries). */
+  queryHours: number;
+  episodes: EpisodeScore[];
+  stalls: StallScore[];
+  falseAlarms: Alarm[];
+  tolerated: number;
+  parseErrors: number;
+  /** What each query of the draw was (family, one line), for the worst-draws list. */
+  queries: { family: string; description: string; reports: number }[];
+}
+
+const incidentKey = (i: Incident): string => `${i.kind}|${i.openedAt}|${i.openedAtBatchId ?? ''}`;
+
+export function scoreRandom(sim: SimulatedRandom, runs: RandomQueryRun[]): DrawScore {
+  const episodes: EpisodeScore[] = [];
+  const stalls: StallScore[] = [];
+  const falseAlarms: Alarm[] = [];
+  let tolerated = 0;
+  let parseErrors = 0;
+  let queryMs = 0;
+  sim.queries.forEach((q, query) => {
+    const run = runs[query]!;
+    parseErrors += run.parseErrors.length;
+    queryMs += q.nowMs - sim.scenario.startMs;
+    const opened = openings(run.changes);
+    const claimed = new Set<Opening>();
+    const lagLabels = q.labels.filter((l): l is LagLabel => l.kind === 'lag');
+    const inEpisode = (o: Opening, l: LagLabel) => o.index >= l.onsetIndex - EARLY_TOLERANCE_REPORTS && o.atMs <= l.endMs + AFTERMATH_MS;
+    for (const label of lagLabels) {
+      const mine = opened.filter((o) => o.kind === 'lag' && !claimed.has(o) && inEpisode(o, label));
+      for (const o of mine) claimed.add(o);
+      const first = mine[0] ?? null;
+      const found = mine.some((o) => o.index <= label.deadlineIndex);
+      let resolutionDelayReports: number | null = null;
+      let unresolved = false;
+      const lastIncident = mine[mine.length - 1];
+      if (label.recoveryIndex !== null && lastIncident) {
+        const key = incidentKey(lastIncident.latest);
+        const last = [...run.changes].reverse().find((c) => incidentKey(c.change.incident) === key);
+        if (last?.change.type === 'resolved') resolutionDelayReports = last.index - label.recoveryIndex;
+        else unresolved = true;
+      }
+      const staticIndex = run.staticFires.findIndex((fires, i) => fires && i >= label.onsetIndex - EARLY_TOLERANCE_REPORTS && i <= label.endIndex);
+      episodes.push({
+        query,
+        label,
+        found,
+        late: !found && first !== null,
+        delayReports: first ? first.index - label.onsetIndex : null,
+        delayMin: first ? (first.atMs - label.onsetMs) / 60_000 : null,
+        incidents: mine.length,
+        resolutionDelayReports,
+        unresolved,
+        staticDelayReports: staticIndex >= 0 ? staticIndex - label.onsetIndex : null,
+        staticDelayMin: staticIndex >= 0 ? (q.batches[staticIndex]!.endMs - label.onsetMs) / 60_000 : null,
+      });
+    }
+    for (const label of q.labels.filter((l): l is StallLabel => l.kind === 'stalled')) {
+      const o = opened.find((x) => x.kind === 'stalled' && !claimed.has(x) && x.atMs > label.fromMs && x.atMs <= label.toMs) ?? null;
+      if (o) claimed.add(o);
+      stalls.push({ query, label, found: o !== null, delayMin: o ? (o.atMs - label.fromMs) / 60_000 : null });
+    }
+    for (const o of opened) {
+      if (claimed.has(o)) continue;
+      if (o.kind !== 'lag' && lagLabels.some((l) => inEpisode(o, l))) {
+        tolerated += 1;
+        continue;
+      }
+      falseAlarms.push({ query, kind: o.kind, index: o.index, atMs: o.atMs, summary: o.latest.summary });
+    }
+  });
+  return {
+    seed: sim.scenario.seed,
+    family: sim.scenario.family,
+    mode: sim.scenario.mode,
+    queryHours: queryMs / 3_600_000,
+    episodes,
+    stalls,
+    falseAlarms,
+    tolerated,
+    parseErrors,
+    queries: sim.queries.map((q) => ({ family: q.query.family, description: q.query.description, reports: q.batches.length })),
+  };
+}
