@@ -3,9 +3,12 @@
  * finds every channel some stream is routed to and enqueues one `channel` digest each, with the
  * job id `digest.<channel>.<day>` so a double fire collapses. A `channel` digest renders the
  * streams routed there and the channel's incidents of the last 24 h, posted once per day (the
- * message key holds the day, so a retry never posts twice).
+ * message key holds the day, so a retry never posts twice). `/stream digest` enqueues a `channel`
+ * job with a request id (its own message key): the same poster, the same channel spacing.
  */
+import { randomUUID } from 'node:crypto';
 import type { Job } from 'bullmq';
+import type { DigestRequester } from '../src/slack/deps.js';
 import type { Logger } from '../src/observability/logger.js';
 import type { PipelineMetrics } from '../src/observability/metrics.js';
 import type { RedisStore } from '../src/store/index.js';
@@ -22,7 +25,7 @@ export interface DigestDeps {
   queues: PipelineQueues;
   poster: MessagePoster;
   /** Uploads the chart under the digest; without it digests go out without charts. */
-  chat?: Pick<SlackChat, 'uploadChart'>;
+  chat?: Pick<SlackChat, 'uploadChart' | 'channelName'>;
   metrics: PipelineMetrics;
   logger: Logger;
   routing?: RoutingDefaults;
@@ -49,6 +52,22 @@ export async function streamsByChannel(store: RedisStore, routing?: RoutingDefau
   return out;
 }
 
+/**
+ * `/stream digest`: the channel's digest now, as a digest job, so it goes through the same poster
+ * (exactly-once claim, channel spacing, Slack rate limits) as the daily one. One job per request.
+ */
+export function queueDigestRequester(queues: PipelineQueues, options: { timeZone?: string; now?: () => number } = {}): DigestRequester {
+  const now = options.now ?? Date.now;
+  return {
+    async requestNow(channel: string) {
+      const nowMs = now();
+      const requestId = `${nowMs}-${randomUUID().slice(0, 8)}`;
+      await queues.digest.add('channel', { kind: 'channel', channel, day: dayIn(nowMs, options.timeZone ?? 'UTC'), requestId }, { jobId: safeJobId('digest-now', channel, requestId) });
+      return 'queued';
+    },
+  };
+}
+
 export function createDigestProcessor(deps: DigestDeps) {
   const now = deps.now ?? Date.now;
   const timeZone = deps.timeZone ?? 'UTC';
@@ -66,11 +85,14 @@ export function createDigestProcessor(deps: DigestDeps) {
     }
     const nowMs = now();
     // The Slack engineer's digest content (message + chart); posting goes through the exactly-once poster.
-    const content = await buildDigestContent({ store: deps.store, ...(deps.routing ? { routingDefaults: deps.routing } : {}), logger: deps.logger }, data.channel, null, nowMs);
-    const result = await deps.poster.postOrUpdate(data.channel, `digest.${data.day}`, () => ({ text: content.message.text, blocks: content.message.blocks }));
+    const name = (await deps.chat?.channelName?.(data.channel).catch(() => null)) ?? null;
+    const content = await buildDigestContent({ store: deps.store, ...(deps.routing ? { routingDefaults: deps.routing } : {}), logger: deps.logger }, data.channel, name, nowMs);
+    // The daily digest has one message per day; one asked for with `/stream digest` is a new message.
+    const key = data.requestId ? `digest.now.${data.requestId}` : `digest.${data.day}`;
+    const result = await deps.poster.postOrUpdate(data.channel, key, () => ({ text: content.message.text, blocks: content.message.blocks }));
     if (content.chart && deps.chat?.uploadChart) {
       // At most once: the marker is taken before the upload and given back only on a definite failure.
-      const marker = deps.store.keys.lock(`digest-chart.${data.channel}.${data.day}`);
+      const marker = deps.store.keys.lock(`digest-chart.${data.channel}.${data.requestId ? `now.${data.requestId}` : data.day}`);
       if (await deps.store.redis.set(marker, result.ts, 'PX', 3 * 24 * 3_600_000, 'NX')) {
         try {
           await deps.chat.uploadChart(data.channel, result.ts, content.chart, nowMs);

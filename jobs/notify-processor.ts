@@ -10,6 +10,7 @@
 import type { Job } from 'bullmq';
 import type { Logger } from '../src/observability/logger.js';
 import type { AlertRefresher } from '../src/slack/deps.js';
+import { renderAlertNote, type AlertNote } from '../src/slack/render/alert.js';
 import type { PipelineMetrics } from '../src/observability/metrics.js';
 import type { RedisStore } from '../src/store/index.js';
 import type { IncidentRecord, RoutingDefaults } from '../src/store/types.js';
@@ -49,11 +50,12 @@ export async function requestRefresh(
   incidentId: string,
   reason: string,
   tag: string | number,
-  options: { delayMs?: number; nowMs?: number } = {},
+  options: { delayMs?: number; nowMs?: number; note?: AlertNote } = {},
 ): Promise<void> {
+  const noteKey = safeJobId('note', reason, String(tag));
   await queues.notify.add(
     'refresh',
-    { kind: 'refresh', incidentId, committedAt: options.nowMs ?? Date.now() },
+    { kind: 'refresh', incidentId, committedAt: options.nowMs ?? Date.now(), ...(options.note ? { note: options.note, noteKey } : {}) },
     { jobId: safeJobId(reason, incidentId, String(tag)), ...(options.delayMs && options.delayMs > 0 ? { delay: Math.ceil(options.delayMs) } : {}) },
   );
 }
@@ -61,7 +63,7 @@ export async function requestRefresh(
 /** The Slack app's way to ask for refreshes: notify jobs on these queues. */
 export function queueAlertRefresher(queues: PipelineQueues, now: () => number = Date.now): AlertRefresher {
   return {
-    refresh: (incidentId, reason, tag) => requestRefresh(queues, incidentId, reason, tag, { nowMs: now() }),
+    refresh: (incidentId, reason, tag, note) => requestRefresh(queues, incidentId, reason, tag, { nowMs: now(), ...(note ? { note } : {}) }),
   };
 }
 
@@ -148,7 +150,7 @@ export function createNotifyProcessor(deps: NotifyDeps) {
     return result.action;
   }
 
-  async function processIncident(incidentId: string, change: string | null, committedAt: number): Promise<NotifyOutcome> {
+  async function processIncident(incidentId: string, change: string | null, committedAt: number, note?: { note: AlertNote; key: string }): Promise<NotifyOutcome> {
     const record = await deps.store.incidents.get(incidentId);
     if (!record) return 'gone';
     await deps.store.incidents.index(record);
@@ -168,6 +170,9 @@ export function createNotifyProcessor(deps: NotifyDeps) {
       channel = await deps.store.incidents.assignChannel(record, routed, nowMs);
     }
     const silence = await deps.store.silences.get(record.queryId);
+    // A message recorded on the incident but unknown to the poster (its ref expired, or it was posted
+    // before the poster kept refs) is the one to update: never a second top-level message.
+    if (record.slack && record.slack.channel === channel && !record.groupId) await deps.poster.alias(channel, record.id, record.slack.ts);
     const hasMessage = record.slack !== null || (await deps.poster.hasTrace(channel, record.id));
     let groupId = record.groupId;
     if (!hasMessage && !groupId) {
@@ -235,6 +240,13 @@ export function createNotifyProcessor(deps: NotifyDeps) {
         return { text: reply.text, blocks: reply.blocks, threadTs: result.ts };
       });
     }
+    if (note) {
+      // A person's action, told once in the thread (its own message key: a retry updates, never repeats).
+      await deps.poster.postOrUpdate(channel, `${record.id}.${note.key}`, () => {
+        const line = (deps.renderer.note ?? renderAlertNote)(note.note);
+        return { text: line.text, blocks: line.blocks, threadTs: result.ts };
+      });
+    }
     await deps.store.incidents.markNotified(record.id, rendered.version);
     deps.metrics.notificationLatency.observe(Math.max(0, now() - committedAt) / 1000);
     deps.metrics.notifications.inc({ outcome: result.action });
@@ -244,7 +256,7 @@ export function createNotifyProcessor(deps: NotifyDeps) {
   return async function processNotify(job: Job<NotifyJobData>): Promise<NotifyOutcome> {
     const data = job.data;
     if (data.kind === 'group') return processGroup(data.channel, data.groupId, data.committedAt);
-    if (data.kind === 'refresh') return processIncident(data.incidentId, null, data.committedAt);
+    if (data.kind === 'refresh') return processIncident(data.incidentId, null, data.committedAt, data.note ? { note: data.note, key: data.noteKey ?? safeJobId('note', job.id ?? data.committedAt) } : undefined);
     return processIncident(data.incidentId, data.change, data.committedAt);
   };
 }

@@ -1,8 +1,8 @@
 /**
- * What notify renders with: the Slack engineer's Block Kit renderers (src/slack/render/), behind a
- * small interface so tests can count or alter renders.
+ * What notify renders with: the one alert renderer (src/slack/render/alert.ts) and the resolve reply,
+ * behind a small interface so tests can count or alter renders.
  */
-import { renderIncidentMessage } from '../src/slack/render/incident-message.js';
+import { renderAlert, renderAlertNote, type AlertNote } from '../src/slack/render/alert.js';
 import { renderResolvedReply } from '../src/slack/render/incident-thread.js';
 import type { RenderedMessage } from '../src/slack/render/types.js';
 import type { IncidentRecord, SilenceRecord, StreamRecord } from '../src/store/types.js';
@@ -16,20 +16,16 @@ export interface RenderContext {
 export interface NotifyRenderer {
   incident(record: IncidentRecord, ctx: RenderContext, grouped?: IncidentRecord[]): RenderedMessage;
   resolvedReply(record: IncidentRecord, nowMs: number): RenderedMessage;
+  /** A person's action in the alert's thread. @defaultValue renderAlertNote */
+  note?(note: AlertNote): RenderedMessage;
 }
 
 export const blockKitRenderer: NotifyRenderer = {
   incident(record, ctx, grouped) {
-    return renderIncidentMessage(record, {
-      nowMs: ctx.nowMs,
-      queryName: ctx.stream?.name ?? record.queryName,
-      databricksUrl: ctx.stream?.runPageUrl ?? null,
-      silencedUntilMs: ctx.silence?.untilMs ?? null,
-      silencedBy: ctx.silence?.byUser ?? null,
-      ...(grouped && grouped.length > 0 ? { grouped } : {}),
-    });
+    return renderAlert(record, { ...ctx, ...(grouped ? { grouped } : {}) });
   },
   resolvedReply(record, nowMs) {
     return renderResolvedReply(record, nowMs);
   },
+  note: renderAlertNote,
 };

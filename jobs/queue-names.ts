@@ -1,4 +1,6 @@
 /** Queue names and job names, shared by producers and workers. */
+import type { AlertNote } from '../src/slack/render/alert.js';
+
 export const QUEUE = {
   poll: 'poll',
   detect: 'detect',
@@ -28,10 +30,14 @@ export interface DetectJobData {
 export type NotifyJobData =
   | { kind: 'incident'; queryId: string; incidentId: string; version: number; change: 'opened' | 'updated' | 'resolved'; committedAt: number }
   | { kind: 'group'; channel: string; groupId: string; committedAt: number }
-  /** Re-render after a person's action (ack, silence) so the message shows it. */
-  | { kind: 'refresh'; incidentId: string; committedAt: number };
+  /**
+   * Re-render after a person's action (ack, silence) or a silence's end, so the message shows it (or
+   * is posted, when a silence held it back); `note` is told once in the alert's thread.
+   */
+  | { kind: 'refresh'; incidentId: string; committedAt: number; note?: AlertNote; noteKey?: string };
 
 export type DigestJobData =
   /** The daily fan-out: enqueues one digest per channel for `day`. */
   | { kind: 'all'; day?: string }
-  | { kind: 'channel'; channel: string; day: string };
+  /** One channel's digest: the daily one (`digest.<day>`), or one asked for now (`requestId`, a new message). */
+  | { kind: 'channel'; channel: string; day: string; requestId?: string };

@@ -6,7 +6,7 @@
 import { webApi } from '@slack/bolt';
 import type { KnownBlock } from '@slack/types';
 import type { RenderedChart } from '../src/slack/chart/time-behind-chart.js';
-import { uploadDigestChart } from '../src/slack/operations/post-digest.js';
+import { channelName, uploadDigestChart } from '../src/slack/operations/post-digest.js';
 
 export interface ChatMessage {
   channel: string;
@@ -25,6 +25,8 @@ export interface SlackChat {
    * `oldestMs`, or null.
    */
   findPosted(channel: string, key: string, oldestMs: number, threadTs?: string): Promise<string | null>;
+  /** The channel's name without `#` (conversations.info), or null; absent = digests show the id. */
+  channelName?(channel: string): Promise<string | null>;
   /** Uploads the digest chart into a thread (files.uploadV2); absent = digests go without charts. */
   uploadChart?(channel: string, threadTs: string, chart: RenderedChart, nowMs: number): Promise<void>;
 }
@@ -103,6 +105,10 @@ export class WebClientChat implements SlackChat {
         metadata: { event_type: METADATA_EVENT_TYPE, event_payload: { key: message.key } },
       }),
     );
+  }
+
+  async channelName(channel: string): Promise<string | null> {
+    return channelName(this.client, channel);
   }
 
   async uploadChart(channel: string, threadTs: string, chart: RenderedChart, nowMs: number): Promise<void> {

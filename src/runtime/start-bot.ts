@@ -5,6 +5,7 @@
  * environment; the demo runs the very same function on an environment pointed at the stand-ins.
  */
 import { engineTrackers } from '../../jobs/engine-trackers.js';
+import { queueDigestRequester } from '../../jobs/digest-processor.js';
 import { queueAlertRefresher } from '../../jobs/notify-processor.js';
 import { WebClientChat } from '../../jobs/slack-chat.js';
 import { readEnvConfig } from '../config/env.js';
@@ -94,6 +95,7 @@ export async function startBot(envVars: NodeJS.ProcessEnv, overrides: StartBotOv
             logger,
             routingDefaults: routing,
             alerts: queueAlertRefresher(queues, overrides.now),
+            digest: queueDigestRequester(queues, { timeZone: watchSetup.timeZone, ...(overrides.now ? { now: overrides.now } : {}) }),
             ...(overrides.now ? { now: overrides.now } : {}),
           },
         });

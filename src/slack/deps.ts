@@ -6,11 +6,12 @@ import type { Logger } from '../observability/logger.js';
 import type { RedisStore } from '../store/redis-store.js';
 import type { RoutingDefaults } from '../store/types.js';
 import type { PermissionChecker } from './permissions.js';
+import type { AlertNote } from './render/alert.js';
 
 export interface DigestRequester {
   /**
-   * Posts (or enqueues) the digest of one channel now. The handler has already acked; this may take
-   * a few seconds. Defaults to posting inline with `postDigest`.
+   * Enqueues the digest of one channel now (the digest worker posts it through the poster, like the
+   * daily one). Without it, `/stream digest` says it is not available.
    */
   requestNow(channel: string): Promise<'posted' | 'queued'>;
 }
@@ -21,7 +22,7 @@ export interface AlertRefresher {
    * message, or post it when nothing was shown yet and nothing keeps it quiet any more. `reason`
    * and `tag` name the event (an ack, an unmute at some time), so asking twice enqueues one job.
    */
-  refresh(incidentId: string, reason: string, tag: string | number): Promise<void>;
+  refresh(incidentId: string, reason: string, tag: string | number, note?: AlertNote): Promise<void>;
 }
 
 export interface DiagnoseLimits {
@@ -47,7 +48,7 @@ export interface SlackDeps {
   now?: () => number;
   /** Refreshes of alerts through the notify worker (the one writer of alert messages). */
   alerts?: AlertRefresher;
-  /** Digest of a channel now; when absent the app posts it inline. */
+  /** Digest of a channel now, through the digest queue. */
   digest?: DigestRequester;
   diagnose?: DiagnoseLimits;
   /** Hosts `/stream diagnose` may download shared files from with the bot token (besides *.slack.com). */

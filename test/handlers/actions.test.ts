@@ -79,7 +79,7 @@ describe('alert buttons', () => {
     expect(await h.store.silences.get(orders.queryId)).toMatchObject({ byUser: DEV, untilMs: nowMs + 8 * 3_600_000 });
     const confirmation = await h.until(() => ephemeralsFor(DEV).find((e) => e.text.includes('Silenced')));
     expect(confirmation.text).toContain('for 8h');
-    expect(h.slack.thread(CHANNEL, alertTs).some((m) => m.text.startsWith('Silenced for 8h'))).toBe(true);
+    await h.until(() => h.slack.thread(CHANNEL, alertTs).some((m) => m.text.startsWith('Silenced for 8h')));
     await click(ACTION_IDS.unsilence, DEV);
     await h.until(async () => !(await h.store.isSilenced(orders.queryId)) && text(alert().blocks).includes(ACTION_IDS.silence));
   });

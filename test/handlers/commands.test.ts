@@ -120,10 +120,10 @@ describe('/stream commands', () => {
     expect(reply.text).toContain('You acknowledged the incident on `sensor_ingest`');
     const record = (await h.store.getIncident(sensor.incidents[0]!.id)) as IncidentRecord;
     expect(record.acknowledgedBy).toBe(DEV);
-    const alert = h.slack.messages(CHANNEL).find((m) => m.ts === record.slack!.ts)!;
-    expect(text(alert.blocks)).toContain(`Acknowledged by <@${DEV}>`);
+    // The notify worker re-renders the alert and tells the ack in its thread.
+    const alert = await h.until(() => h.slack.messages(CHANNEL).find((m) => m.ts === record.slack!.ts && text(m.blocks).includes(`Acknowledged by <@${DEV}>`)));
     expect(alert.edited).toBeDefined();
-    expect(text(h.slack.thread(CHANNEL, record.slack!.ts).map((m) => m.text))).toContain('Acknowledged');
+    await h.until(() => text(h.slack.thread(CHANNEL, record.slack!.ts).map((m) => m.text)).includes('Acknowledged'));
     const again = await run('ack sensor_ingest', MARIA);
     expect(again.text).toContain(`<@${DEV}> already acknowledged`);
   });
@@ -137,8 +137,7 @@ describe('/stream commands', () => {
     const silence = await h.store.silences.get(orders.queryId);
     expect(silence).toMatchObject({ byUser: MARIA, untilMs: nowMs + 2 * 3_600_000 });
     const ref = (await h.store.getIncident(orders.incidents[0]!.id))!.slack!;
-    const alert = h.slack.messages(CHANNEL).find((m) => m.ts === ref.ts)!;
-    expect(text(alert.blocks)).toContain('🔕');
+    const alert = await h.until(() => h.slack.messages(CHANNEL).find((m) => m.ts === ref.ts && text(m.blocks).includes('🔕')));
     expect(text(alert.blocks)).toContain('incident_unsilence');
     expect(h.slack.messages(CHANNEL).length).toBe(before + 1); // the in-channel reply, no new alert
     const unmute = await run('unmute orders_5min_agg');

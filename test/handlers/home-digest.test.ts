@@ -56,7 +56,7 @@ describe('App Home', () => {
 });
 
 describe('digest', () => {
-  it('`/stream digest` posts the channel digest with the chart in its thread', async () => {
+  it('`/stream digest` posts the channel digest with the chart in its thread, through the digest job and its poster', async () => {
     const before = h.slack.messages(CHANNEL).length;
     const outcome = await h.slack.interactions.slashCommand({ user: MARIA, channel: CHANNEL, text: 'digest' });
     expect(outcome.delivery.status).toBe(200);
@@ -77,7 +77,9 @@ describe('digest', () => {
     expect(file.bytes.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
     expect(file.name).toMatch(/^time-behind-\d{4}-\d{2}-\d{2}\.png$/);
     const reply = await h.until(() => h.slack.responses().find((r) => r.url === outcome.responseUrl && r.responses.length > 0));
-    expect((reply.responses[0] as { text: string }).text).toContain('Digest posted with the chart in its thread: 3 streams, 2 incidents');
+    expect((reply.responses[0] as { text: string }).text).toContain('The digest is on its way');
+    // Posted by the digest job through the poster (its message key in the metadata), like the daily one.
+    expect((digest.metadata as { event_payload?: { key?: string } } | undefined)?.event_payload?.key).toMatch(/^digest\.now\./);
   });
 
   it('postDigest for a channel with no streams still posts a helpful digest without a chart', async () => {

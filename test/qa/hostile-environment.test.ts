@@ -20,6 +20,11 @@ import { PermissionChecker } from '../../src/slack/permissions.js';
 import { DEFAULT_BOT, startLocalSlack, type LocalSlack, type RateLimitOptions } from '../../src/standins/slack/index.js';
 import { RedisStore } from '../../src/store/index.js';
 import { postAlert, seedScenario } from '../handlers/helpers/seed.js';
+import { queueDigestRequester } from '../../jobs/digest-processor.js';
+import { queueAlertRefresher } from '../../jobs/notify-processor.js';
+import { WebClientChat } from '../../jobs/slack-chat.js';
+import { startWorker } from '../../src/runtime/pipeline-runtime.js';
+import { REDIS_URL, unusedTrackers } from '../pipeline/helpers/harness.js';
 
 const SIGNING_SECRET = 'qa-signing-secret-7f3a9c';
 const CHANNEL = 'C0DATAALRT';
@@ -55,7 +60,7 @@ function captureLogger(lines: string[]): Logger {
   });
 }
 
-async function startRig(options: { botToken?: string; redis?: Redis; rateLimit?: RateLimitOptions | false } = {}): Promise<Rig> {
+async function startRig(options: { botToken?: string; redis?: Redis; rateLimit?: RateLimitOptions | false; pipeline?: boolean } = {}): Promise<Rig> {
   const slack = await startLocalSlack({ rateLimit: options.rateLimit ?? false, signingSecret: SIGNING_SECRET });
   cleanups.push(() => slack.close());
   const redis = options.redis ?? new Redis({ host: '127.0.0.1', port: 6379, maxRetriesPerRequest: 2 });
@@ -69,6 +74,26 @@ async function startRig(options: { botToken?: string; redis?: Redis; rateLimit?:
   const logLines: string[] = [];
   const logger = captureLogger(logLines);
   const deps: SlackDeps = { store, logger, permissions: new PermissionChecker({}) };
+  if (options.pipeline) {
+    // The digest worker, as in production: `/stream digest` is a digest job posted by the poster.
+    const worker = await startWorker({
+      redisUrl: REDIS_URL,
+      prefix: store.keys.prefix,
+      queuePrefix: `{${store.keys.prefix}}`,
+      logger,
+      sources: new Map(),
+      trackers: unusedTrackers,
+      chat: new WebClientChat({ token: DEFAULT_BOT.token, slackApiUrl: slack.apiUrl }),
+      workers: { queues: ['notify', 'digest'] },
+    });
+    cleanups.push(async () => {
+      await worker.workers.close(true);
+      await worker.queues.obliterate().catch(() => undefined);
+      await worker.close();
+    });
+    deps.alerts = queueAlertRefresher(worker.queues);
+    deps.digest = queueDigestRequester(worker.queues);
+  }
   const app = createSlackApp({ botToken: options.botToken ?? DEFAULT_BOT.token, signingSecret: SIGNING_SECRET, slackApiUrl: slack.apiUrl, logger, deps });
   const { port } = await app.start(0);
   cleanups.push(() => app.stop());
@@ -181,9 +206,10 @@ describe('a bot token revoked after the app started', () => {
     cleanups.push(() => app.stop());
     slack.setRequestUrl(`http://127.0.0.1:${port}/slack/events`);
     const seeded = await seedScenario(store, 'kafka-partition-bound');
-    await store.setRoute('query', seeded.queryId, CHANNEL);
+    // Alerts go to #streaming: muting it from here needs the caller's channels (users.conversations).
+    await store.setRoute('query', seeded.queryId, 'C0STREAMNG');
     const rig: Rig = { slack, app, store, deps, logLines: lines, seedClient: new webApi.WebClient(DEFAULT_BOT.token, { slackApiUrl: slack.apiUrl }) };
-    const answer = await command(rig, 'digest');
+    const answer = await command(rig, 'mute sensor_ingest <#C0STREAMNG|streaming> 2h');
     expect(answer.response_type).toBe('ephemeral');
     expect(answer.text).toContain('its bot token was refused (`invalid_auth`)');
     expect(answer.text).not.toContain('invite the app');
@@ -194,7 +220,7 @@ describe('a bot token revoked after the app started', () => {
 
 describe('a Slack 429 storm', () => {
   it('the digest waits out Retry-After and is posted; the person hears back', async () => {
-    const rig = await startRig({ rateLimit: { perSecond: 1, burst: 0 } });
+    const rig = await startRig({ rateLimit: { perSecond: 1, burst: 0 }, pipeline: true });
     const seeded = await seedScenario(rig.store, 'kafka-partition-bound');
     await rig.store.setRoute('query', seeded.queryId, CHANNEL);
     // Someone else floods the channel: every post now gets 429 with Retry-After.
@@ -209,8 +235,10 @@ describe('a Slack 429 storm', () => {
     }
     expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(3);
     const answer = await command(rig, 'digest');
-    expect(answer.text).toContain('Digest posted');
-    expect(rig.slack.messages(CHANNEL).some((m) => m.text.startsWith('Daily stream health'))).toBe(true);
+    expect(answer.text).toContain('The digest is on its way');
+    // The digest job meets the 429s, waits out Retry-After (a queue rate limit) and posts once.
+    await until(() => rig.slack.messages(CHANNEL).some((m) => m.text.startsWith('Daily stream health')), 15_000);
+    expect(rig.slack.messages(CHANNEL).filter((m) => m.text.startsWith('Daily stream health'))).toHaveLength(1);
     expectNoSecrets(rig.logLines);
   }, 20_000);
 });
@@ -256,8 +284,8 @@ describe('Redis going away while commands arrive', () => {
 });
 
 describe('stopping the app in the middle of a command', () => {
-  it('stop() waits for the digest being posted, so the post and the answer both land', async () => {
-    const rig = await startRig();
+  it('stop() waits for the digest request being queued, so the answer lands and the digest is posted', async () => {
+    const rig = await startRig({ pipeline: true });
     const seeded = await seedScenario(rig.store, 'kafka-partition-bound');
     await rig.store.setRoute('query', seeded.queryId, CHANNEL);
     const outcome = await rig.slack.interactions.slashCommand({ user: MARIA, channel: CHANNEL, text: 'digest' });
@@ -265,8 +293,8 @@ describe('stopping the app in the middle of a command', () => {
     // SIGTERM arrives right after the ack: the web process stops the app, then closes Redis.
     await rig.app.stop();
     const answer = rig.slack.responses().find((r) => r.url === outcome.responseUrl)?.responses[0] as { text: string } | undefined;
-    expect(answer?.text).toContain('Digest posted');
-    expect(rig.slack.messages(CHANNEL).some((m) => m.text.startsWith('Daily stream health'))).toBe(true);
+    expect(answer?.text).toContain('The digest is on its way');
+    await until(() => rig.slack.messages(CHANNEL).some((m) => m.text.startsWith('Daily stream health')));
     expectNoSecrets(rig.logLines);
   });
 

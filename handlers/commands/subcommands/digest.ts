@@ -1,13 +1,10 @@
-/** `/stream digest`: the channel's digest, now. */
-import { postDigest } from '../../../src/slack/operations/post-digest.js';
+/** `/stream digest`: the channel's digest, now, posted by the digest worker (the one poster). */
 import { replyPrivately, type CommandContext } from '../command-context.js';
 
 export async function digestSubcommand(ctx: CommandContext): Promise<void> {
-  if (ctx.deps.digest) {
-    const outcome = await ctx.deps.digest.requestNow(ctx.channelId);
-    return replyPrivately(ctx, outcome === 'queued' ? '📊 The digest is on its way.' : '📊 Digest posted.');
+  if (!ctx.deps.digest) {
+    return replyPrivately(ctx, 'This StreamDoctor cannot post a digest on request (no job queue is connected); the daily digest still comes at its time.');
   }
-  const result = await postDigest(ctx.client, ctx.deps, ctx.channelId);
-  const chart = result.chart === 'uploaded' ? ' with the chart in its thread' : result.chart === 'failed' ? ' (the chart could not be drawn; see the logs)' : '';
-  await replyPrivately(ctx, `📊 Digest posted${chart}: ${result.streams} stream${result.streams === 1 ? '' : 's'}, ${result.incidents} incident${result.incidents === 1 ? '' : 's'} in 24 h.`);
+  const outcome = await ctx.deps.digest.requestNow(ctx.channelId);
+  return replyPrivately(ctx, outcome === 'queued' ? '📊 The digest is on its way.' : '📊 Digest posted.');
 }

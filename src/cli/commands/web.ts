@@ -3,6 +3,7 @@
  * GET /healthz and GET /metrics on the same port. Without Slack credentials it serves only the two
  * endpoints, and says so.
  */
+import { queueDigestRequester } from '../../../jobs/digest-processor.js';
 import { queueAlertRefresher } from '../../../jobs/notify-processor.js';
 import { createSlackApp } from '../../slack/app.js';
 import { PermissionChecker } from '../../slack/permissions.js';
@@ -40,6 +41,7 @@ export async function run(_argv: string[]): Promise<number> {
                   logger,
                   routingDefaults: watch.routing,
                   alerts: queueAlertRefresher(queues),
+                  digest: queueDigestRequester(queues, { timeZone: watch.timeZone }),
                 },
               });
               const { port } = await handle.start(env.port);

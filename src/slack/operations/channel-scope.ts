@@ -13,6 +13,8 @@ import { channelMention, inlineCode } from '../mrkdwn.js';
 import { lookupStream, type StreamLookup } from './stream-lookup.js';
 import { includesChannel, memberChannels } from './member-channels.js';
 
+const TOKEN_ERRORS = new Set(['invalid_auth', 'not_authed', 'token_revoked', 'token_expired', 'account_inactive']);
+
 /** Who asks, from where. */
 export interface CallerScope {
   client: webApi.WebClient;
@@ -63,6 +65,8 @@ export class CallerChannels {
     this.membership ??= memberChannels(this.scope.client, this.scope.userId);
     const membership = await this.membership;
     if (!membership.ok) {
+      // A refused bot token is not a membership question: the listener guard explains it.
+      if (TOKEN_ERRORS.has(membership.reason) && membership.error) throw membership.error;
       this.scope.deps.logger.warn({ user: this.scope.userId, reason: membership.reason }, 'could not read the caller’s channels; refusing what needs membership');
       return membership;
     }

@@ -1,15 +1,16 @@
 /**
  * What people do to incidents from Slack (buttons and commands share these): acknowledge,
- * unacknowledge, silence, unsilence. Each checks the incident is still live, applies the change in
- * the store, updates the alert in place and adds a thread line. Returns the reply for the person.
+ * unacknowledge, silence, unsilence. Each checks the incident is still live and applies the change
+ * in the store; the alert is re-rendered, and the action told in its thread, by a notify refresh job
+ * (the one writer of alert messages: lock, exactly-once claim, one renderer). Returns the reply for
+ * the person.
  */
 import type { webApi } from '@slack/bolt';
 import type { IncidentRecord } from '../../store/types.js';
 import { formatDuration } from '../../util/duration.js';
 import { nowOf, type SlackDeps } from '../deps.js';
 import { inlineCode, slackDate, userMention } from '../mrkdwn.js';
-import { renderAckReply, renderSilenceReply } from '../render/incident-thread.js';
-import { refreshIncidentMessage } from './refresh-incident.js';
+import type { AlertNote } from '../render/alert.js';
 
 export type ActionOutcome = { ok: true; message: string } | { ok: false; message: string };
 
@@ -17,12 +18,16 @@ function name(record: IncidentRecord): string {
   return inlineCode(record.queryName || record.queryId);
 }
 
-async function refreshQuietly(client: webApi.WebClient, deps: SlackDeps, record: IncidentRecord, line: Parameters<typeof refreshIncidentMessage>[3]): Promise<void> {
+/** Asks notify to re-render the alert (and post the note in its thread). A failure is logged: the change is stored and shows at the alert's next update. */
+async function refreshQuietly(deps: SlackDeps, record: IncidentRecord, reason: string, tag: string | number, note?: AlertNote): Promise<void> {
+  if (!deps.alerts) {
+    deps.logger.warn({ incidentId: record.id }, 'no notify queue to refresh the alert; it shows the change at its next update');
+    return;
+  }
   try {
-    await refreshIncidentMessage(client, deps, record, line);
+    await deps.alerts.refresh(record.id, reason, tag, note);
   } catch (error) {
-    // The change is stored; the notify job re-renders from the store, so a failed edit is not lost.
-    deps.logger.warn({ err: error, incidentId: record.id }, 'could not update the alert message after a change');
+    deps.logger.warn({ err: error, incidentId: record.id }, 'could not ask for the alert to be refreshed after a change');
   }
 }
 
@@ -43,7 +48,7 @@ export async function acknowledgeIncident(client: webApi.WebClient, deps: SlackD
     case 'unchanged':
       return { ok: false, message: alreadyAcknowledged(outcome.record!, userId) };
     case 'changed':
-      await refreshQuietly(client, deps, outcome.record, renderAckReply(userId, nowMs, true));
+      await refreshQuietly(deps, outcome.record, 'ack', outcome.record.version, { kind: 'ack', userId, atMs: nowMs });
       return { ok: true, message: `You acknowledged the incident on ${name(outcome.record)}.` };
   }
 }
@@ -58,7 +63,7 @@ export async function unacknowledgeIncident(client: webApi.WebClient, deps: Slac
     case 'unchanged':
       return { ok: false, message: 'Nobody has acknowledged this incident.' };
     case 'changed':
-      await refreshQuietly(client, deps, outcome.record, renderAckReply(userId, nowOf(deps), false));
+      await refreshQuietly(deps, outcome.record, 'unack', outcome.record.version, { kind: 'unack', userId, atMs: nowOf(deps) });
       return { ok: true, message: `You removed the acknowledgement on ${name(outcome.record)}.` };
   }
 }
@@ -78,7 +83,7 @@ export async function silenceStream(
   const untilMs = nowMs + durationMs;
   await deps.store.silences.silence(queryId, untilMs, userId, nowMs);
   const open = await openIncidentsOf(deps, queryId);
-  for (const record of open.slice(0, 20)) await refreshQuietly(client, deps, record, renderSilenceReply(userId, untilMs, nowMs));
+  for (const record of open.slice(0, 20)) await refreshQuietly(deps, record, 'silence', nowMs, { kind: 'silence', userId, atMs: nowMs, untilMs });
   const stream = await deps.store.getStream(queryId);
   return { ok: true, message: `🔕 Silenced ${inlineCode(stream?.name || queryId)} for ${formatDuration(durationMs)}, until ${slackDate(untilMs)}. \`/stream unmute\` ends it early.` };
 }
@@ -95,8 +100,8 @@ export async function unsilenceStream(client: webApi.WebClient, deps: SlackDeps,
   const held = open.filter((record) => !record.slack);
   for (const record of open) {
     await deps.store.silences.unhold(record.id);
-    if (deps.alerts) await deps.alerts.refresh(record.id, 'unmuted', nowMs);
-    else if (record.slack) await refreshQuietly(client, deps, record, renderSilenceReply(userId, null, nowMs));
+    // A held opening gets no note: its first post comes now.
+    await refreshQuietly(deps, record, 'unmuted', nowMs, record.slack ? { kind: 'unsilence', userId, atMs: nowMs } : undefined);
   }
   const shown = open.length - held.length;
   const parts: string[] = [];

@@ -14,7 +14,7 @@ export interface MemberChannelsOptions {
 }
 
 /** `channels`: ids; `names`: their names, lower case without `#` (the watch file may route by name). */
-export type MemberChannels = { ok: true; channels: Set<string>; names: Set<string> } | { ok: false; reason: string };
+export type MemberChannels = { ok: true; channels: Set<string>; names: Set<string> } | { ok: false; reason: string; error?: unknown };
 
 /** Whether a route target (an id, or `#name` as the watch file writes it) is one of these channels. */
 export function includesChannel(membership: { channels: Set<string>; names: Set<string> }, target: string | null | undefined): boolean {
@@ -52,6 +52,6 @@ export async function memberChannels(client: webApi.WebClient, userId: string, o
     }
     return { ok: false, reason: `more than ${maxPages * limit} channels` };
   } catch (error) {
-    return { ok: false, reason: reasonOf(error) };
+    return { ok: false, reason: reasonOf(error), error };
   }
 }

@@ -2,7 +2,8 @@
  * One channel's digest: the message (src/slack/render/digest.ts) and the chart of time behind per
  * stream as a PNG in its thread (files.uploadV2). `buildDigestContent` gathers and renders without
  * posting, so the digest job can post through its own idempotent poster and then call
- * `uploadDigestChart`; `postDigest` does all of it (used by `/stream digest`). A chart that fails to
+ * `uploadDigestChart`; `postDigest` does all of it in one call (tests and tools; `/stream digest` goes
+ * through the digest job like the daily digest). A chart that fails to
  * draw or upload is logged and skipped: the digest itself still goes out.
  */
 import type { webApi } from '@slack/bolt';

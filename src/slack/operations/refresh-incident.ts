@@ -1,17 +1,15 @@
 /**
- * Re-renders an incident's alert in place (chat.update) after a person changed it (ack, silence),
- * and adds one line to its thread. A missing Slack message is not an error: the notify job posts
- * it later with the new state.
+ * Renders an incident's alert as notify does (one renderer: src/slack/render/alert.ts), from the
+ * store's current state. The Slack app never edits an alert itself: it asks the notify worker for a
+ * refresh (SlackDeps.alerts), which holds the message lock and the exactly-once claim.
  */
-import type { webApi } from '@slack/bolt';
 import type { IncidentRecord } from '../../store/types.js';
 import type { SlackDeps } from '../deps.js';
 import { nowOf } from '../deps.js';
-import { renderIncidentMessage } from '../render/incident-message.js';
+import { renderAlert } from '../render/alert.js';
 import type { RenderedMessage } from '../render/types.js';
-import { databricksUrlFor } from './databricks-url.js';
 
-/** Other members of the storm message this incident leads, so a re-render keeps the list. */
+/** Other members of the storm message this incident leads, so a render keeps the list. */
 async function groupedWith(deps: SlackDeps, record: IncidentRecord): Promise<IncidentRecord[]> {
   if (!record.groupId || !record.slack) return [];
   const group = await deps.store.storms.get(record.slack.channel, record.groupId);
@@ -26,36 +24,5 @@ export async function renderForRecord(deps: SlackDeps, record: IncidentRecord): 
     deps.store.silences.get(record.queryId),
     groupedWith(deps, record),
   ]);
-  const nowMs = nowOf(deps);
-  return renderIncidentMessage(record, {
-    ...(grouped.length > 0 ? { grouped } : {}),
-    nowMs,
-    queryName: stream?.name ?? record.queryName,
-    databricksUrl: databricksUrlFor(stream),
-    silencedUntilMs: silence && silence.untilMs > nowMs ? silence.untilMs : null,
-    silencedBy: silence?.byUser ?? null,
-  });
-}
-
-export async function refreshIncidentMessage(
-  client: webApi.WebClient,
-  deps: SlackDeps,
-  record: IncidentRecord,
-  threadLine?: RenderedMessage,
-): Promise<boolean> {
-  if (!record.slack) return false;
-  const message = await renderForRecord(deps, record);
-  await client.chat.update({ channel: record.slack.channel, ts: record.slack.ts, text: message.text, blocks: message.blocks });
-  await deps.store.incidents.markNotified(record.id, record.version);
-  if (threadLine) {
-    await client.chat.postMessage({
-      channel: record.slack.channel,
-      thread_ts: record.slack.ts,
-      text: threadLine.text,
-      blocks: threadLine.blocks,
-      unfurl_links: false,
-      unfurl_media: false,
-    });
-  }
-  return true;
+  return renderAlert(record, { nowMs: nowOf(deps), stream, silence, grouped });
 }

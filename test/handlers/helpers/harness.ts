@@ -12,6 +12,11 @@ import type { SlackDeps } from '../../../src/slack/deps.js';
 import { PermissionChecker, type PermissionPolicy } from '../../../src/slack/permissions.js';
 import { startLocalSlack, type LocalSlack, type LocalSlackOptions } from '../../../src/standins/slack/index.js';
 import { RedisStore } from '../../../src/store/index.js';
+import { queueDigestRequester } from '../../../jobs/digest-processor.js';
+import { queueAlertRefresher } from '../../../jobs/notify-processor.js';
+import { WebClientChat } from '../../../jobs/slack-chat.js';
+import { startWorker } from '../../../src/runtime/pipeline-runtime.js';
+import { REDIS_URL, unusedTrackers } from '../../pipeline/helpers/harness.js';
 
 export interface Harness {
   slack: LocalSlack;
@@ -49,10 +54,26 @@ export async function startHarness(options: { policy?: PermissionPolicy; now?: (
       },
     }),
   });
+  // The notify and digest workers, as in production: the app asks them to refresh alerts and to post
+  // digests; they are the one writer of alert messages (lock, exactly-once claim, one renderer).
+  const worker = await startWorker({
+    redisUrl: REDIS_URL,
+    prefix: store.keys.prefix,
+    queuePrefix: `{${store.keys.prefix}}`,
+    logger,
+    sources: new Map(),
+    trackers: unusedTrackers,
+    chat: new WebClientChat({ token: BOT_TOKEN, slackApiUrl: slack.apiUrl }),
+    channelIntervalMs: 0,
+    workers: { queues: ['notify', 'digest'] },
+    ...(options.now ? { now: options.now } : {}),
+  });
   const deps: SlackDeps = {
     store,
     logger,
     permissions: new PermissionChecker({ policy: options.policy }),
+    alerts: queueAlertRefresher(worker.queues, options.now),
+    digest: queueDigestRequester(worker.queues, options.now ? { now: options.now } : {}),
     ...(options.now ? { now: options.now } : {}),
   };
   const app = createSlackApp({ botToken: BOT_TOKEN, signingSecret: SIGNING_SECRET, slackApiUrl: slack.apiUrl, logger, deps });
@@ -85,6 +106,9 @@ export async function startHarness(options: { policy?: PermissionPolicy; now?: (
     },
     async close() {
       await app.stop();
+      await worker.workers.close(true);
+      await worker.queues.obliterate().catch(() => undefined);
+      await worker.close();
       await slack.close();
       await store.deleteEverything();
       redis.disconnect();

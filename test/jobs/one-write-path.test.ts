@@ -1,0 +1,103 @@
+/**
+ * One writer of alert messages (issue 11, item 4): an ack or a silence from Slack never edits the
+ * alert itself; it asks the notify worker for a refresh, which holds the message lock and renders
+ * with the one renderer, so the first post and every later view show the same thing (the "Open in
+ * Databricks" button included). Real Redis, the local Slack over HTTP, the real notify worker.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { webApi } from '@slack/bolt';
+import { queueAlertRefresher } from '../../jobs/notify-processor.js';
+import { WebClientChat } from '../../jobs/slack-chat.js';
+import { startWorker, type WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
+import type { SlackDeps } from '../../src/slack/deps.js';
+import { acknowledgeIncident, silenceStream } from '../../src/slack/operations/incident-actions.js';
+import { PermissionChecker } from '../../src/slack/permissions.js';
+import { startLocalSlack, type LocalSlack } from '../../src/standins/slack/index.js';
+import { incidentIdOf } from '../../src/store/index.js';
+import { lagIncident } from '../store/fixtures.js';
+import { deletePrefix, REDIS_URL, silentLogger, uniquePrefix, unusedTrackers, waitFor } from '../pipeline/helpers/harness.js';
+
+let runtime: WorkerRuntime | undefined;
+let slack: LocalSlack | undefined;
+let prefix: string | undefined;
+const CHANNEL = 'C0DATAALRT';
+const QID = '3c9e1a2b-4d5f-4e6a-9b8c-000000000701';
+const JOB_URL = 'https://adb-1234567890123456.7.azuredatabricks.net/jobs/4471';
+
+afterEach(async () => {
+  await runtime?.close();
+  await slack?.close();
+  if (prefix) await deletePrefix(REDIS_URL, prefix);
+  runtime = slack = prefix = undefined;
+});
+
+async function setup(): Promise<{ rt: WorkerRuntime; deps: SlackDeps; client: webApi.WebClient; id: string; ts: string }> {
+  const p = uniquePrefix('onewriter');
+  prefix = p.prefix;
+  slack = await startLocalSlack({ rateLimit: false });
+  const rt = (runtime = await startWorker({
+    redisUrl: REDIS_URL,
+    ...p,
+    logger: silentLogger,
+    sources: new Map(),
+    trackers: unusedTrackers,
+    chat: new WebClientChat({ token: 'xoxb-local-streamdoctor', slackApiUrl: slack.apiUrl }),
+    routing: { defaultChannel: CHANNEL },
+    channelIntervalMs: 0,
+  }));
+  // A job's stream: Databricks gave no run page, so the button links the job page.
+  await rt.store.registerStream({ queryId: QID, name: 'sensor_ingest', jobId: '4471', workspace: 'adb-1234567890123456.7.azuredatabricks.net' });
+  const incident = lagIncident('2026-11-29T10:06:40.000Z');
+  const current = await rt.store.queries.loadForDetect(QID);
+  await rt.store.queries.commitDetect(QID, {
+    expectedVersion: current.stateVersion, state: {}, lastSeq: current.lastSeq, snapshot: null, health: 'warning', name: null,
+    lastRunId: null, lastBatchId: null, lastObservedAt: null, timeBehindSec: null,
+    changes: [{ type: 'opened', queryId: QID, queryName: 'sensor_ingest', incident }], nowMs: Date.now(),
+  });
+  const { drainOutbox } = await import('../../jobs/detect-processor.js');
+  await drainOutbox(rt.store, rt.queues, QID, Date.now());
+  const id = incidentIdOf(QID, incident);
+  const ref = await waitFor(async () => (await rt.store.getIncident(id))?.slack, 'first post');
+  await waitFor(async () => (await rt.queues.depths()).notify!.active === 0, 'idle');
+  const deps: SlackDeps = { store: rt.store, logger: silentLogger, permissions: new PermissionChecker(), alerts: queueAlertRefresher(rt.queues) };
+  return { rt, deps, client: new webApi.WebClient('xoxb-local-streamdoctor', { slackApiUrl: slack.apiUrl }), id, ts: ref.ts };
+}
+
+const alertOf = (ts: string) => slack!.messages(CHANNEL).find((m) => m.ts === ts)!;
+
+describe('one write path for alert messages', () => {
+  it('the first post already has the Open in Databricks button, and it is the same after an ack', async () => {
+    const { deps, client, id, ts } = await setup();
+    const first = JSON.stringify(alertOf(ts).blocks);
+    expect(first).toContain(JOB_URL);
+    await acknowledgeIncident(client, deps, id, 'U0MARIA001');
+    const acked = await waitFor(() => (JSON.stringify(alertOf(ts).blocks).includes('Acknowledged by') ? JSON.stringify(alertOf(ts).blocks) : null), 'acknowledged view');
+    expect(acked).toContain(JOB_URL);
+  });
+
+  it('an ack and a silence only ask notify: the alert changes when the worker runs, with one thread note each', async () => {
+    const { rt, deps, client, id, ts } = await setup();
+    const notify = rt.workers.workers.find((w) => w.name === 'notify')!;
+    await notify.pause();
+    await acknowledgeIncident(client, deps, id, 'U0MARIA001');
+    await silenceStream(client, deps, QID, 2 * 3_600_000, 'U0MARIA001');
+    // Nothing in Slack was touched by the app itself.
+    expect(alertOf(ts).edited).toBeUndefined();
+    expect(slack!.thread(CHANNEL, ts)).toHaveLength(1);
+    expect((await rt.queues.notify.getWaiting()).map((job) => job.data.kind)).toEqual(['refresh', 'refresh']);
+    notify.resume();
+    await waitFor(() => {
+      const body = JSON.stringify(alertOf(ts).blocks);
+      return body.includes('Acknowledged by') && body.includes('🔕');
+    }, 'refreshed by the worker');
+    await waitFor(() => slack!.thread(CHANNEL, ts).length === 3, 'two notes');
+    const notes = slack!.thread(CHANNEL, ts).slice(1).map((m) => m.text);
+    expect(notes).toEqual(['Acknowledged', 'Silenced for 2h']);
+    // A replayed refresh (same job data, new id) updates; it never posts a note twice.
+    const again = (await rt.queues.notify.getCompleted()).find((job) => job.data.kind === 'refresh' && 'note' in job.data && job.data.note?.kind === 'ack')!;
+    await rt.queues.notify.add('refresh', again.data);
+    await waitFor(async () => (await rt.queues.depths()).notify!.waiting + (await rt.queues.depths()).notify!.active === 0, 'idle');
+    expect(slack!.thread(CHANNEL, ts)).toHaveLength(3);
+    expect(slack!.messages(CHANNEL)).toHaveLength(1);
+  });
+});
