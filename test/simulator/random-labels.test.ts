@@ -49,6 +49,8 @@ describe.each(LAG_FAMILIES)('lag family %s: labels agree with the truth', (famil
         const last = Math.min(series.length - 1, l.onsetIndex + DEADLINE_REPORTS);
         for (let i = l.onsetIndex; i <= last; i++) expect(series[i]!, `seed ${sim.scenario.seed} report ${i}`).toBeGreaterThan(l.healthyRangeSec);
         if (l.cause === 'overload') expect(q.batches[l.onsetIndex]!.truth.loadFactor).toBeGreaterThan(1);
+        expect(l.earliestIndex).toBeLessThanOrEqual(l.onsetIndex - 2);
+        expect(series[l.earliestIndex + 2]!).toBeGreaterThan(l.healthyRangeSec);
       }
     }
   });

@@ -39,6 +39,8 @@ export interface GroupSummary {
   stalls: number;
   stallsFound: number;
   tolerated: number;
+  /** Openings of other kinds inside lag episodes, by kind (not false alarms, but alerts all the same). */
+  alsoOpened: Record<string, number>;
   parseErrors: number;
 }
 
@@ -91,6 +93,10 @@ export function summarize(group: string, draws: DrawScore[]): GroupSummary {
     stalls: stalls.length,
     stallsFound: stalls.filter((s) => s.found).length,
     tolerated: draws.reduce((a, d) => a + d.tolerated, 0),
+    alsoOpened: draws.reduce<Record<string, number>>((acc, d) => {
+      for (const [kind, n] of Object.entries(d.alsoOpened)) acc[kind] = (acc[kind] ?? 0) + (n ?? 0);
+      return acc;
+    }, {}),
     parseErrors: draws.reduce((a, d) => a + d.parseErrors, 0),
   };
 }

@@ -1,10 +1,11 @@
 /**
- * Scores one random draw: each labelled lag episode is found when a lag incident opened between
- * EARLY_TOLERANCE_REPORTS before its onset and its deadline (deadline.ts); every distinct lag
- * incident opened from then to AFTERMATH_MS after the episode ends counts toward "incidents per
- * episode"; a stall is found when a stalled incident opened while the batch hung. Openings inside
- * an episode of another kind (a stall noticed while giant batches run, a data-loss forecast) are
- * tolerated; every other opening is a false alarm.
+ * Scores one random draw: each labelled lag episode is found when a lag incident opened between its
+ * earliest allowed report (EARLY_TOLERANCE_REPORTS before the onset, labels.ts) and its deadline
+ * (deadline.ts); every distinct lag incident opened from then to AFTERMATH_MS after the episode
+ * ends counts toward "incidents per episode"; a stall is found when a stalled incident opened while
+ * the batch hung. Openings of another kind inside a lag episode (a stall noticed while giant batches
+ * run, a data-loss forecast) are not false alarms but are counted by kind (`alsoOpened`); every
+ * other opening is a false alarm.
  */
 
 import type { Incident, IncidentKind } from '../../diagnosis/types.js';
@@ -12,7 +13,6 @@ import { AFTERMATH_MS } from '../random/deadline.js';
 import type { LagLabel, StallLabel } from '../random/labels.js';
 import type { SimulatedRandom } from '../random/simulate.js';
 import type { Family, ReportingMode } from '../random/types.js';
-import { EARLY_TOLERANCE_REPORTS } from '../scenario.js';
 import type { RandomQueryRun } from './run-random.js';
 import { openings, type Opening } from './score.js';
 
@@ -62,6 +62,8 @@ export interface DrawScore {
   stalls: StallScore[];
   falseAlarms: Alarm[];
   tolerated: number;
+  /** Those tolerated openings by kind. */
+  alsoOpened: Partial<Record<IncidentKind, number>>;
   parseErrors: number;
   /** What each query of the draw was (family, one line), for the worst-draws list. */
   queries: { family: string; description: string; reports: number }[];
@@ -74,6 +76,7 @@ export function scoreRandom(sim: SimulatedRandom, runs: RandomQueryRun[]): DrawS
   const stalls: StallScore[] = [];
   const falseAlarms: Alarm[] = [];
   let tolerated = 0;
+  const alsoOpened: Partial<Record<IncidentKind, number>> = {};
   let parseErrors = 0;
   let queryMs = 0;
   sim.queries.forEach((q, query) => {
@@ -83,7 +86,7 @@ export function scoreRandom(sim: SimulatedRandom, runs: RandomQueryRun[]): DrawS
     const opened = openings(run.changes);
     const claimed = new Set<Opening>();
     const lagLabels = q.labels.filter((l): l is LagLabel => l.kind === 'lag');
-    const inEpisode = (o: Opening, l: LagLabel) => o.index >= l.onsetIndex - EARLY_TOLERANCE_REPORTS && o.atMs <= l.endMs + AFTERMATH_MS;
+    const inEpisode = (o: Opening, l: LagLabel) => o.index >= l.earliestIndex && o.atMs <= l.endMs + AFTERMATH_MS;
     for (const label of lagLabels) {
       const mine = opened.filter((o) => o.kind === 'lag' && !claimed.has(o) && inEpisode(o, label));
       for (const o of mine) claimed.add(o);
@@ -98,7 +101,7 @@ export function scoreRandom(sim: SimulatedRandom, runs: RandomQueryRun[]): DrawS
         if (last?.change.type === 'resolved') resolutionDelayReports = last.index - label.recoveryIndex;
         else unresolved = true;
       }
-      const staticIndex = run.staticFires.findIndex((fires, i) => fires && i >= label.onsetIndex - EARLY_TOLERANCE_REPORTS && i <= label.endIndex);
+      const staticIndex = run.staticFires.findIndex((fires, i) => fires && i >= label.earliestIndex && i <= label.endIndex);
       episodes.push({
         query,
         label,
@@ -122,6 +125,7 @@ export function scoreRandom(sim: SimulatedRandom, runs: RandomQueryRun[]): DrawS
       if (claimed.has(o)) continue;
       if (o.kind !== 'lag' && lagLabels.some((l) => inEpisode(o, l))) {
         tolerated += 1;
+        alsoOpened[o.kind] = (alsoOpened[o.kind] ?? 0) + 1;
         continue;
       }
       falseAlarms.push({ query, kind: o.kind, index: o.index, atMs: o.atMs, summary: o.latest.summary });
@@ -136,6 +140,7 @@ export function scoreRandom(sim: SimulatedRandom, runs: RandomQueryRun[]): DrawS
     stalls,
     falseAlarms,
     tolerated,
+    alsoOpened,
     parseErrors,
     queries: sim.queries.map((q) => ({ family: q.query.family, description: q.query.description, reports: q.batches.length })),
   };

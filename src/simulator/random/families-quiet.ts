@@ -6,7 +6,9 @@
 
 import { constantRate, withBursts, withIdleGaps } from '../arrivals.js';
 import type { SeededRandom } from '../random.js';
-import type { SimEvent } from '../spec.js';
+import type { SimEvent, StreamSpec } from '../spec.js';
+import { StreamSimulator } from '../stream-simulator.js';
+import { CATCH_UP_BUDGET_MS } from './deadline.js';
 import { drawSetup, uniform } from './setup.js';
 import type { ChangePoint, RandomQuery, ReportingMode } from './types.js';
 
@@ -15,6 +17,18 @@ const SEC = 1_000;
 /** Drains are drawn to finish within this (half the catch-up budget), so the family is quiet by a margin. */
 const DRAIN_MAX_MS = 15 * MIN;
 const pct = (x: number) => `${Math.round(x * 100)} %`;
+
+/** The first batchId starting `afterMs` after the spec's first restart resumed, and when (null: not within 3,000 reports). */
+function batchAfter(spec: StreamSpec, startMs: number, afterMs: number): { batchId: number; atMs: number } | null {
+  const sim = new StreamSimulator(spec, { startMs, seed: 1 });
+  let resumedAt: number | null = null;
+  for (let i = 0; i < 3_000; i++) {
+    const t = sim.next().truth;
+    if (t.firstOfRun && t.index > 0) resumedAt = t.startMs;
+    if (resumedAt !== null && t.kind === 'data' && t.startMs >= resumedAt + afterMs) return { batchId: t.batchId + 1, atMs: t.endMs };
+  }
+  return null;
+}
 
 type Drawn = Omit<RandomQuery, 'seed'>;
 
@@ -106,19 +120,29 @@ export function restartCatchUp(random: SeededRandom, mode: ReportingMode, startM
   const base = uniform(random, Math.min(0.2, maxLoad), maxLoad);
   const s = drawSetup(random, mode, base, startMs);
   const count = 1 + random.int(2);
-  const events: SimEvent[] = [];
-  for (let i = 0; i < count; i++) {
-    const atBatch = Math.max(30, Math.round(s.maxReports * (count === 1 ? uniform(random, 0.25, 0.5) : uniform(random, 0.2, 0.35) + 0.35 * i)));
-    events.push({ type: 'restart', atBatch, downtimeMs });
+  const first = Math.max(30, Math.round(s.maxReports * (count === 1 ? uniform(random, 0.25, 0.5) : uniform(random, 0.2, 0.35))));
+  const events: SimEvent[] = [{ type: 'restart', atBatch: first, downtimeMs }];
+  let plannedEndMs = startMs + s.plannedMs;
+  let maxReports = s.maxReports;
+  if (count === 2) {
+    // The second restart comes once the first has long drained (a budget after it resumed): batch
+    // counts run fast during a catch-up, so its batchId is found by running the first part.
+    const second = batchAfter({ ...s.spec, arrival: base * s.sustainable, events: [...events] }, startMs, CATCH_UP_BUDGET_MS);
+    if (second !== null) {
+      events.push({ type: 'restart', atBatch: second.batchId, downtimeMs });
+      // Run long enough to see the second catch-up too.
+      plannedEndMs = Math.max(plannedEndMs, second.atMs + downtimeMs + 20 * MIN);
+      maxReports = Math.max(maxReports, second.batchId + 100);
+    }
   }
   return {
     family: 'restart-catch-up',
-    description: `${count} restart(s) after ${Math.round(downtimeMs / MIN)} min down on ${pct(base)} load`,
+    description: `${events.length} restart(s) after ${Math.round(downtimeMs / MIN)} min down on ${pct(base)} load`,
     spec: { ...s.spec, arrival: base * s.sustainable, events },
     changes: events.map((e) => ({ type: 'disruption', atBatch: e.atBatch, what: 'restart' })),
     params: { ...s.params, downtimeMs, restarts: events.map((e) => e.atBatch).join(' ') },
-    plannedEndMs: startMs + s.plannedMs,
-    maxReports: s.maxReports,
+    plannedEndMs,
+    maxReports,
   };
 }
 
@@ -147,7 +171,8 @@ export function stall(random: SeededRandom, mode: ReportingMode, startMs: number
   // Draw the setup first at a nominal load: the stall length depends on the interval.
   const nominal = uniform(random, 0.15, 0.6);
   const s = drawSetup(random, mode, nominal, startMs);
-  const durationMs = Math.round(Math.min(60 * MIN, Math.max(10 * MIN, 4 * s.intervalMs, uniform(random, 10, 40) * MIN)));
+  // Many minutes, and at least 6 report intervals: clearly longer than any batch of this query.
+  const durationMs = Math.round(Math.min(60 * MIN, Math.max(10 * MIN, 6 * s.intervalMs, uniform(random, 10, 40) * MIN)));
   // The stalled batch's backlog (duration × load) drains at the spare rate within DRAIN_MAX_MS.
   const base = Math.min(nominal, DRAIN_MAX_MS / (DRAIN_MAX_MS + durationMs));
   const atBatch = Math.max(30, Math.round(s.maxReports * uniform(random, 0.3, 0.5)));

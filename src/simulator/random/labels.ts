@@ -7,7 +7,9 @@
  *   previous episode's recovery) up to the change.
  * - Overload change: the episode starts at the first report at or after the change whose true time
  *   behind exceeds the healthy range while the query truly loses ground (load factor > 1: it keeps
- *   growing) and stays above the range for the next DEADLINE_REPORTS reports (not a blip). It ends at true recovery: the first later report back within
+ *   growing) and stays above the range for the next DEADLINE_REPORTS reports (not a blip). An
+ *   opening counts from EARLY_TOLERANCE_REPORTS before that, or before the first report above the
+ *   range for good when that came sooner (a ramp lengthens batches before it overloads). It ends at true recovery: the first later report back within
  *   the healthy range that stays near it (≤ 1.25 × range + 1 s) until the next change.
  * - Disruption (restart downtime, stall, burst, GC pause, idle gap): quiet when the true time
  *   behind is back within the healthy range within CATCH_UP_BUDGET_MS of the disruption's end;
@@ -17,6 +19,7 @@
  */
 
 import type { SimulatedBatch } from '../simulated-batch.js';
+import { EARLY_TOLERANCE_REPORTS } from '../scenario.js';
 import { CATCH_UP_BUDGET_MS, DEADLINE_REPORTS, SUSTAINED_OVERLOAD, lagDeadlineIndex } from './deadline.js';
 import type { ChangePoint } from './types.js';
 
@@ -26,6 +29,12 @@ export interface LagLabel {
   cause: 'overload' | 'no-catch-up';
   what: string;
   onsetIndex: number;
+  /**
+   * The earliest report an opening counts for this episode: EARLY_TOLERANCE_REPORTS before the
+   * onset, or before the first report that went above the range for good if that came sooner (on
+   * a ramp, batches lengthen and read further behind before the load passes 1).
+   */
+  earliestIndex: number;
   /** Trigger start of the onset report. */
   onsetMs: number;
   deadlineIndex: number;
@@ -143,11 +152,13 @@ export function labelQuery(batches: SimulatedBatch[], changes: ChangePoint[]): Q
     let range = 0;
     for (let i = healthyFrom; i < at.index; i++) if (!disrupted[i]) range = Math.max(range, tb[i]!);
     let onset = -1;
+    let above = -1;
     let rec: number | null = null;
     let cause: LagLabel['cause'] = 'overload';
     if (change.type === 'overload') {
       onset = firstSustainedAbove(tb, range, at.index, DEADLINE_REPORTS, n, (i) => batches[i]!.truth.loadFactor > 1);
       if (onset < 0) return;
+      above = firstSustainedAbove(tb, range, at.index, DEADLINE_REPORTS, n);
       rec = recovery(tb, range, onset, nextChange > onset ? nextChange : n);
     } else {
       const drained = tb.findIndex((x, i) => i >= at.index && batches[i]!.endMs >= at.untilMs && x <= range);
@@ -171,6 +182,7 @@ export function labelQuery(batches: SimulatedBatch[], changes: ChangePoint[]): Q
       cause,
       what: change.what,
       onsetIndex: onset,
+      earliestIndex: Math.max(0, Math.min(onset, above >= 0 ? above : onset) - EARLY_TOLERANCE_REPORTS),
       onsetMs: batches[onset]!.truth.startMs,
       deadlineIndex,
       overload,
