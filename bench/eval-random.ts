@@ -19,16 +19,8 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import {
-  groupBy,
-  judgeTargets,
-  runRandomEngine,
-  scoreRandom,
-  summarize,
-  type DrawScore,
-  type GroupSummary,
-  type Spread,
-} from '../src/simulator/evaluation/index.js';
+import { groupBy, judgeTargets, runRandomEngine, scoreRandom, summarize, type DrawScore } from '../src/simulator/evaluation/index.js';
+import { printWorst, table } from './random-report.js';
 import {
   FAMILIES,
   REPORTING_MODES,
@@ -171,117 +163,6 @@ async function scoreInProcesses(a: RandomArgs, rawArgs: string[]): Promise<DrawS
   return parts.flat().sort((x, y) => x.seed - y.seed);
 }
 
-const f1 = (x: number | null) => (x === null ? '—' : Number.isInteger(x) ? String(x) : x.toFixed(1));
-const spreadText = (s: Spread) => (s.n === 0 ? '—' : `${f1(s.p50)}/${f1(s.p95)}/${f1(s.max)}`);
-const pctText = (a: number, b: number) => (b === 0 ? '—' : `${((a / b) * 100).toFixed(1)}%`);
-
-function table(title: string, groups: GroupSummary[]): string {
-  const header = [
-    title,
-    'draws',
-    'q-hours',
-    'episodes',
-    'recall',
-    '≥10% recall',
-    'late',
-    'missed',
-    'FA/1000h (n)',
-    'inc/ep',
-    '≠1',
-    'resolve p50/p95 (open)',
-    'delay # p50/p95/max',
-    'delay min p50/p95/max',
-    '600s rule # p50/p95/max',
-    '600s min p50/p95/max',
-    'stalls',
-  ];
-  const rows = groups.map((g) => [
-    g.group,
-    String(g.draws),
-    g.queryHours.toFixed(0),
-    g.episodes ? `${g.episodes} (${g.strictEpisodes})` : '0',
-    pctText(g.found, g.episodes),
-    pctText(g.strictFound, g.strictEpisodes),
-    String(g.late),
-    String(g.missed),
-    `${g.falseAlarmsPer1000h.toFixed(1)} (${g.falseAlarms})`,
-    g.incidentsPerEpisode === null ? '—' : g.incidentsPerEpisode.toFixed(2),
-    String(g.notExactlyOne),
-    g.resolution.n || g.unresolved ? `${f1(g.resolution.p50)}/${f1(g.resolution.p95)} (${g.unresolved})` : '—',
-    spreadText(g.delayReports),
-    spreadText(g.delayMin),
-    g.episodes ? `${spreadText(g.staticReports)} ${g.staticFired}/${g.episodes}` : '—',
-    spreadText(g.staticMin),
-    g.stalls ? `${g.stallsFound}/${g.stalls}` : '—',
-  ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
-  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
-}
-
-interface Worst {
-  family: string;
-  problem: string;
-  seed: number;
-  mode: string;
-  detail: string;
-  weight: number;
-}
-
-function worstDraws(draws: DrawScore[]): Worst[] {
-  const out: Worst[] = [];
-  for (const d of draws) {
-    const q = (i: number) => (d.queries.length > 1 ? ` q${i} ${d.queries[i]!.family}` : '');
-    for (const e of d.episodes) {
-      const l = e.label;
-      const what = `${l.what}${q(e.query)}, overload ${(l.overload * 100).toFixed(0)} %, onset #${l.onsetIndex}, deadline #${l.deadlineIndex}`;
-      if (e.incidents === 0) out.push({ family: d.family, problem: 'missed', seed: d.seed, mode: d.mode, detail: what, weight: l.overload + 10 });
-      else if (e.late) {
-        out.push({ family: d.family, problem: 'late', seed: d.seed, mode: d.mode, detail: `${what}, opened at +${e.delayReports} (${f1(e.delayMin)} min)`, weight: e.delayReports ?? 0 });
-      }
-      if (e.incidents > 1) out.push({ family: d.family, problem: 'flapping', seed: d.seed, mode: d.mode, detail: `${what}, ${e.incidents} incidents`, weight: e.incidents });
-      if (e.unresolved) out.push({ family: d.family, problem: 'unresolved', seed: d.seed, mode: d.mode, detail: `${what}, recovered at #${l.recoveryIndex}, still open`, weight: 1 });
-    }
-    for (const s of d.stalls) {
-      if (!s.found) out.push({ family: d.family, problem: 'stall missed', seed: d.seed, mode: d.mode, detail: `stall at #${s.label.index}${q(s.query)}`, weight: 1 });
-    }
-    if (d.falseAlarms.length > 0) {
-      const first = d.falseAlarms[0]!;
-      out.push({
-        family: d.family,
-        problem: 'false alarm',
-        seed: d.seed,
-        mode: d.mode,
-        detail: `${d.falseAlarms.map((a) => `${a.kind}@#${a.index}${q(a.query)}`).join(' ')} — ${first.summary.slice(0, 110)}`,
-        weight: d.falseAlarms.length,
-      });
-    }
-  }
-  return out;
-}
-
-function printWorst(draws: DrawScore[], a: RandomArgs): string {
-  if (a.worst === 0) return '';
-  const worst = worstDraws(draws);
-  if (worst.length === 0) return 'worst draws: none (nothing missed, late, flapping or falsely raised)\n';
-  const lines = [`worst draws (up to ${a.worst} per family and problem):`];
-  for (const family of FAMILIES) {
-    const mine = worst.filter((w) => w.family === family);
-    if (mine.length === 0) continue;
-    lines.push(`  ${family}`);
-    for (const problem of ['missed', 'late', 'flapping', 'unresolved', 'stall missed', 'false alarm']) {
-      const list = mine.filter((w) => w.problem === problem).sort((x, y) => y.weight - x.weight).slice(0, a.worst);
-      for (const w of list) lines.push(`    ${problem.padEnd(12)} seed ${w.seed} ${w.mode}: ${w.detail}`);
-    }
-  }
-  const forced = `${a.only ? ` --only ${a.only}` : ''}${a.mode ? ` --mode ${a.mode}` : ''}`;
-  lines.push(
-    `replay one: npm run eval -- --random 1 --seed-base SEED${forced} --dump /tmp/sd && npx streamdoctor diagnose /tmp/sd/SEED.jsonl`,
-    '(labels with report indices, batchIds and times are in /tmp/sd/SEED.labels.json)',
-  );
-  return `${lines.join('\n')}\n`;
-}
-
 export async function runRandomEval(rawArgs: string[]): Promise<number> {
   let a: RandomArgs;
   try {
@@ -305,10 +186,12 @@ export async function runRandomEval(rawArgs: string[]): Promise<number> {
   const elapsedSec = (performance.now() - started) / 1_000;
   const byFamily = groupBy(draws, (d) => d.family, FAMILIES);
   const byMode = groupBy(draws, (d) => d.mode, REPORTING_MODES);
+  // The admission cap of the draw's first (in an interleaved log: the lagging) query.
+  const byCap = groupBy(draws, (d) => (d.queries[0]?.capped ? 'capped' : 'uncapped'), ['uncapped', 'capped']);
   const overall = summarize('all', draws);
   const targets = judgeTargets(draws);
   if (a.json) {
-    await writeOut(`${JSON.stringify({ seeds: [a.seedBase, a.seedBase + a.count - 1], byFamily, byMode, overall, targets, draws }, null, 2)}\n`);
+    await writeOut(`${JSON.stringify({ seeds: [a.seedBase, a.seedBase + a.count - 1], byFamily, byMode, byCap, overall, targets, draws }, null, 2)}\n`);
     return 0;
   }
   const out: string[] = [
@@ -317,6 +200,8 @@ export async function runRandomEval(rawArgs: string[]): Promise<number> {
     table('family', byFamily.map((g) => ({ ...g, group: isQuietFamily(g.group) ? `${g.group} (quiet)` : g.group }))),
     '',
     table('reporting mode', byMode),
+    '',
+    table('admission', byCap),
     '',
     table('overall', [overall]),
     '',
@@ -328,6 +213,8 @@ export async function runRandomEval(rawArgs: string[]): Promise<number> {
     'resolve = reports from true recovery to resolution (open = still open at the end); delays from the onset report, for found episodes;',
     '600s rule = the static "time behind > 600 s" rule on the same episodes (fired/episodes); stalls = stalled incidents opened while the batch hung.',
     'modes: ' + REPORTING_MODES.map((m) => `${m} = ${MODE_DESCRIPTIONS[m]}`).join('; '),
+    'admission = the cap of the draw\'s first query (in an interleaved log, the lagging one).',
+    `false alarms by kind: ${Object.entries(overall.falseAlarmsByKind).map(([k, n]) => `${k} ${n}`).join(', ') || 'none'}; in must-stay-quiet families: ${Object.entries(summarize('quiet', draws.filter((d) => isQuietFamily(d.family))).falseAlarmsByKind).map(([k, n]) => `${k} ${n}`).join(', ') || 'none'}`,
     `parse errors ${overall.parseErrors}; other kinds opened inside lag episodes (not counted as false alarms) ${overall.tolerated}${overall.tolerated ? ` (${Object.entries(overall.alsoOpened).map(([k, n]) => `${k} ${n}`).join(', ')})` : ''}; evaluated in ${elapsedSec.toFixed(1)} s (${jobs} process${jobs > 1 ? 'es' : ''})`,
     '',
     printWorst(draws, a),

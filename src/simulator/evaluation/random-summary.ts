@@ -25,6 +25,8 @@ export interface GroupSummary {
   late: number;
   missed: number;
   falseAlarms: number;
+  /** False alarms by incident kind. */
+  falseAlarmsByKind: Record<string, number>;
   falseAlarmsPer1000h: number;
   /** Mean distinct lag incidents per episode, and how many episodes had other than exactly one. */
   incidentsPerEpisode: number | null;
@@ -80,6 +82,10 @@ export function summarize(group: string, draws: DrawScore[]): GroupSummary {
     late: eps.filter((e) => e.late).length,
     missed: eps.filter((e) => e.incidents === 0).length,
     falseAlarms,
+    falseAlarmsByKind: draws.reduce<Record<string, number>>((acc, d) => {
+      for (const alarm of d.falseAlarms) acc[alarm.kind] = (acc[alarm.kind] ?? 0) + 1;
+      return acc;
+    }, {}),
     falseAlarmsPer1000h: queryHours > 0 ? (falseAlarms / queryHours) * 1_000 : 0,
     incidentsPerEpisode: eps.length ? eps.reduce((a, e) => a + e.incidents, 0) / eps.length : null,
     notExactlyOne: eps.filter((e) => e.incidents !== 1).length,

@@ -65,8 +65,8 @@ export interface DrawScore {
   /** Those tolerated openings by kind. */
   alsoOpened: Partial<Record<IncidentKind, number>>;
   parseErrors: number;
-  /** What each query of the draw was (family, one line), for the worst-draws list. */
-  queries: { family: string; description: string; reports: number }[];
+  /** What each query of the draw was (family, one line, admission cap), for the worst-draws list and the cap table. */
+  queries: { family: string; description: string; reports: number; capped: boolean }[];
 }
 
 const incidentKey = (i: Incident): string => `${i.kind}|${i.openedAt}|${i.openedAtBatchId ?? ''}`;
@@ -142,6 +142,11 @@ export function scoreRandom(sim: SimulatedRandom, runs: RandomQueryRun[]): DrawS
     tolerated,
     alsoOpened,
     parseErrors,
-    queries: sim.queries.map((q) => ({ family: q.query.family, description: q.query.description, reports: q.batches.length })),
+    queries: sim.queries.map((q) => ({
+      family: q.query.family,
+      description: q.query.description,
+      reports: q.batches.length,
+      capped: q.query.params.capped === true,
+    })),
   };
 }
