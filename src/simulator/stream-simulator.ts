@@ -3,7 +3,7 @@
  * time to the end of the next reported trigger (a micro-batch, or a no-data progress event) and
  * returns its progress exactly as Spark / Databricks prints it, plus the truth behind it.
  *
- * The physics follows ../shared/reference/detection.md: a batch reads what is available at its start
+ * The physics of micro-batches: a batch reads what is available at its start
  * (up to the admission cap), runs for d = overhead + work, and the next trigger starts at the next
  * multiple of the trigger interval or, if the batch overran, as soon as it ends.
  */

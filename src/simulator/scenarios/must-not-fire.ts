@@ -1,5 +1,5 @@
 /**
- * Healthy streams and the traps that make lag alerts cry wolf (../shared/reference/detection.md):
+ * Healthy streams and the traps that make lag alerts cry wolf:
  * nothing may open in any of them.
  */
 
