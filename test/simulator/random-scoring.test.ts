@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import type { Incident, IncidentChange, IncidentKind } from '../../src/diagnosis/types.js';
+import {
+  judgeTargets,
+  scoreRandom,
+  summarize,
+  type RandomQueryRun,
+  type TimedChange,
+} from '../../src/simulator/evaluation/index.js';
+import { AFTERMATH_MS, drawScenario, simulateRandom, type LagLabel } from '../../src/simulator/random/index.js';
+
+// The scorer on hand-made engine output (no engine inside): what counts as found, late, flapping, a false alarm.
+const sim = simulateRandom(drawScenario(900_401, { family: 'capacity-drop', mode: 'dbr-17.1' }));
+const q = sim.queries[0]!;
+const label = q.labels.find((l): l is LagLabel => l.kind === 'lag')!;
+
+function change(type: IncidentChange['type'], kind: IncidentKind, index: number, openedIndex = index): TimedChange {
+  const at = q.batches[Math.min(index, q.batches.length - 1)]!.endMs;
+  const opened = q.batches[openedIndex]!;
+  const incident: Incident = {
+    kind,
+    severity: 'warning',
+    openedAtBatchId: opened.truth.batchId,
+    openedAt: new Date(opened.truth.startMs).toISOString(),
+    resolvedAtBatchId: null,
+    resolvedAt: null,
+    summary: `${kind} at ${index}`,
+    causes: [],
+    advice: [],
+  };
+  return { index, atMs: at, change: { type, queryId: q.query.spec.id!, queryName: null, incident } };
+}
+
+const run = (changes: TimedChange[]): RandomQueryRun[] => [{ changes, staticFires: q.batches.map(() => false), parseErrors: [] }];
+
+describe('scoring a random draw', () => {
+  it('has a lag label with a recovery to score against', () => {
+    expect(label).toBeDefined();
+    expect(label.recoveryIndex).not.toBeNull();
+  });
+
+  it('finds an incident opened inside the deadline, with its delay, one incident, and its resolution delay', () => {
+    const open = label.onsetIndex + 3;
+    const s = scoreRandom(sim, run([change('opened', 'lag', open), change('resolved', 'lag', label.recoveryIndex! + 4, open)]));
+    const [e] = s.episodes;
+    expect(e).toMatchObject({ found: true, late: false, delayReports: 3, incidents: 1, resolutionDelayReports: 4, unresolved: false });
+    expect(s.falseAlarms).toEqual([]);
+  });
+
+  it('counts a re-opening of the same incident once, and a new incident after resolving as flapping', () => {
+    const open = label.onsetIndex + 1;
+    const sameAgain = [change('opened', 'lag', open), change('resolved', 'lag', open + 5, open), change('opened', 'lag', open + 8, open)];
+    expect(scoreRandom(sim, run(sameAgain)).episodes[0]!.incidents).toBe(1);
+    const second = [change('opened', 'lag', open), change('resolved', 'lag', open + 5, open), change('opened', 'lag', open + 8)];
+    expect(scoreRandom(sim, run(second)).episodes[0]!.incidents).toBe(2);
+  });
+
+  it('calls an opening after the deadline late, one too early a false alarm and the episode missed', () => {
+    const late = scoreRandom(sim, run([change('opened', 'lag', label.deadlineIndex + 1)]));
+    expect(late.episodes[0]).toMatchObject({ found: false, late: true });
+    const early = scoreRandom(sim, run([change('opened', 'lag', label.earliestIndex - 1)]));
+    expect(early.episodes[0]).toMatchObject({ found: false, late: false, incidents: 0 });
+    expect(early.falseAlarms.map((a) => a.kind)).toEqual(['lag']);
+  });
+
+  it('tolerates another kind inside the episode, not after its aftermath', () => {
+    const inside = scoreRandom(sim, run([change('opened', 'lag', label.onsetIndex), change('opened', 'stalled', label.onsetIndex + 2)]));
+    expect(inside.falseAlarms).toEqual([]);
+    expect(inside.alsoOpened).toEqual({ stalled: 1 });
+    const afterIndex = q.batches.findIndex((b) => b.endMs > label.endMs + AFTERMATH_MS);
+    if (afterIndex > 0) {
+      const after = scoreRandom(sim, run([change('opened', 'lag', label.onsetIndex), change('opened', 'stalled', afterIndex)]));
+      expect(after.falseAlarms.map((a) => a.kind)).toEqual(['stalled']);
+    }
+  });
+
+  it('sums draws up and judges the targets', () => {
+    const good = scoreRandom(sim, run([change('opened', 'lag', label.onsetIndex + 2), change('resolved', 'lag', label.recoveryIndex! + 1, label.onsetIndex + 2)]));
+    const g = summarize('all', [good]);
+    expect(g).toMatchObject({ draws: 1, episodes: 1, found: 1, falseAlarms: 0, notExactlyOne: 0 });
+    expect(g.queryHours).toBeGreaterThan(0);
+    const targets = judgeTargets([good]);
+    expect(targets.map((t) => t.met)).toEqual([label.strict, true, true, true]);
+  });
+});
