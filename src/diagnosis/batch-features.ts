@@ -136,12 +136,15 @@ export function extractFeatures(p: Progress, previousRunId: string | null): Batc
       else latestComplete = false;
       if (start) kafkaStart = (kafkaStart ?? 0) + start.sum;
       else startComplete = false;
+      // Offsets first; the metrics when the offsets cannot say. Some runtimes print `latestOffset`
+      // equal to `endOffset` (read at planning) while the metrics carry a backlog read later:
+      // then the non-zero metric is the truer figure.
       let behind: number | null = null;
       if (end && latest && end.partitions === latest.partitions) behind = Math.max(0, latest.sum - end.sum);
-      else {
+      if (behind === null || behind === 0) {
         const avg = metric(source, 'avgOffsetsBehindLatest');
-        if (avg !== null && end) behind = avg * end.partitions;
-        else behind = metric(source, 'maxOffsetsBehindLatest');
+        const fromMetrics = avg !== null && end ? avg * end.partitions : metric(source, 'maxOffsetsBehindLatest');
+        if (fromMetrics !== null && (behind === null || fromMetrics > 0)) behind = fromMetrics;
       }
       if (behind !== null) kafkaBehind = (kafkaBehind ?? 0) + behind;
       kLatest.push(latest ? latest.sum : null);

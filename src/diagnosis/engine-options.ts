@@ -66,6 +66,18 @@ export const TUNING = {
   creepBacklogTriggers: 1.3,
   /** Batches the "back to normal" condition must hold before an incident resolves. */
   clearBatches: 3,
+  /**
+   * Lag resolves only after the query has been healthy for a hold period: `clearBatches` batches
+   * and this much wall time, or `holdMaxBatches` batches when the trigger is short (a 1 s trigger
+   * must not wait 120 batches). One episode with a noisy tail stays one incident.
+   */
+  lagHoldMs: 120_000,
+  holdMaxBatches: 8,
+  /**
+   * A relapse this soon after an incident resolved re-opens that incident (same Slack message, a
+   * line in its thread) instead of opening a new one: Alertmanager's `keep_firing_for` in reverse.
+   */
+  relapseCooldownMs: 30 * 60_000,
   /** Time behind above which a slowly draining backlog is lag on its own, s. */
   lagLevelSec: 600,
   /** A backlog that takes longer than this to drain is an incident (Flink's catch-up budget), s. */

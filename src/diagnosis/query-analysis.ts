@@ -70,6 +70,16 @@ export function fileTimeBehindAt(previous: readonly BatchFeatures[], f: BatchFea
   return f.filesOutstanding / (arrived / spanSec);
 }
 
+/** Whether the printed latest offsets are past the batch's end offsets (read after the batch, 17.1+). */
+function latestAfterEnd(f: BatchFeatures): boolean {
+  return f.kafkaLatest !== null && f.kafkaEnd !== null && f.kafkaLatest > f.kafkaEnd;
+}
+
+/** When the printed latest offsets were read: at the batch's end when they are past its end, else at planning. */
+function latestFetchedAt(f: BatchFeatures): number {
+  return latestAfterEnd(f) ? f.t + f.d : f.t;
+}
+
 /** Rows/s arriving, for the batch `f` appended after `previous` (oldest first). */
 export function arrivalRateAt(previous: readonly BatchFeatures[], f: BatchFeatures): number | null {
   // Kafka: growth of the latest offsets between batch starts, over up to 5 batches to smooth
@@ -77,7 +87,7 @@ export function arrivalRateAt(previous: readonly BatchFeatures[], f: BatchFeatur
   // A backlog after the batch means the latest offsets were read at its end (17.1+); none means
   // they were read at planning and the batch consumed up to them.
   if (f.kafkaLatest !== null) {
-    const fetchedAt = (x: BatchFeatures) => ((x.kafkaBehind ?? 0) > 0 ? x.t + x.d : x.t);
+    const fetchedAt = latestFetchedAt;
     for (let k = Math.min(5, previous.length); k >= 1; k -= 1) {
       const base = previous[previous.length - k]!;
       if (base.kafkaLatest === null || fetchedAt(base) >= fetchedAt(f)) continue;
@@ -398,7 +408,7 @@ export function ageingFromRates(window: readonly BatchFeatures[]): number | null
   const last = window[window.length - 1]!;
   if (first.kafkaLatest === null || last.kafkaLatest === null) return null;
   // Only while a backlog is waiting at every batch: latest offsets are then read at batch end.
-  if (!window.every((f) => (f.kafkaBehind ?? 0) > 0)) return null;
+  if (!window.every((f) => latestAfterEnd(f))) return null;
   const spanSec = (last.t + last.d - (first.t + first.d)) / 1000;
   const arrived = last.kafkaLatest - first.kafkaLatest;
   let consumed = 0;

@@ -28,6 +28,7 @@ import {
   TRACKER_STATE_MAX_BYTES,
   TRACKER_STATE_VERSION,
   TrackerStateError,
+  type CoolingIncidentState,
   type OpenIncidentState,
   type TrackerState,
 } from './tracker-state.js';
@@ -49,6 +50,8 @@ const BATCH_DETECTORS: [IncidentKind, BatchDetector][] = [
 /** Consecutive "back to normal" batches before an incident resolves. */
 const CLEAR_BATCHES: Partial<Record<IncidentKind, number>> = { slow_repartition: 1, stalled: 1 };
 const MAX_RESOLVED = 8;
+/** Kinds whose relapse within the cool-down re-opens the same incident (stalls and repartitions are events of their own). */
+const RELAPSING: ReadonlySet<IncidentKind> = new Set<IncidentKind>(['lag', 'state_growth', 'data_loss_risk']);
 const EXPLAIN_EVERY = 10;
 
 export class QueryTracker {
@@ -60,6 +63,7 @@ export class QueryTracker {
   private batches = 0;
   private open: Partial<Record<IncidentKind, OpenIncidentState>> = {};
   private resolved: Incident[] = [];
+  private cooling: Partial<Record<IncidentKind, CoolingIncidentState>> = {};
   private analysisCache: Analysis | null = null;
   private watermark: WatermarkWatch = { startMs: null, nowMs: null, delayMs: null };
   private lastReportRows = 0;
@@ -96,6 +100,7 @@ export class QueryTracker {
     tracker.resolved = Array.isArray(state.resolved) ? state.resolved.slice(-MAX_RESOLVED) : [];
     if (state.watermark && typeof state.watermark === 'object') tracker.watermark = { ...state.watermark };
     tracker.lastReportRows = typeof state.lastReportRows === 'number' ? state.lastReportRows : 0;
+    if (typeof state.cooling === 'object' && state.cooling !== null) tracker.cooling = { ...state.cooling };
     return tracker;
   }
 
@@ -220,6 +225,7 @@ export class QueryTracker {
       resolved: this.resolved,
       watermark: this.watermark,
       lastReportRows: this.lastReportRows,
+      cooling: this.cooling,
     };
     // Bounded whatever happened: drop the oldest resolved incidents, then the oldest features.
     while (JSON.stringify(state).length > TRACKER_STATE_MAX_BYTES) {
@@ -253,7 +259,15 @@ export class QueryTracker {
       watermark: this.watermark,
       batches: this.batches,
       lastReportRows: this.lastReportRows,
+      lastStallOpenedAt: this.lastStallOpenedAt(),
     };
+  }
+
+  private lastStallOpenedAt(): string | null {
+    for (let i = this.resolved.length - 1; i >= 0; i -= 1) {
+      if (this.resolved[i]!.kind === 'stalled') return this.resolved[i]!.openedAt;
+    }
+    return null;
   }
 
   /** Tracks how far the watermark moved since state was last removed (see state-growth.ts). */
@@ -278,23 +292,31 @@ export class QueryTracker {
     const state = this.open[kind];
     if (!state) {
       if (finding.verdict !== 'fire') return null;
+      const relapse = this.relapse(kind, finding, atMs);
+      if (relapse) return relapse;
       const incident = this.newIncident(kind, finding, batchId, atMs);
       this.open[kind] = { incident, memo: { ...finding.memo, explainedAt: this.batches }, clearStreak: 0 };
       return this.change('opened', incident);
     }
     if (finding.verdict === 'clear') {
+      if (state.clearStreak === 0) state.clearSinceMs = atMs;
       state.clearStreak += 1;
-      if (state.clearStreak >= (CLEAR_BATCHES[kind] ?? TUNING.clearBatches)) {
-        return this.resolve(kind, state, batchId, atMs);
-      }
-      return null;
+      return this.heldLongEnough(kind, state, atMs) ? this.resolve(kind, state, batchId, atMs) : null;
     }
     if (finding.verdict === 'hold') return null; // no new evidence either way
     state.clearStreak = 0;
     const incident = state.incident;
+    const escalated = this.refresh(incident, finding);
+    if (finding.memo) Object.assign(state.memo, finding.memo);
+    if (finding.causes.length > 0) state.memo.explainedAt = this.batches;
+    const topCauseChanged = incident.causes[0]?.code !== finding.causes[0]?.code;
+    return escalated || (topCauseChanged && finding.causes.length > 0) ? this.change('updated', incident) : null;
+  }
+
+  /** Takes a firing finding's view into an open incident; true when its severity escalated. */
+  private refresh(incident: Incident, finding: Finding): boolean {
     // Severity only escalates while open: a number hovering at a threshold must not flap.
     const escalated = incident.severity === 'warning' && finding.severity === 'critical';
-    const topCauseChanged = incident.causes[0]?.code !== finding.causes[0]?.code;
     if (escalated) incident.severity = 'critical';
     incident.summary = finding.summary;
     incident.metrics = finding.metrics;
@@ -302,9 +324,38 @@ export class QueryTracker {
       incident.causes = finding.causes;
       incident.advice = finding.advice;
     }
-    if (finding.memo) Object.assign(state.memo, finding.memo);
-    if (finding.causes.length > 0) state.memo.explainedAt = this.batches;
-    return escalated || (topCauseChanged && finding.causes.length > 0) ? this.change('updated', incident) : null;
+    if (finding.aftermath) incident.aftermath = finding.aftermath;
+    return escalated;
+  }
+
+  /**
+   * Back to normal for long enough: `clearBatches` batches, and for lag also the hold period in
+   * wall time (or `holdMaxBatches` batches when the trigger is short).
+   */
+  private heldLongEnough(kind: IncidentKind, state: OpenIncidentState, atMs: number): boolean {
+    if (state.clearStreak < (CLEAR_BATCHES[kind] ?? TUNING.clearBatches)) return false;
+    if (kind !== 'lag') return true;
+    return atMs - (state.clearSinceMs ?? atMs) >= TUNING.lagHoldMs || state.clearStreak >= TUNING.holdMaxBatches;
+  }
+
+  /** Re-opens the incident of this kind that resolved within the cool-down, if any. */
+  private relapse(kind: IncidentKind, finding: Finding, atMs: number): IncidentChange | null {
+    const cooling = this.cooling[kind];
+    if (!cooling) return null;
+    delete this.cooling[kind];
+    if (atMs - cooling.resolvedAtMs > TUNING.relapseCooldownMs) return null;
+    let index = this.resolved.length - 1;
+    while (index >= 0 && this.resolved[index]!.kind !== kind) index -= 1;
+    if (index < 0) return null;
+    const incident = this.resolved.splice(index, 1)[0]!;
+    incident.resolvedAt = null;
+    incident.resolvedAtBatchId = null;
+    incident.relapses = (incident.relapses ?? 0) + 1;
+    incident.relapsedAt = iso(atMs);
+    this.refresh(incident, finding);
+    // The level before the episode is still the normal one, not what the relapse started from.
+    this.open[kind] = { incident, memo: { ...finding.memo, ...cooling.memo, explainedAt: this.batches }, clearStreak: 0 };
+    return this.change('updated', incident);
   }
 
   private newIncident(kind: IncidentKind, finding: Finding, batchId: number | null, atMs: number): Incident {
@@ -319,11 +370,13 @@ export class QueryTracker {
       causes: finding.causes,
       advice: finding.advice,
       metrics: finding.metrics,
+      ...(finding.aftermath ? { aftermath: finding.aftermath } : {}),
     };
   }
 
   private resolve(kind: IncidentKind, state: OpenIncidentState, batchId: number | null, atMs: number): IncidentChange {
     delete this.open[kind];
+    if (RELAPSING.has(kind)) this.cooling[kind] = { resolvedAtMs: atMs, memo: state.memo };
     const incident = state.incident;
     incident.resolvedAtBatchId = batchId;
     incident.resolvedAt = iso(atMs);

@@ -16,6 +16,14 @@ export interface OpenIncidentState {
   memo: Record<string, number>;
   /** Consecutive batches judged back to normal. */
   clearStreak: number;
+  /** Batch end of the first of those clear batches, epoch ms (the hold period runs from it). */
+  clearSinceMs?: number;
+}
+
+/** What a recently resolved incident leaves behind so a relapse can re-open it. */
+export interface CoolingIncidentState {
+  resolvedAtMs: number;
+  memo: Record<string, number>;
 }
 
 export interface TrackerState {
@@ -34,6 +42,8 @@ export interface TrackerState {
   watermark?: WatermarkWatch;
   /** Input rows of the latest report of any kind. */
   lastReportRows?: number;
+  /** Incidents resolved within the relapse cool-down, by kind (their records are in `resolved`). */
+  cooling?: Partial<Record<IncidentKind, CoolingIncidentState>>;
 }
 
 export class TrackerStateError extends Error {

@@ -89,6 +89,27 @@ export interface Incident {
   advice: Advice[];
   /** In-process only: not part of the CLI JSON contract, but kept in the store and used by Slack. */
   metrics?: IncidentMetrics;
+  /**
+   * In-process only: times this incident came back within the relapse cool-down after resolving,
+   * and when it last did (the same incident re-opened: same Slack message, a line in its thread).
+   */
+  relapses?: number;
+  relapsedAt?: string;
+  /**
+   * In-process only: the disruption this lag is the aftermath of (a stall, a restart after
+   * downtime), with the stalled incident's `openedAt` when one was reported.
+   */
+  aftermath?: AftermathInfo;
+}
+
+export interface AftermathInfo {
+  what: 'stall' | 'restart';
+  /** When the disruption began (the hung batch's start, or the previous run's last batch end), ISO. */
+  startedAt: string;
+  /** How long it lasted, ms (the hung batch, or the downtime). */
+  durationMs: number;
+  /** `openedAt` of the stalled incident reported for it, when there was one. */
+  stallOpenedAt?: string;
 }
 
 export interface QueryReport {

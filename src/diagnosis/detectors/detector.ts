@@ -5,7 +5,7 @@
 import type { BatchFeatures, QueryFacts } from '../batch-features.js';
 import type { ResolvedEngineOptions } from '../engine-options.js';
 import type { Analysis } from '../query-analysis.js';
-import type { Advice, Cause, IncidentMetrics, Severity } from '../types.js';
+import type { Advice, AftermathInfo, Cause, IncidentMetrics, Severity } from '../types.js';
 
 export interface WatermarkWatch {
   /** Watermark when state rows were last removed (or first seen), epoch ms. */
@@ -39,6 +39,8 @@ export interface DetectorContext {
   batches: number;
   /** Watermark progress: how far it advanced since state was last removed, and its delay. */
   watermark: WatermarkWatch;
+  /** `openedAt` of the newest stalled incident that has resolved (the aftermath links it); null when none. */
+  lastStallOpenedAt: string | null;
 }
 
 /**
@@ -57,6 +59,8 @@ export interface Finding {
   advice: Advice[];
   /** Values to remember while open (merged into the memo). */
   memo?: Record<string, number>;
+  /** The disruption this finding is the aftermath of (lag after a stall or a restart). */
+  aftermath?: AftermathInfo;
 }
 
 /** No judgement this batch (a throttled detector): keeps the incident as it is. */

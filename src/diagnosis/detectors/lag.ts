@@ -14,11 +14,14 @@
  * load factor says capacity is comfortably above arrivals. Resolves when the signal is back near
  * its level before the episode (and, with the backlog inside the batches, batches fit the trigger).
  */
+import { catchUpEtaSec, findDisruption, withoutDisruption, type Disruption } from '../aftermath.js';
 import { explainLag } from '../causes/lag-causes.js';
 import { TUNING } from '../engine-options.js';
 import * as fmt from '../format.js';
+import { processingCapacity } from '../query-analysis.js';
 import { mannKendallCritical, mannKendallS, mannKendallZ, median, quantile, theilSen } from '../statistics.js';
-import type { IncidentMetrics, Severity } from '../types.js';
+import type { Advice, AftermathInfo, Cause, IncidentMetrics, Severity } from '../types.js';
+import type { BatchFeatures } from '../batch-features.js';
 import { CLEAR, type DetectorContext, type Finding } from './detector.js';
 
 const MIN_ABS: Record<string, number> = { kafka: 2, kinesis: 2, duration: 2, files: 2, bytes: 1 << 20 };
@@ -48,9 +51,16 @@ export function detectLag(ctx: DetectorContext): Finding {
     // With the backlog inside the batches, normal also means batches fit the trigger again.
     const fits = !insideBatches || analysis.triggerMs <= 0 || ctx.latest.d <= analysis.triggerMs * 1.05;
     if (current <= normal && fits) return CLEAR;
+    const behind = analysis.timeBehindSec;
+    if (ctx.memo.aftermath && behind !== null) return ongoingAftermath(ctx, ctx.memo, behind);
     return finding(ctx, 'fire', {});
   }
 
+  const disruption = findDisruption(ctx.features);
+  if (disruption) {
+    const judged = judgeAftermath(ctx, disruption);
+    if (judged) return judged;
+  }
   const trend =
     (trendEvidence(ctx, values, windowBase, minAbs) || creepEvidence(ctx) || driftEvidence(ctx, minAbs)) &&
     !converging(ctx);
@@ -61,6 +71,153 @@ export function detectLag(ctx: DetectorContext): Finding {
   let base = Math.max(Math.min(windowBase, Number.isFinite(ringLow) ? ringLow : windowBase), 0);
   if (isTime) base = Math.min(base, TUNING.lagLevelSec / 2);
   return finding(ctx, 'fire', { base });
+}
+
+/**
+ * Lag right after a stall or a restart after downtime: quiet while the backlog it left drains within
+ * the catch-up budget (or while nothing says yet, for the first few batches); past the budget, an
+ * incident that says it is catching up, how long that takes, and causes drawn from the normal
+ * batches only. Null leaves the judgement to the ordinary evidence (a small backlog).
+ */
+function judgeAftermath(ctx: DetectorContext, disruption: Disruption): Finding | null {
+  const { analysis } = ctx;
+  const behind = analysis.timeBehindSec;
+  if (behind === null || behind * 1000 < Math.max(2 * 60_000, 2 * analysis.triggerMs)) return null;
+  // Right after a restart the new run has no capacity figure of its own yet: the last run's holds.
+  let rho = analysis.loadFactor;
+  if (rho === null && analysis.arrivalRate !== null) {
+    const capacity = processingCapacity(withoutDisruption(ctx.features, disruption));
+    if (capacity !== null && capacity > 0) rho = analysis.arrivalRate / capacity;
+  }
+  const eta = catchUpEtaSec(ctx.features, disruption, behind, analysis.series, rho);
+  const since = ctx.features.length - 1 - disruption.index;
+  if (eta === null) return since < 4 ? CLEAR : null;
+  // The budget is for the whole catch-up, from its start (a restart's giant first batch counts).
+  const elapsedSec = (ctx.latest.t + ctx.latest.d - disruption.catchUpFromMs) / 1000;
+  if (elapsedSec + eta <= TUNING.catchUpBudgetSec) return CLEAR;
+  const info: AftermathInfo = {
+    what: disruption.what,
+    startedAt: fmt.iso(disruption.startMs),
+    durationMs: Math.round(disruption.durationMs),
+  };
+  const stallMs = ctx.lastStallOpenedAt !== null ? Date.parse(ctx.lastStallOpenedAt) : Number.NaN;
+  if (disruption.what === 'stall' && stallMs >= disruption.startMs) info.stallOpenedAt = ctx.lastStallOpenedAt!;
+  // A hung batch says nothing about capacity or partitions; a restart's giant first batch is itself
+  // a cause (uncapped catch-up), so it stays.
+  const features = disruption.what === 'stall' ? withoutDisruption(ctx.features, disruption) : ctx.features;
+  const result = aftermathFinding({ ...ctx, features }, info, behind, eta, elapsedSec);
+  // Normal is what the signal read before the disruption; the memo keeps the disruption for the
+  // incident's later updates (the ring forgets it).
+  const before = analysis.series.slice(Math.max(0, disruption.index - 8), disruption.index).filter(Number.isFinite);
+  result.memo = {
+    base: before.length > 0 ? Math.min(median(before), TUNING.lagLevelSec / 2) : 0,
+    aftermath: disruption.what === 'stall' ? 1 : 2,
+    aftermathStartMs: disruption.startMs,
+    aftermathDurationMs: info.durationMs,
+    aftermathStallMs: info.stallOpenedAt ? stallMs : 0,
+    aftermathCatchUpMs: disruption.catchUpFromMs,
+  };
+  return result;
+}
+
+/** An open aftermath incident, updated from its memo and the drain trend since. */
+function ongoingAftermath(ctx: DetectorContext, memo: Record<string, number>, behind: number): Finding {
+  const info: AftermathInfo = {
+    what: memo.aftermath === 1 ? 'stall' : 'restart',
+    startedAt: fmt.iso(memo.aftermathStartMs ?? 0),
+    durationMs: memo.aftermathDurationMs ?? 0,
+  };
+  if (memo.aftermathStallMs) info.stallOpenedAt = fmt.iso(memo.aftermathStallMs);
+  const { analysis } = ctx;
+  const eta = analysis.drainEtaSec ?? (analysis.trendPerMin !== null && analysis.trendPerMin > 0 ? Infinity : null);
+  const disruption = findDisruption(ctx.features);
+  const features = disruption?.what === 'stall' ? withoutDisruption(ctx.features, disruption) : ctx.features;
+  const elapsedSec = (ctx.latest.t + ctx.latest.d - (memo.aftermathCatchUpMs ?? ctx.latest.t)) / 1000;
+  return aftermathFinding({ ...ctx, features }, info, behind, eta, elapsedSec);
+}
+
+/** "Catching up after …": what happened, how much waits, how long it takes at the recent rate. */
+function aftermathFinding(
+  ctx: DetectorContext,
+  info: AftermathInfo,
+  behind: number,
+  eta: number | null,
+  elapsedSec: number,
+): Finding {
+  const { analysis } = ctx;
+  const result = finding(ctx, 'fire', {});
+  const startMs = Date.parse(info.startedAt);
+  const what =
+    info.what === 'stall'
+      ? `a ${fmt.ms(info.durationMs)} stall (a batch hung from ${clock(startMs)}${info.stallOpenedAt ? ', reported as stalled' : ''})`
+      : `a restart after ${fmt.ms(info.durationMs)} down`;
+  const rate = analysis.capacity !== null ? ` (${fmt.rate(analysis.capacity)} processed)` : '';
+  const budget = TUNING.catchUpBudgetSec;
+  const head = `Catching up after ${what}: ${fmt.seconds(behind)} of data waiting`;
+  if (eta === null) result.summary = head;
+  else if (!Number.isFinite(eta)) result.summary = `${head} and not draining at the recent processing rate${rate}`;
+  else {
+    const over = elapsedSec + eta > budget;
+    result.summary = `${head}, about ${fmt.seconds(eta)} to drain at the recent processing rate${rate}${over ? `, past the ${fmt.seconds(budget)} catch-up budget` : ''}`;
+  }
+  if (eta !== null && Number.isFinite(eta) && ctx.explain) {
+    const { cause, advice } = catchingUp(ctx, info, what, behind, eta, elapsedSec);
+    // After a restart, an uncapped giant first batch already says it (and what cap to set).
+    const oversized = result.causes.some((c) => c.code === 'oversized_batches');
+    if (!oversized) result.causes = [cause, ...result.causes];
+    result.advice = [...advice.filter((a) => !oversized || a.setting !== 'maxOffsetsPerTrigger'), ...result.advice];
+  }
+  result.aftermath = info;
+  return result;
+}
+
+/**
+ * The catch-up itself as the cause: the backlog is the disruption's, the query drains it. What to
+ * do is about the disruption (why the batch hung) and, when the drain is too slow, throughput for
+ * the catch-up; a cap keeps the catch-up in normal-sized batches.
+ */
+function catchingUp(
+  ctx: DetectorContext,
+  info: AftermathInfo,
+  what: string,
+  behindSec: number,
+  etaSec: number,
+  elapsedSec: number,
+): { cause: Cause; advice: Advice[] } {
+  const budget = TUNING.catchUpBudgetSec;
+  const over = elapsedSec + etaSec > budget;
+  const advice: Advice[] = [];
+  if (info.what === 'stall') {
+    advice.push({
+      text: `Find why the batch that started at ${clock(Date.parse(info.startedAt))} hung for ${fmt.ms(info.durationMs)} (a stuck sink write or task: the Spark UI's stage timeline for that batch); a timeout on the sink keeps the next one short.`,
+    });
+  }
+  if (over) {
+    advice.push({
+      text: `To drain sooner, add workers for the catch-up: at the recent rate the backlog needs about ${fmt.seconds(etaSec)}; twice the spare throughput halves that.`,
+    });
+  }
+  if (ctx.analysis.cappedRows === null && ctx.facts.sourceKinds.includes('kafka') && ctx.analysis.capacity !== null) {
+    const target = Math.max(ctx.analysis.triggerMs, 10_000);
+    const value = fmt.niceCeil((ctx.analysis.capacity * target) / 1000);
+    advice.push({
+      text: `Cap catch-up batches with maxOffsetsPerTrigger ${value} (what the query processes in ${fmt.ms(target)}) so a backlog drains as a series of normal batches, not one giant one.`,
+      setting: 'maxOffsetsPerTrigger',
+      value: String(value),
+    });
+  }
+  return {
+    cause: {
+      code: 'catching_up',
+      confidence: 0.85,
+      evidence: `the ${fmt.seconds(behindSec)} of data waiting piled up during ${what}; the batches since read through it at a pace that needs about ${fmt.seconds(etaSec)} more${over ? `, past the ${fmt.seconds(budget)} catch-up budget` : ''}.`,
+    },
+    advice,
+  };
+}
+
+function clock(epochMs: number): string {
+  return `${fmt.iso(epochMs).slice(11, 16)} UTC`;
 }
 
 /**
@@ -237,6 +394,15 @@ function finding(ctx: DetectorContext, verdict: 'fire', memo: Record<string, num
           : `growing ${fmt.bytes(analysis.trendPerMin)} per minute`,
       );
     }
+  } else if (backlogInsideBatches(ctx)) {
+    // The source reads everything that has arrived at each plan, so its backlog figures read 0:
+    // the data that arrived while the last batch ran is what waits, and its growth is the lag.
+    const growth = growthPerBatch(ctx.features);
+    parts.push(
+      `Falling behind: time behind ≈ the last batch's duration, ${fmt.ms(latest.d)}${
+        growth !== null && growth > 0.005 ? `, growing ${fmt.percent(growth)} per batch` : ''
+      }${analysis.triggerMs > 0 ? ` against a ${fmt.ms(analysis.triggerMs)} trigger` : ''} (the source's backlog reads 0: each batch takes everything that has arrived)`,
+    );
   } else {
     parts.push(`Falling behind: ${behind === null ? 'data' : fmt.seconds(behind)} of data waiting`);
     if (analysis.trendPerMin !== null && analysis.trendPerMin > 0) {
@@ -247,6 +413,24 @@ function finding(ctx: DetectorContext, verdict: 'fire', memo: Record<string, num
     analysis.drainEtaSec === null ? 'not draining' : `draining, about ${fmt.seconds(analysis.drainEtaSec)} to catch up`,
   );
   return { verdict, severity, summary: parts.join(', '), metrics, causes, advice, memo };
+}
+
+/** The backlog lives inside the batches: no backlog figure, or Kafka offsets that read 0 uncapped. */
+function backlogInsideBatches(ctx: DetectorContext): boolean {
+  const { analysis, latest } = ctx;
+  return analysis.signal === 'duration' || (analysis.signal === 'kafka' && latest.kafkaBehind === 0 && analysis.cappedRows === null);
+}
+
+/** Geometric mean growth of batch duration over the newest 4 data batches of the run (0.12 = 12 %). */
+function growthPerBatch(features: readonly BatchFeatures[]): number | null {
+  const ds: number[] = [];
+  for (let i = features.length - 1; i >= 0 && ds.length < 4; i -= 1) {
+    const f = features[i]!;
+    if (f.rows > 0 && f.d > 0) ds.unshift(f.d);
+    if (f.restart) break;
+  }
+  if (ds.length < 2) return null;
+  return (ds[ds.length - 1]! / ds[0]!) ** (1 / (ds.length - 1)) - 1;
 }
 
 export function lagMetrics(ctx: DetectorContext): IncidentMetrics {
