@@ -147,6 +147,7 @@ describe('interleaved family', () => {
       expect(sim.queries.length).toBeGreaterThanOrEqual(2);
       const ids = new Set(sim.queries.map((q) => q.query.spec.id));
       expect(ids.size).toBe(sim.queries.length);
+      expect(new Set(sim.queries.map((q) => q.query.spec.name)).size).toBe(sim.queries.length);
       for (let i = 1; i < sim.log.length; i++) expect(sim.log[i]!.batch.endMs).toBeGreaterThanOrEqual(sim.log[i - 1]!.batch.endMs);
       expect(lags(sim.queries[0]!).length).toBeGreaterThan(0);
     }

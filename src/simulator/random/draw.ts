@@ -49,6 +49,12 @@ export function drawScenario(seed: number, options: DrawOptions = {}): RandomSce
     const count = 2 + random.int(3);
     queries = [make(INTERLEAVED_LEAD[random.int(INTERLEAVED_LEAD.length)]!, 0)];
     for (let k = 1; k < count; k++) queries.push(make(INTERLEAVED_OTHERS[random.int(INTERLEAVED_OTHERS.length)]!, k));
+    // Active queries have distinct names (Spark refuses a second one with the same name).
+    const seen = new Set<string>();
+    queries.forEach((q, k) => {
+      if (q.spec.name && seen.has(q.spec.name)) q.spec = { ...q.spec, name: `${q.spec.name}_${k}` };
+      if (q.spec.name) seen.add(q.spec.name);
+    });
   } else {
     queries = [make(family, 0)];
   }
