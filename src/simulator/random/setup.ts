@@ -25,7 +25,7 @@ export interface QuerySetup {
   capped: boolean;
   /** Expected time between reports at the family's base load, ms. */
   intervalMs: number;
-  /** Planned run length, ms: 1–4 simulated hours or 150–400 reports, scaled by the interval. */
+  /** Planned run length, ms: 1–4 simulated hours ÷ the interval, held within 150–400 reports. */
   plannedMs: number;
   maxReports: number;
   params: Record<string, number | string | boolean | null>;
