@@ -4,14 +4,17 @@
  * *before* chat.postMessage and removed when the returned ts is recorded. A claim found without a
  * recorded ts means an earlier attempt died in between: the message may exist, so the poster looks
  * it up by its metadata key (conversations.history / replies) and adopts it instead of posting
- * again. After the first post, every change is a chat.update of the same message.
+ * again. A claim is dropped at once when the attempt provably posted nothing (Slack refused it, or
+ * the request never left: connection refused); when the lookup is impossible (a scope missing) the
+ * poster neither adopts nor posts (MessageLookupError names the fix). After the first post, every
+ * change is a chat.update of the same message.
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { StoreKeys } from '../src/store/keys.js';
 import { LuaScript } from '../src/store/script.js';
 import type { ChatMessage, SlackChat } from './slack-chat.js';
-import { SlackRateLimitedError } from './slack-chat.js';
+import { provablyNotDone } from './slack-chat.js';
 
 /** The message key is being posted by another job right now; retry shortly. */
 export class MessageBusyError extends Error {
@@ -166,10 +169,10 @@ export class MessagePoster {
       try {
         posted = await this.chat.postMessage({ ...content, channel, key });
       } catch (err) {
-        // A definite refusal (429, invalid_blocks, channel_not_found…) posted nothing: drop the claim.
-        if (err instanceof SlackRateLimitedError || (err as { code?: string })?.code === 'slack_webapi_platform_error') {
-          await this.redis.del(claimKey);
-        }
+        // A definite refusal (429, invalid_blocks, channel_not_found…) or a request that never reached
+        // Slack (connection refused) posted nothing: the claim is dropped, so the retry posts. A
+        // timeout or a reset may have posted: the claim stays and the retry looks the message up.
+        if (provablyNotDone(err)) await this.redis.del(claimKey);
         throw err;
       }
       await this.afterPost?.(key, posted.ts);

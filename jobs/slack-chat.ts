@@ -40,6 +40,45 @@ export class SlackRateLimitedError extends Error {
   }
 }
 
+/**
+ * A message that may have been posted cannot be looked up (a scope missing, the channel gone): the
+ * poster must not guess, so it neither adopts nor posts again. The message says what to grant.
+ */
+export class MessageLookupError extends Error {
+  readonly code = 'streamdoctor_slack_lookup_impossible';
+  constructor(
+    readonly channel: string,
+    readonly slackError: string,
+  ) {
+    super(
+      slackError === 'missing_scope'
+        ? `cannot look up a possibly posted alert in ${channel}: the bot token lacks channels:history / groups:history (or channels:join); reinstall the Slack app from manifest.yml`
+        : `cannot look up a possibly posted alert in ${channel} (${slackError}); invite the app to the channel (/invite @StreamDoctor)`,
+    );
+    this.name = 'MessageLookupError';
+  }
+}
+
+/** Connection errors raised before a request reached Slack: nothing was posted. */
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/** True when a failed Slack call provably did nothing: a platform refusal, a 429, or no connection at all. */
+export function provablyNotDone(err: unknown): boolean {
+  if (err instanceof SlackRateLimitedError) return true;
+  const e = err as { code?: string; original?: { code?: string; cause?: { code?: string } } } | null;
+  if (e?.code === 'slack_webapi_platform_error') return true;
+  if (e?.code === 'slack_webapi_request_error') {
+    const code = e.original?.code ?? e.original?.cause?.code;
+    return code !== undefined && NOT_SENT.has(code);
+  }
+  return false;
+}
+
+function platformError(err: unknown): string | null {
+  const e = err as { code?: string; data?: { error?: string } } | null;
+  return e?.code === 'slack_webapi_platform_error' ? (e.data?.error ?? 'unknown') : null;
+}
+
 export const METADATA_EVENT_TYPE = 'streamdoctor_message';
 
 export interface WebClientChatOptions {
@@ -116,6 +155,31 @@ export class WebClientChat implements SlackChat {
   }
 
   async findPosted(channel: string, key: string, oldestMs: number, threadTs?: string): Promise<string | null> {
+    try {
+      return await this.searchHistory(channel, key, oldestMs, threadTs);
+    } catch (err) {
+      const error = platformError(err);
+      if (error === 'not_in_channel') {
+        // A public channel reached through chat:write.public: join it (channels:join), then read.
+        try {
+          await this.call(() => this.client.conversations.join({ channel }));
+        } catch (joinErr) {
+          throw new MessageLookupError(channel, platformError(joinErr) ?? 'not_in_channel');
+        }
+        try {
+          return await this.searchHistory(channel, key, oldestMs, threadTs);
+        } catch (again) {
+          const retryError = platformError(again);
+          if (retryError) throw new MessageLookupError(channel, retryError);
+          throw again;
+        }
+      }
+      if (error && ['missing_scope', 'channel_not_found', 'is_archived', 'not_authed'].includes(error)) throw new MessageLookupError(channel, error);
+      throw err;
+    }
+  }
+
+  private async searchHistory(channel: string, key: string, oldestMs: number, threadTs?: string): Promise<string | null> {
     let cursor: string | undefined;
     const oldest = (oldestMs / 1000).toFixed(6);
     for (let page = 0; page < 10; page++) {

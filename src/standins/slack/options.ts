@@ -3,6 +3,7 @@
  * `streamdoctor local-slack` works with no configuration.
  */
 import type { BotIdentity, WorkspaceChannel, WorkspaceUser } from './types.js';
+import { manifestBotScopes } from './web-api/scopes.js';
 
 export interface RateLimitOptions {
   /** Messages per second per channel for chat.postMessage. @defaultValue 1 */
@@ -24,7 +25,7 @@ export interface LocalSlackOptions {
   channels?: WorkspaceChannel[];
   /** Users that exist. @defaultValue three demo users */
   users?: WorkspaceUser[];
-  /** Bot installations whose tokens the Web API accepts. @defaultValue one StreamDoctor bot with token 'xoxb-local-streamdoctor' */
+  /** Bot installations whose tokens the Web API accepts. @defaultValue one StreamDoctor bot with token 'xoxb-local-streamdoctor' and the scopes of manifest.yml */
   bots?: BotIdentity[];
   /** Signing secret used to sign requests into the app. @defaultValue 'local-signing-secret' */
   signingSecret?: string;
@@ -59,12 +60,17 @@ export interface ResolvedOptions {
   defaultUser: string;
 }
 
+/** The StreamDoctor bot as installed from manifest.yml: its token holds exactly the manifest's bot scopes. */
 export const DEFAULT_BOT: BotIdentity = {
   token: 'xoxb-local-streamdoctor',
   userId: 'U0SDBOT001',
   botId: 'B0SDBOT001',
   appId: 'A0SDAPP001',
   name: 'StreamDoctor',
+  ...(() => {
+    const scopes = manifestBotScopes();
+    return scopes ? { scopes } : {};
+  })(),
 };
 
 export const DEFAULT_USERS: WorkspaceUser[] = [

@@ -58,7 +58,8 @@ export class SlackState extends EventEmitter {
     // Each chat view tab and each waitForMessage listens; more than Node's default 10 is normal here.
     this.setMaxListeners(200);
     this.limits = { messagesPerChannel: 5000, calls: 2000, files: 500, ...limits };
-    for (const c of workspace.channels) this.channelsById.set(c.id, c);
+    // Copies: a join changes membership in this workspace only, never the caller's channel list.
+    for (const c of workspace.channels) this.channelsById.set(c.id, { ...c, ...(c.members ? { members: [...c.members] } : {}) });
     for (const u of workspace.users) this.usersById.set(u.id, u);
     for (const b of workspace.bots) this.botsByToken.set(b.token, b);
   }

@@ -47,8 +47,8 @@ export interface BotIdentity {
   /** Display name. */
   name: string;
   /**
-   * Bot token scopes granted at install. Only the methods that check scopes (users.conversations)
-   * read it; they answer `missing_scope` like Slack. @defaultValue every scope
+   * Bot token scopes granted at install, checked per method (web-api/scopes.ts): a call without its
+   * scope answers `missing_scope` like Slack. @defaultValue every scope (DEFAULT_BOT: manifest.yml's)
    */
   scopes?: string[];
 }

@@ -24,7 +24,8 @@ function threadTs(ctx: MethodContext, channel: string): string | undefined {
 }
 
 export const postMessage: MethodHandler = (ctx) => {
-  const channel = requireChannel(ctx);
+  // chat:write.public reaches public channels the bot never joined.
+  const channel = requireChannel(ctx, 'channel', 'chat:write.public');
   const content = messageContent(ctx.args, true);
   const thread = threadTs(ctx, channel.id);
   if (ctx.rateLimiter) {
@@ -52,7 +53,7 @@ export const postMessage: MethodHandler = (ctx) => {
 };
 
 function ownMessage(ctx: MethodContext): { channel: string; message: StoredMessage } {
-  const channel = requireChannel(ctx);
+  const channel = requireChannel(ctx, 'channel', 'chat:write.public');
   const ts = requireString(ctx, 'ts', 'message_not_found');
   const message = ctx.state.findMessage(channel.id, ts);
   if (!message) throw new SlackMethodError('message_not_found');

@@ -8,6 +8,7 @@ import { boolArg, stringArg } from '../http-body.js';
 import type { StoredMessage } from '../types.js';
 import { messageJson, requireChannel, requireString, type MethodContext, type MethodHandler } from './method-context.js';
 import { SlackMethodError } from './method-error.js';
+import { conversationScope, requireScope } from './scopes.js';
 
 function page(ctx: MethodContext, all: StoredMessage[]) {
   const oldest = Number(stringArg(ctx.args.oldest) ?? 0) || 0;
@@ -36,13 +37,20 @@ function page(ctx: MethodContext, all: StoredMessage[]) {
   };
 }
 
-export const conversationsHistory: MethodHandler = (ctx) => {
+/** History needs channels:history (public) / groups:history (private), and the bot in the channel (else `not_in_channel`). */
+function readableChannel(ctx: MethodContext) {
   const channel = requireChannel(ctx);
+  requireScope(ctx.bot, conversationScope(channel, 'history'));
+  return channel;
+}
+
+export const conversationsHistory: MethodHandler = (ctx) => {
+  const channel = readableChannel(ctx);
   return page(ctx, [...ctx.state.messages(channel.id)].reverse());
 };
 
 export const conversationsReplies: MethodHandler = (ctx) => {
-  const channel = requireChannel(ctx);
+  const channel = readableChannel(ctx);
   const ts = requireString(ctx, 'ts', 'thread_not_found');
   const thread = ctx.state.thread(channel.id, ts);
   if (thread.length === 0) throw new SlackMethodError('thread_not_found');

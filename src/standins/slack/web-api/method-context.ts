@@ -36,13 +36,26 @@ export function requireString(ctx: MethodContext, key: string, error = 'invalid_
   return value;
 }
 
-/** Looks a channel up by id or #name; `channel_not_found` otherwise, `not_in_channel` if the bot is not a member. */
-export function requireChannel(ctx: MethodContext, key = 'channel'): WorkspaceChannel {
+/** Whether the bot is in a channel: one that lists no members has everyone in it. */
+export function botInChannel(channel: WorkspaceChannel, botUserId: string): boolean {
+  return !channel.members || channel.members.includes(botUserId);
+}
+
+/**
+ * Looks a channel up by id or #name; `channel_not_found` otherwise. A channel the bot is not in is
+ * `not_in_channel`, unless it is public and `publicAccess` names the scope that reaches public
+ * channels without joining (`chat:write.public` for posting, `channels:read` for conversations.info)
+ * and the bot holds it.
+ */
+export function requireChannel(ctx: MethodContext, key = 'channel', publicAccess?: string): WorkspaceChannel {
   const raw = stringArg(ctx.args[key]);
   if (!raw) throw new SlackMethodError('channel_not_found');
   const channel = ctx.state.channel(raw);
   if (!channel) throw new SlackMethodError('channel_not_found');
-  if (channel.members && !channel.members.includes(ctx.bot.userId)) throw new SlackMethodError('not_in_channel');
+  if (!botInChannel(channel, ctx.bot.userId)) {
+    const granted = ctx.bot.scopes;
+    if (channel.isPrivate || !publicAccess || (granted && !granted.includes(publicAccess))) throw new SlackMethodError('not_in_channel');
+  }
   return channel;
 }
 

@@ -22,6 +22,7 @@ export const WEB_API_METHODS: Readonly<Record<string, MethodHandler>> = {
   'files.info': files.info,
   'conversations.info': workspace.conversationsInfo,
   'conversations.list': workspace.conversationsList,
+  'conversations.join': workspace.conversationsJoin,
   'conversations.history': conversationsHistory,
   'conversations.replies': conversationsReplies,
   'users.info': workspace.usersInfo,

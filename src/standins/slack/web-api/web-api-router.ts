@@ -10,6 +10,7 @@ import type { MethodContext } from './method-context.js';
 import { SlackMethodError } from './method-error.js';
 import { SlackRateLimitedError } from './rate-limited-error.js';
 import { WEB_API_METHODS } from './methods.js';
+import { METHOD_SCOPES, requireScope } from './scopes.js';
 
 export type RouterDeps = Omit<MethodContext, 'bot' | 'args' | 'binary'>;
 
@@ -70,6 +71,7 @@ export async function handleWebApi(
   if (!bot) return answer(200, { ok: false, error: 'invalid_auth' });
 
   try {
+    requireScope(bot, ...(METHOD_SCOPES[method] ?? []));
     const result = await handler({ ...deps, bot, args: withoutToken, binary });
     return answer(200, { ok: true, ...result });
   } catch (err) {

@@ -4,6 +4,7 @@ import type { SlackState } from '../slack-state.js';
 import type { Json, WorkspaceChannel, WorkspaceUser } from '../types.js';
 import { requireChannel, type MethodHandler } from './method-context.js';
 import { SlackMethodError } from './method-error.js';
+import { conversationScope, requireScope } from './scopes.js';
 
 // A fixed creation time keeps answers stable across runs.
 const CREATED = 1_700_000_000;
@@ -60,8 +61,25 @@ export const authTest: MethodHandler = (ctx) => ({
 });
 
 export const conversationsInfo: MethodHandler = (ctx) => {
-  const channel = requireChannel(ctx);
+  // A public channel is readable with channels:read without joining; a private one only from inside.
+  const raw = stringArg(ctx.args.channel);
+  const hidden = raw ? ctx.state.channel(raw) : undefined;
+  if (hidden?.isPrivate && !botIsMember(hidden, ctx.bot.userId)) throw new SlackMethodError('channel_not_found');
+  const channel = requireChannel(ctx, 'channel', 'channels:read');
+  requireScope(ctx.bot, conversationScope(channel, 'read'));
   return { channel: channelJson(channel, ctx.state, ctx.bot.userId) };
+};
+
+/** conversations.join (channels:join): the bot joins a public channel; private ones need an invite. */
+export const conversationsJoin: MethodHandler = (ctx) => {
+  const raw = stringArg(ctx.args.channel);
+  const channel = raw ? ctx.state.channel(raw) : undefined;
+  if (!channel || (channel.isPrivate && !botIsMember(channel, ctx.bot.userId))) throw new SlackMethodError('channel_not_found');
+  if (channel.isPrivate) throw new SlackMethodError('method_not_supported_for_channel_type');
+  if (channel.isArchived) throw new SlackMethodError('is_archived');
+  const already = botIsMember(channel, ctx.bot.userId);
+  if (!already) channel.members = [...(channel.members ?? []), ctx.bot.userId];
+  return { channel: channelJson(channel, ctx.state, ctx.bot.userId), ...(already ? { warning: 'already_in_channel' } : {}) };
 };
 
 interface ChannelPage {
@@ -128,6 +146,7 @@ export const usersConversations: MethodHandler = (ctx) => {
 
 export const conversationsList: MethodHandler = (ctx) => {
   const args = pageArgs(ctx);
+  requireScope(ctx.bot, ...new Set(args.types.map((t) => SCOPE_OF_TYPE[t]!)));
   const all = ctx.state.channels().filter((c) => ofTypes(c, args));
   return pageOf(ctx, args, all);
 };

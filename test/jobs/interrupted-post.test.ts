@@ -1,0 +1,107 @@
+/**
+ * An interrupted first post (issue 11, item 2): the poster's claim outlives a crash between
+ * chat.postMessage and recording the ts; the retry finds the message by its metadata and adopts it,
+ * also in a public channel the bot reached only through chat:write.public (it joins, then reads). A
+ * claim is dropped at once when the attempt provably posted nothing (the request never reached
+ * Slack), so the retry posts; when the lookup is impossible (an install without the history scopes)
+ * the poster neither adopts nor posts again, and says what to grant. Local Slack over real HTTP, with
+ * the scopes of manifest.yml; real Redis.
+ */
+import { createServer, type AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { MessagePoster } from '../../jobs/message-poster.js';
+import { MessageLookupError, WebClientChat } from '../../jobs/slack-chat.js';
+import { DEFAULT_BOT, startLocalSlack, type LocalSlack } from '../../src/standins/slack/index.js';
+import { StoreKeys } from '../../src/store/keys.js';
+import { deletePrefix, REDIS_URL, uniquePrefix } from '../pipeline/helpers/harness.js';
+
+const PAYMENTS = 'C0PAYMENTS'; // public, the bot never joined it
+const OLD_SCOPES = ['commands', 'chat:write', 'chat:write.public', 'files:write', 'files:read', 'channels:read', 'groups:read', 'usergroups:read'];
+let slack: LocalSlack | undefined;
+let redis: Redis | undefined;
+let prefix: string | undefined;
+
+afterEach(async () => {
+  await slack?.close();
+  redis?.disconnect();
+  if (prefix) await deletePrefix(REDIS_URL, prefix);
+  slack = redis = prefix = undefined;
+});
+
+async function setup(scopes?: string[]) {
+  prefix = uniquePrefix('interrupted').prefix;
+  redis = new Redis(REDIS_URL);
+  const bot = scopes ? { ...DEFAULT_BOT, scopes } : DEFAULT_BOT;
+  slack = await startLocalSlack({
+    rateLimit: false,
+    bots: [bot],
+    channels: [{ id: PAYMENTS, name: 'payments', members: ['U0MARIA001', 'U0DEV00002'] }],
+  });
+  const keys = new StoreKeys(prefix);
+  const chat = new WebClientChat({ token: DEFAULT_BOT.token, slackApiUrl: slack.apiUrl });
+  return { keys, chat, redis };
+}
+
+const render = () => ({ text: 'Lag · payments_ledger' });
+
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** A worker that dies right after chat.postMessage, before recording the ts. */
+function crashingPoster(keys: StoreKeys, chat: WebClientChat, r: Redis): MessagePoster {
+  return new MessagePoster({
+    redis: r,
+    keys,
+    chat,
+    channelIntervalMs: 0,
+    afterPost: () => {
+      throw new Error('worker killed');
+    },
+  });
+}
+
+describe('an interrupted first post', () => {
+  it('is adopted in a public channel the bot reached through chat:write.public (join, then history)', async () => {
+    const { keys, chat, redis: r } = await setup();
+    await expect(crashingPoster(keys, chat, r).postOrUpdate(PAYMENTS, 'inc-1', render)).rejects.toThrow('worker killed');
+    expect(await r.exists(keys.messageClaim(PAYMENTS, 'inc-1'))).toBe(1);
+    const poster = new MessagePoster({ redis: r, keys, chat, channelIntervalMs: 0 });
+    const retried = await poster.postOrUpdate(PAYMENTS, 'inc-1', () => ({ text: 'Lag · payments_ledger (updated)' }));
+    expect(retried.action).toBe('adopted');
+    const messages = slack!.messages(PAYMENTS);
+    expect(messages).toHaveLength(1);
+    expect(messages[0]!.ts).toBe(retried.ts);
+    expect(messages[0]!.text).toContain('(updated)');
+    expect(await r.exists(keys.messageClaim(PAYMENTS, 'inc-1'))).toBe(0);
+  });
+
+  it('with an install lacking the history scopes: no guess, no second post, an error naming what to grant', async () => {
+    const { keys, chat, redis: r } = await setup(OLD_SCOPES);
+    await expect(crashingPoster(keys, chat, r).postOrUpdate(PAYMENTS, 'inc-2', render)).rejects.toThrow('worker killed');
+    const poster = new MessagePoster({ redis: r, keys, chat, channelIntervalMs: 0 });
+    const failure = await poster.postOrUpdate(PAYMENTS, 'inc-2', render).catch((err: unknown) => err);
+    expect(failure).toBeInstanceOf(MessageLookupError);
+    expect((failure as Error).message).toContain('channels:history');
+    expect(slack!.messages(PAYMENTS)).toHaveLength(1);
+    expect(await r.exists(keys.messageClaim(PAYMENTS, 'inc-2'))).toBe(1); // kept: the post may exist
+  });
+
+  it('a post whose request never reached Slack leaves no claim, so the retry posts once', async () => {
+    const { keys, redis: r } = await setup();
+    // Nothing listens on this port: connection refused before any byte reached Slack.
+    const dead = new WebClientChat({ token: DEFAULT_BOT.token, slackApiUrl: `http://127.0.0.1:${await closedPort()}/api/` });
+    const down = new MessagePoster({ redis: r, keys, chat: dead, channelIntervalMs: 0 });
+    await expect(down.postOrUpdate(PAYMENTS, 'inc-3', render)).rejects.toThrow();
+    expect(await r.exists(keys.messageClaim(PAYMENTS, 'inc-3'))).toBe(0);
+    const chat = new WebClientChat({ token: DEFAULT_BOT.token, slackApiUrl: slack!.apiUrl });
+    const up = new MessagePoster({ redis: r, keys, chat, channelIntervalMs: 0 });
+    expect((await up.postOrUpdate(PAYMENTS, 'inc-3', render)).action).toBe('posted');
+    expect(slack!.messages(PAYMENTS)).toHaveLength(1);
+  });
+});
