@@ -73,7 +73,12 @@ interface Worst {
 function worstDraws(draws: DrawScore[]): Worst[] {
   const out: Worst[] = [];
   for (const d of draws) {
-    const q = (i: number) => (d.queries.length > 1 ? ` q${i} ${d.queries[i]!.family}` : '');
+    const q = (i: number) => {
+      const x = d.queries[i]!;
+      const trigger = x.triggerMs === 0 ? 'back-to-back' : `trigger ${x.triggerMs / 1_000}s`;
+      const tag = ` [${trigger}${x.units !== null ? `, ${x.units} partitions/shards` : ''}${x.capped ? ', capped' : ''}]`;
+      return d.queries.length > 1 ? ` q${i} ${x.family}${tag}` : tag;
+    };
     for (const e of d.episodes) {
       const l = e.label;
       const what = `${l.what}${q(e.query)}, overload ${(l.overload * 100).toFixed(0)} %, onset #${l.onsetIndex}, deadline #${l.deadlineIndex}`;
@@ -94,7 +99,7 @@ function worstDraws(draws: DrawScore[]): Worst[] {
         problem: 'false alarm',
         seed: d.seed,
         mode: d.mode,
-        detail: `${d.falseAlarms.map((a) => `${a.kind}@#${a.index}${q(a.query)}`).join(' ')} — ${first.summary.slice(0, 110)}`,
+        detail: `${d.falseAlarms.map((a) => `${a.kind}@#${a.index}${d.queries.length > 1 ? q(a.query) : ''}`).join(' ')}${d.queries.length > 1 ? '' : q(0)} — ${first.summary.slice(0, 110)}`,
         weight: d.falseAlarms.length,
       });
     }
