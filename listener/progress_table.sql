@@ -1,5 +1,5 @@
 -- StreamDoctor progress table: one row per StreamingQueryProgress event, appended by the listener
--- (streamdoctor_listener.py or StreamDoctorListener.scala). The raw progress JSON is kept as a
+-- (listener/python or listener/scala). The raw progress JSON is kept as a
 -- STRING so new Spark keys (commitBatch, controlBatch.REPARTITION, …) never break ingestion; the
 -- extracted columns are what StreamDoctor filters and orders on. Replace main.streamdoctor with
 -- your catalog and schema (and in the watch file's progress_table).

@@ -1,117 +1,206 @@
-"""StreamDoctor listener for PySpark (Spark 3.4+, Databricks Runtime 11.3 LTS+).
+"""StreamDoctor listener for PySpark: appends every StreamingQueryProgress to the StreamDoctor progress table.
 
-Appends every StreamingQueryProgress event to the StreamDoctor progress table
-(see progress_table.sql). The callback only queues the event; a background thread writes the
-queue every few seconds in one append, as Databricks recommends (keep listener callbacks light,
-never run Spark jobs inside them).
+Runs on classic PySpark (Spark 3.4+; dedicated compute) and under Spark Connect (Spark 3.5+; Databricks
+standard access mode and serverless), where the listener object may be pickled and run in another
+process. So it is written to Connect's rules:
 
-Usage, once per SparkSession, before starting the streams:
+- picklable: it holds only plain values (no lock, thread, socket or session; ``__getstate__`` drops any
+  session or Py4J handle PySpark attached), and ``install`` ships its class by value, so the process that
+  runs it needs nothing but pyspark;
+- nothing from outside the object: every import is inside a method, constants are class attributes;
+- it reaches Spark through ``self.spark`` (set by PySpark under Connect, by ``install`` on classic);
+- no threads: callbacks buffer the report; ``onQueryProgress`` / ``onQueryIdle`` append the buffer in one
+  write once it is ``flush_interval_s`` old or ``flush_rows`` long, ``onQueryTerminated`` always does;
+- bounded: past ``max_rows`` buffered rows the oldest are dropped and counted (``dropped``);
+- a failed write never reaches the stream: it is counted (``failed_writes``, ``last_error``), printed to
+  stderr, the rows stay buffered, and the next try waits ``flush_interval_s``.
+
+Register it once per SparkSession, before starting the streams::
 
     from streamdoctor_listener import install
     install(spark, table="main.streamdoctor.streaming_progress")
 """
 
-import sys
-import threading
-from collections import deque
-
-from pyspark.sql import functions as F
 from pyspark.sql.streaming import StreamingQueryListener
-from pyspark.sql.types import LongType, StringType, StructField, StructType
 
-_SCHEMA = StructType(
-    [
-        StructField("query_id", StringType(), False),
-        StructField("run_id", StringType(), False),
-        StructField("query_name", StringType(), True),
-        StructField("batch_id", LongType(), True),
-        StructField("event_time_text", StringType(), True),
-        StructField("progress_json", StringType(), False),
-    ]
-)
+__all__ = ["StreamDoctorListener", "install"]
 
 
 class StreamDoctorListener(StreamingQueryListener):
-    """Queues progress events and appends them to a Delta table from a background thread."""
+    """Buffers progress reports and appends them to ``table`` in one write per flush."""
 
-    def __init__(self, spark, table, flush_interval_s=10.0, max_queued=50000):
-        self._spark = spark
-        self._table = table
-        self._flush_interval_s = flush_interval_s
-        # Bounded: if the table is unwritable for long, the oldest events are dropped, never the driver.
-        self._queue = deque(maxlen=max_queued)
-        self._lock = threading.Lock()
-        self._stopped = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="streamdoctor-listener", daemon=True)
-        self._thread.start()
+    # The table's columns (listener/progress_table.sql) as the write produces them, in order.
+    COLUMNS = ("query_id", "run_id", "query_name", "batch_id", "event_time", "ingested_at", "progress_json")
 
-    # Callbacks: constant time, no Spark calls.
+    def __init__(self, table="main.streamdoctor.streaming_progress", flush_interval_s=10.0, flush_rows=200, max_rows=10000):
+        self.table = str(table)
+        self.flush_interval_s = float(flush_interval_s)
+        self.flush_rows = max(1, int(flush_rows))
+        self.max_rows = max(1, int(max_rows))
+        # (query_id, run_id, query_name, batch_id, timestamp text, progress json), oldest first.
+        self._buffer = []
+        self._oldest_at = None  # wall-clock seconds when the oldest buffered row arrived
+        self._retry_at = 0.0  # after a failed write, no new try before this
+        self.written = 0
+        self.dropped = 0
+        self.failed_writes = 0
+        self.last_error = None
+
+    # Pickling (Spark Connect ships the object): only our own plain state travels.
+    def __getstate__(self):
+        return {key: value for key, value in self.__dict__.items() if key != "_sparkSession" and not key.startswith("_jlistener")}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+    # Callbacks: never raise into Spark.
     def onQueryStarted(self, event):
         pass
 
     def onQueryProgress(self, event):
-        progress = event.progress
-        with self._lock:
-            self._queue.append(
+        try:
+            progress = event.progress
+            self._add(
                 (
                     str(progress.id),
                     str(progress.runId),
                     progress.name,
-                    progress.batchId,
+                    int(progress.batchId),
                     progress.timestamp,
                     progress.json,
                 )
             )
+            self._flush_if_due(force=False)
+        except Exception as error:  # noqa: BLE001 - the stream must not see our problems
+            self._failed(error)
 
     def onQueryIdle(self, event):
-        pass
+        try:
+            self._flush_if_due(force=False)
+        except Exception as error:  # noqa: BLE001
+            self._failed(error)
 
     def onQueryTerminated(self, event):
-        pass
+        try:
+            self._flush_if_due(force=True)
+        except Exception as error:  # noqa: BLE001
+            self._failed(error)
+
+    # Buffer.
+    @property
+    def buffered(self):
+        return len(self._buffer)
+
+    def _add(self, row):
+        import time
+
+        if not self._buffer:
+            self._oldest_at = time.time()
+        self._buffer.append(row)
+        excess = len(self._buffer) - self.max_rows
+        if excess > 0:
+            del self._buffer[:excess]
+            self.dropped += excess
+
+    def _flush_if_due(self, force):
+        import time
+
+        if not self._buffer:
+            return 0
+        now = time.time()
+        if not force and now < self._retry_at:
+            return 0
+        old = self._oldest_at is not None and now - self._oldest_at >= self.flush_interval_s
+        if force or old or len(self._buffer) >= self.flush_rows:
+            return self.flush()
+        return 0
 
     def flush(self):
-        """Writes everything queued in one append. Returns the number of rows written."""
-        with self._lock:
-            rows = list(self._queue)
-            self._queue.clear()
-        if not rows:
+        """Appends every buffered row in one write. Returns the rows written; 0 when the write failed (rows kept)."""
+        import time
+
+        if not self._buffer:
             return 0
+        rows = list(self._buffer)
         try:
-            (
-                self._spark.createDataFrame(rows, _SCHEMA)
-                .select(
-                    "query_id",
-                    "run_id",
-                    "query_name",
-                    "batch_id",
-                    F.to_timestamp("event_time_text").alias("event_time"),
-                    F.current_timestamp().alias("ingested_at"),
-                    "progress_json",
-                )
-                .write.mode("append")
-                .saveAsTable(self._table)
-            )
+            self._write(rows)
         except Exception as error:  # noqa: BLE001 - a failed write must not stop the streams
-            with self._lock:
-                # Put the rows back in front (still bounded) and try again next round.
-                for row in reversed(rows):
-                    self._queue.appendleft(row)
-            print(f"streamdoctor listener: could not append to {self._table}: {error}", file=sys.stderr)
+            self._retry_at = time.time() + self.flush_interval_s
+            self._failed(error)
             return 0
+        del self._buffer[: len(rows)]
+        self._oldest_at = time.time() if self._buffer else None
+        self._retry_at = 0.0
+        self.written += len(rows)
         return len(rows)
 
-    def stop(self):
-        self._stopped.set()
-        self._thread.join(timeout=self._flush_interval_s + 30)
-        self.flush()
+    def _session(self):
+        session = self.spark
+        if session is None:
+            from pyspark.sql import SparkSession
 
-    def _run(self):
-        while not self._stopped.wait(self._flush_interval_s):
-            self.flush()
+            session = SparkSession.getActiveSession() or SparkSession.builder.getOrCreate()
+        return session
+
+    def _write(self, rows):
+        from pyspark.sql import functions as F
+        from pyspark.sql.types import LongType, StringType, StructField, StructType
+
+        schema = StructType(
+            [
+                StructField("query_id", StringType(), False),
+                StructField("run_id", StringType(), False),
+                StructField("query_name", StringType(), True),
+                StructField("batch_id", LongType(), True),
+                StructField("event_time_text", StringType(), True),
+                StructField("progress_json", StringType(), False),
+            ]
+        )
+        (
+            self._session()
+            .createDataFrame(rows, schema)
+            .select(
+                "query_id",
+                "run_id",
+                "query_name",
+                "batch_id",
+                F.to_timestamp("event_time_text").alias("event_time"),
+                F.current_timestamp().alias("ingested_at"),
+                "progress_json",
+            )
+            .write.mode("append")
+            .saveAsTable(self.table)
+        )
+
+    def _failed(self, error):
+        import sys
+
+        self.failed_writes += 1
+        self.last_error = f"{type(error).__name__}: {error}"[:2000]
+        try:
+            first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+            print(
+                f"streamdoctor listener: could not append {len(self._buffer)} progress rows to {self.table} "
+                f"(kept, retried in {self.flush_interval_s:g} s; {self.dropped} dropped so far): {first_line}",
+                file=sys.stderr,
+            )
+        except Exception:  # noqa: BLE001 - stderr closed: nothing more to do
+            pass
 
 
-def install(spark, table="main.streamdoctor.streaming_progress", flush_interval_s=10.0):
-    """Creates the listener, registers it on the session, and returns it (call .stop() on shutdown)."""
-    listener = StreamDoctorListener(spark, table, flush_interval_s=flush_interval_s)
+def install(spark, table="main.streamdoctor.streaming_progress", **options):
+    """Registers a StreamDoctorListener on ``spark`` and returns it. Options: flush_interval_s, flush_rows, max_rows."""
+    import sys
+
+    listener = StreamDoctorListener(table, **options)
+    if type(spark).__module__.startswith("pyspark.sql.connect"):
+        # Spark Connect: a server that runs listeners itself unpickles this object in its own Python
+        # worker; shipping the class by value means that worker does not need this package installed.
+        from pyspark import cloudpickle
+
+        cloudpickle.register_pickle_by_value(sys.modules[StreamDoctorListener.__module__])
+    else:
+        # Classic PySpark never pickles the listener; give it the session it was installed on.
+        listener.spark = spark
     spark.streams.addListener(listener)
     return listener

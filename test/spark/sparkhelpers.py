@@ -1,0 +1,197 @@
+"""Shared by the real-Spark tests (test/spark) and the trace recorder (scripts/record-real-spark-traces.py):
+local sessions, a local Spark Connect server, the progress table made from the product DDL, the bot's
+statement as the TypeScript code prints it, and the bot's parser through `streamdoctor diagnose`."""
+
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+TABLE = "spark_catalog.streamdoctor.streaming_progress"
+SCALA_JAR = REPO / "listener" / "scala" / "target" / "streamdoctor-listener_2.13-0.2.0.jar"
+
+
+def spark_home():
+    import pyspark
+
+    return str(Path(pyspark.__file__).parent)
+
+
+def base_conf(warehouse):
+    """Small, loopback-only, quick-to-report local Spark."""
+    return {
+        "spark.master": "local[2]",
+        "spark.sql.shuffle.partitions": "2",
+        "spark.default.parallelism": "2",
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.driver.host": "127.0.0.1",
+        "spark.driver.bindAddress": "127.0.0.1",
+        "spark.sql.warehouse.dir": str(warehouse),
+        "spark.sql.session.timeZone": "UTC",
+        "spark.driver.extraJavaOptions": f"-Dlog4j.configurationFile=file:{REPO / 'test' / 'spark' / 'log4j2.properties'}",
+        # Idle progress (and onQueryIdle) every second instead of every 10 s.
+        "spark.sql.streaming.noDataProgressEventInterval": "1000",
+    }
+
+
+def classic_session(warehouse, extra=None, app="streamdoctor-test-spark"):
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.appName(app)
+    for key, value in {**base_conf(warehouse), **(extra or {})}.items():
+        builder = builder.config(key, value)
+    return builder.getOrCreate()
+
+
+class ConnectServer:
+    """A local Spark Connect server on an ephemeral loopback port, in its own JVM; stop() ends it."""
+
+    def __init__(self, workdir, extra=None):
+        self.workdir = Path(workdir)
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.log_path = self.workdir / "connect-server.log"
+        home = spark_home()
+        conf = {
+            **base_conf(self.workdir / "warehouse"),
+            "spark.connect.grpc.binding.address": "127.0.0.1",
+            "spark.connect.grpc.binding.port": "0",
+            **(extra or {}),
+        }
+        command = [os.path.join(home, "bin", "spark-submit"), "--class", "org.apache.spark.sql.connect.service.SparkConnectServer"]
+        for key, value in conf.items():
+            command += ["--conf", f"{key}={value}"]
+        command.append("spark-internal")
+        env = {**os.environ, "SPARK_HOME": home, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable}
+        self._log = open(self.log_path, "wb")
+        self.process = subprocess.Popen(command, stdout=self._log, stderr=subprocess.STDOUT, cwd=self.workdir, env=env, start_new_session=True)
+        self.port = self._wait_for_port(timeout_s=180)
+        self.url = f"sc://127.0.0.1:{self.port}"
+
+    def _wait_for_port(self, timeout_s):
+        deadline = time.time() + timeout_s
+        pattern = re.compile(rb"Spark Connect server started at: \S*?:(\d+)")
+        while time.time() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the Spark Connect server exited ({self.process.returncode}); see {self.log_path}:\n{self.log_tail()}")
+            match = pattern.search(self.log_path.read_bytes())
+            if match:
+                port = int(match.group(1))
+                with socket.create_connection(("127.0.0.1", port), timeout=5):
+                    return port
+            time.sleep(0.3)
+        self.stop()
+        raise RuntimeError(f"the Spark Connect server did not start within {timeout_s} s; see {self.log_path}:\n{self.log_tail()}")
+
+    def log_tail(self, lines=40):
+        return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=30)
+        self._log.close()
+
+
+def progress_table_ddl(table=TABLE):
+    """listener/progress_table.sql's CREATE TABLE, for a local catalog: parquet instead of Delta (no CLUSTER BY)."""
+    text = (REPO / "listener" / "progress_table.sql").read_text()
+    match = re.search(r"CREATE TABLE IF NOT EXISTS main\.streamdoctor\.streaming_progress \((.*?)\n\)\nUSING DELTA", text, re.S)
+    assert match, "listener/progress_table.sql no longer has the CREATE TABLE this test adapts"
+    return f"CREATE TABLE IF NOT EXISTS {table} ({match.group(1)}\n)\nUSING PARQUET"
+
+
+def create_progress_table(spark, table=TABLE):
+    namespace = table.rsplit(".", 1)[0]
+    spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {namespace}")
+    spark.sql(progress_table_ddl(table))
+
+
+def node(args, stdin=None, timeout=120):
+    result = subprocess.run(["node", *args], input=stdin, capture_output=True, text=True, cwd=REPO, timeout=timeout)
+    if result.returncode != 0:
+        raise RuntimeError(f"node {' '.join(args)} failed ({result.returncode}):\n{result.stderr[-4000:]}")
+    return result.stdout
+
+
+def bot_statement(table=TABLE, query_ids=(), query_names=(), after_us=0, after_key=""):
+    """The progress-table statement and parameters exactly as the bot's TypeScript builds them."""
+    out = node(
+        [
+            "bin/run-ts.mjs",
+            "scripts/print-progress-statement.ts",
+            "--table",
+            table,
+            "--query-ids",
+            json.dumps(list(query_ids)),
+            "--query-names",
+            json.dumps(list(query_names)),
+            "--after-us",
+            str(after_us),
+            "--after-key",
+            after_key,
+        ]
+    )
+    return json.loads(out)
+
+
+def spark_args(parameters):
+    """Statement Execution API parameters → spark.sql(args=...): typed values as Python values, the rest strings."""
+    args = {}
+    for parameter in parameters:
+        kind = (parameter.get("type") or "STRING").upper()
+        value = parameter.get("value")
+        if value is None:
+            args[parameter["name"]] = None
+        elif kind in ("BIGINT", "LONG", "INT", "INTEGER", "SMALLINT", "TINYINT"):
+            args[parameter["name"]] = int(value)
+        elif kind in ("DOUBLE", "FLOAT"):
+            args[parameter["name"]] = float(value)
+        else:
+            args[parameter["name"]] = str(value)
+    return args
+
+
+def run_bot_statement(spark, request):
+    """Runs the bot's statement on Spark SQL; returns (columns, rows) with values as the JSON_ARRAY format has them (strings, NULL as None)."""
+    frame = spark.sql(request["statement"], args=spark_args(request["parameters"]))
+    columns = list(frame.columns)
+    rows = [[None if value is None else str(value) for value in row] for row in frame.collect()]
+    return columns, rows
+
+
+def diagnose(progress_json_lines):
+    """The bot's parser and engine on the given progress JSON (`streamdoctor diagnose --format json`)."""
+    return json.loads(node(["bin/streamdoctor.mjs", "diagnose", "--format", "json"], stdin="\n".join(progress_json_lines) + "\n"))
+
+
+def standin_answers(table, rows, requests):
+    """The same statements against the local Databricks stand-in holding `rows`."""
+    payload = json.dumps({"table": table, "rows": rows, "requests": requests})
+    return json.loads(node(["bin/run-ts.mjs", "scripts/standin-progress-query.ts"], stdin=payload))["results"]
+
+
+def wait_until(predicate, timeout_s, what, step_s=0.25):
+    deadline = time.time() + timeout_s
+    while time.time() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(step_s)
+    raise AssertionError(f"timed out after {timeout_s} s waiting for {what}")
+
+
+def fresh_dir(path):
+    shutil.rmtree(path, ignore_errors=True)
+    Path(path).mkdir(parents=True)
+    return Path(path)
