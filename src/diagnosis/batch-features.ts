@@ -131,23 +131,28 @@ export function extractFeatures(p: Progress, previousRunId: string | null): Batc
       const end = kafkaOffsetTotal(source.endOffset);
       const latest = kafkaOffsetTotal(source.latestOffset);
       const start = kafkaOffsetTotal(source.startOffset);
-      if (end) kafkaEnd = (kafkaEnd ?? 0) + end.sum;
-      if (latest) kafkaLatest = (kafkaLatest ?? 0) + latest.sum;
-      else latestComplete = false;
-      if (start) kafkaStart = (kafkaStart ?? 0) + start.sum;
-      else startComplete = false;
       // Offsets first; the metrics when the offsets cannot say. Some runtimes print `latestOffset`
       // equal to `endOffset` (read at planning) while the metrics carry a backlog read later:
-      // then the non-zero metric is the truer figure.
+      // then the non-zero metric is the truer figure, and end + behind the truer latest offset
+      // (the printed one grows with what was read, not with what arrived).
+      let latestSum = latest ? latest.sum : null;
       let behind: number | null = null;
       if (end && latest && end.partitions === latest.partitions) behind = Math.max(0, latest.sum - end.sum);
       if (behind === null || behind === 0) {
         const avg = metric(source, 'avgOffsetsBehindLatest');
         const fromMetrics = avg !== null && end ? avg * end.partitions : metric(source, 'maxOffsetsBehindLatest');
-        if (fromMetrics !== null && (behind === null || fromMetrics > 0)) behind = fromMetrics;
+        if (fromMetrics !== null && (behind === null || fromMetrics > 0)) {
+          behind = fromMetrics;
+          if (end && latest && fromMetrics > 0) latestSum = end.sum + fromMetrics;
+        }
       }
+      if (end) kafkaEnd = (kafkaEnd ?? 0) + end.sum;
+      if (latestSum !== null) kafkaLatest = (kafkaLatest ?? 0) + latestSum;
+      else latestComplete = false;
+      if (start) kafkaStart = (kafkaStart ?? 0) + start.sum;
+      else startComplete = false;
       if (behind !== null) kafkaBehind = (kafkaBehind ?? 0) + behind;
-      kLatest.push(latest ? latest.sum : null);
+      kLatest.push(latestSum);
       kBehind.push(behind);
       kRows.push(source.numInputRows);
     } else if (source.kind === 'delta' || source.kind === 'autoloader') {

@@ -89,6 +89,8 @@ export const TUNING = {
   /** Silence longer than this many cadences (and at least stallMinMs) with data waiting is a stall. */
   stallFactor: 10,
   stallMinMs: 5 * 60_000,
+  /** The stall threshold while a run has too few reports to know its cadence, at least, ms. */
+  stallUnsureMs: 20 * 60_000,
   /** A retention breach forecast this close is critical (page someone), ms. */
   dataLossCriticalMs: 6 * 3_600_000,
   /**

@@ -47,7 +47,8 @@ export function detectLag(ctx: DetectorContext): Finding {
     const ceiling = isTime ? Math.max(TUNING.lagLevelSec / 2, (1.5 * analysis.triggerMs) / 1000) : Infinity;
     // The base already holds the steady backlog of 17.1+ (about d behind in each report; at most
     // max(T, d) however read).
-    const normal = Math.min(Math.max(base * 1.25, base + minAbs), ceiling);
+    const band = ctx.memo.band ?? base;
+    const normal = Math.min(Math.max(base * 1.25, base + minAbs, band * 1.1), ceiling);
     // With the backlog inside the batches, normal also means batches fit the trigger again.
     const fits = !insideBatches || analysis.triggerMs <= 0 || ctx.latest.d <= analysis.triggerMs * 1.05;
     if (current <= normal && fits) return CLEAR;
@@ -66,11 +67,17 @@ export function detectLag(ctx: DetectorContext): Finding {
     !converging(ctx);
   const level = isTime && levelEvidence(ctx, values);
   if (!trend && !level) return CLEAR;
-  // The normal level: what the signal read before the episode (low quantile of the ring).
+  // The normal level: what the signal read before the episode (low quantile of the ring), and
+  // how high it went then (its noise band: back within it is back to normal).
+  const before = series.slice(0, Math.max(0, series.length - TUNING.lagWindow)).filter(Number.isFinite);
   const ringLow = quantile(series.filter(Number.isFinite), 0.1);
   let base = Math.max(Math.min(windowBase, Number.isFinite(ringLow) ? ringLow : windowBase), 0);
-  if (isTime) base = Math.min(base, TUNING.lagLevelSec / 2);
-  return finding(ctx, 'fire', { base });
+  let band = before.length >= 8 ? quantile(before, 0.9) : base;
+  if (isTime) {
+    base = Math.min(base, TUNING.lagLevelSec / 2);
+    band = Math.min(band, TUNING.lagLevelSec / 2);
+  }
+  return finding(ctx, 'fire', { base, band: Math.max(band, base) });
 }
 
 /**
@@ -258,6 +265,9 @@ function driftEvidence(ctx: DetectorContext, minAbs: number): boolean {
   const current = values[DRIFT_WINDOW - 1]!;
   // Cheap pre-check before the pairwise statistics.
   if (current < values[DRIFT_WINDOW / 2 - 1]! + minAbs || current < values[0]! + 2 * minAbs) return false;
+  // Still rising now: a burst that is draining leaves a rise over the long window, and the
+  // arrival estimate (over 5 batches) still holds the burst's rate.
+  if (current < 0.98 * Math.max(...values.slice(-4))) return false;
   const arrival = analysis.cappedSource ? analysis.cappedSource.arrival : analysis.arrivalRate;
   if (analysis.cappedRows !== null) {
     if (arrival === null) return analysis.signal === 'files' || analysis.signal === 'bytes';

@@ -9,7 +9,22 @@ import { CLEAR, type DetectorContext, type Finding } from './detector.js';
 
 /** Silence after which the query counts as stalled, ms. */
 export function stallThresholdMs(ctx: DetectorContext): number {
-  return Math.max(TUNING.stallFactor * ctx.analysis.cadenceMs, TUNING.stallMinMs);
+  const threshold = Math.max(TUNING.stallFactor * ctx.analysis.cadenceMs, TUNING.stallMinMs);
+  // A run's first reports say little about its cadence (a first batch at once, the trigger not yet
+  // known): a long trigger would read as silence. Wait longer until the run has a history.
+  return reportsInRun(ctx.features) < STALL_MIN_REPORTS ? Math.max(threshold, TUNING.stallUnsureMs) : threshold;
+}
+
+/** Reports of the current run a cadence is trusted from. */
+const STALL_MIN_REPORTS = 4;
+
+function reportsInRun(features: DetectorContext['features']): number {
+  let count = 0;
+  for (let i = features.length - 1; i >= 0; i -= 1) {
+    count += 1;
+    if (features[i]!.restart || count >= STALL_MIN_REPORTS) break;
+  }
+  return count;
 }
 
 export function detectStalled(ctx: DetectorContext): Finding {

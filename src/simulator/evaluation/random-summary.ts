@@ -101,6 +101,7 @@ export function summarize(group: string, draws: DrawScore[]): GroupSummary {
     tolerated: draws.reduce((a, d) => a + d.tolerated, 0),
     alsoOpened: draws.reduce<Record<string, number>>((acc, d) => {
       for (const [kind, n] of Object.entries(d.alsoOpened)) acc[kind] = (acc[kind] ?? 0) + (n ?? 0);
+      if (d.downtimeStalls > 0) acc['stalled while down between runs'] = (acc['stalled while down between runs'] ?? 0) + d.downtimeStalls;
       return acc;
     }, {}),
     parseErrors: draws.reduce((a, d) => a + d.parseErrors, 0),
