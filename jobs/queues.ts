@@ -17,6 +17,21 @@ export interface QueueSettings {
   onError?: (err: Error) => void;
 }
 
+/** Name of the backoff `cappedBackoff` computes (a custom BullMQ backoff type). */
+export const CAPPED_BACKOFF = 'capped-exponential';
+
+/** Longest wait between two attempts of a capped-backoff job. */
+export const BACKOFF_CAP_MS = 300_000;
+
+/**
+ * The workers' custom backoff: `delay` doubling per attempt, capped at 5 minutes, ±30 % jitter (so a
+ * burst of failed jobs does not retry in step). `random` is injectable for tests.
+ */
+export function cappedBackoff(attemptsMade: number, delayMs: number, random: () => number = Math.random): number {
+  const base = Math.min(delayMs * 2 ** Math.max(0, attemptsMade - 1), BACKOFF_CAP_MS);
+  return Math.round(base * (1 + (random() * 2 - 1) * 0.3));
+}
+
 /** Keep few completed jobs (they prove nothing later) and more failed ones (they need a look). */
 const KEEP = { removeOnComplete: { count: 200, age: 3600 }, removeOnFail: { count: 2000, age: 7 * 24 * 3600 } };
 
@@ -25,8 +40,9 @@ export const DEFAULT_JOB_OPTIONS: Record<keyof typeof QUEUE, JobsOptions> = {
   poll: { ...KEEP, attempts: 2, backoff: { type: 'fixed', delay: 1000 } },
   // Conflicts (two runs on one query) and Redis blips retry fast.
   detect: { ...KEEP, attempts: 20, backoff: { type: 'exponential', delay: 100, jitter: 0.5 } },
-  // Slack outages: keep trying for about an hour before giving up.
-  notify: { ...KEEP, attempts: 25, backoff: { type: 'exponential', delay: 1000, jitter: 0.3 } },
+  // Slack outages: keep trying for about an hour before giving up (1 s doubling, capped at 5 min:
+  // 19 retries ≈ 58 min; see cappedBackoff). Permanent refusals fail at once (workers.ts).
+  notify: { ...KEEP, attempts: 20, backoff: { type: CAPPED_BACKOFF, delay: 1000 } },
   digest: { ...KEEP, attempts: 10, backoff: { type: 'exponential', delay: 5000, jitter: 0.3 } },
 };
 

@@ -1,9 +1,11 @@
 /**
  * BullMQ workers for the four queues. Slack back-pressure is translated into BullMQ terms here:
  * a busy message key or channel moves the job to delayed (no attempt spent); a Slack 429 rate-limits
- * the whole notify queue for Retry-After and the job goes back to wait (nothing is dropped).
+ * the whole notify queue for Retry-After and the job goes back to wait (nothing is dropped); a
+ * permanent refusal (channel_not_found, is_archived, invalid_blocks, …) fails the job at once
+ * (UnrecoverableError). Retries back off 1 s doubling, capped at 5 min (about an hour in all).
  */
-import { DelayedError, Worker, type ConnectionOptions, type Job, type Processor } from 'bullmq';
+import { DelayedError, UnrecoverableError, Worker, type ConnectionOptions, type Job, type Processor } from 'bullmq';
 import type { Logger } from '../src/observability/logger.js';
 import type { PipelineMetrics } from '../src/observability/metrics.js';
 import { createDetectProcessor, type DetectDeps } from './detect-processor.js';
@@ -12,6 +14,7 @@ import { ChannelBusyError, MessageBusyError } from './message-poster.js';
 import { createNotifyProcessor, type NotifyDeps } from './notify-processor.js';
 import { createPollProcessor, type PollDeps } from './poll-processor.js';
 import { QUEUE } from './queue-names.js';
+import { CAPPED_BACKOFF, cappedBackoff } from './queues.js';
 import { SlackRateLimitedError } from './slack-chat.js';
 
 export interface WorkerSettings {
@@ -44,6 +47,26 @@ export interface PipelineWorkers {
   close(force?: boolean): Promise<void>;
 }
 
+/** Slack errors no retry can fix, with what to do about each. */
+const PERMANENT_HINT: Record<string, string> = {
+  channel_not_found: 'the channel was deleted, or it is private and the app is not in it: fix the route or invite the app',
+  is_archived: 'the channel is archived: route its streams elsewhere',
+  invalid_blocks: 'the message was refused as malformed: report it',
+  invalid_blocks_format: 'the message was refused as malformed: report it',
+  msg_too_long: 'the message is too long: report it',
+  no_text: 'the message was empty: report it',
+  cant_update_message: 'the message belongs to another app',
+  message_not_found: 'the alert message was deleted',
+};
+
+/** The Slack error code of a permanent refusal, or null. */
+export function permanentSlackError(err: unknown): string | null {
+  const e = err as { code?: string; data?: { error?: string } } | null;
+  if (e?.code !== 'slack_webapi_platform_error') return null;
+  const error = e.data?.error ?? '';
+  return Object.hasOwn(PERMANENT_HINT, error) ? error : null;
+}
+
 function notifyBackPressure(worker: () => Worker | undefined, processor: Processor, metrics: PipelineMetrics, logger: Logger): Processor {
   return async (job: Job, token?: string) => {
     try {
@@ -65,6 +88,12 @@ function notifyBackPressure(worker: () => Worker | undefined, processor: Process
       if (err && typeof err === 'object' && 'code' in err && String((err as { code: unknown }).code).startsWith('slack_')) {
         metrics.apiErrors.inc({ kind: String((err as { code: unknown }).code) });
       }
+      const permanent = permanentSlackError(err);
+      if (permanent) {
+        // Retrying cannot help (the channel is gone, the message is refused): fail now, say why.
+        logger.warn({ jobId: job.id, slackError: permanent }, 'Slack refused for good; not retrying');
+        throw new UnrecoverableError(`streamdoctor_slack_permanent: Slack answered ${permanent}; retrying cannot help (${PERMANENT_HINT[permanent] ?? 'see the Slack error'})`);
+      }
       throw err;
     }
   };
@@ -79,6 +108,10 @@ export function createPipelineWorkers(deps: PipelineDeps, settings: WorkerSettin
     lockDuration: settings.lockDurationMs ?? 15_000,
     stalledInterval: settings.stalledIntervalMs ?? 5_000,
     maxStalledCount: 3,
+    settings: { backoffStrategy: (attemptsMade: number, type?: string, _err?: Error, job?: { opts?: { backoff?: unknown } }) => {
+      const delay = Number((job?.opts?.backoff as { delay?: number } | undefined)?.delay ?? 1000);
+      return type === CAPPED_BACKOFF ? cappedBackoff(attemptsMade, delay) : -1;
+    } },
   };
   const wanted = new Set(settings.queues ?? (Object.keys(QUEUE) as (keyof typeof QUEUE)[]));
   const workers: Worker[] = [];

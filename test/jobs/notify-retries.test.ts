@@ -1,0 +1,77 @@
+/**
+ * Notify gives up in about an hour, not months, and does not retry what cannot succeed (issue 11,
+ * item 6): a permanent Slack refusal (channel_not_found, is_archived, invalid_blocks…) fails the job
+ * at once as a BullMQ UnrecoverableError. Real worker, real Redis, the local Slack over HTTP.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { cappedBackoff, CAPPED_BACKOFF, DEFAULT_JOB_OPTIONS } from '../../jobs/queues.js';
+import { WebClientChat } from '../../jobs/slack-chat.js';
+import { startWorker, type WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
+import { startLocalSlack, type LocalSlack } from '../../src/standins/slack/index.js';
+import { incidentIdOf } from '../../src/store/index.js';
+import { lagIncident } from '../store/fixtures.js';
+import { deletePrefix, REDIS_URL, silentLogger, uniquePrefix, unusedTrackers, waitFor } from '../pipeline/helpers/harness.js';
+
+let runtime: WorkerRuntime | undefined;
+let slack: LocalSlack | undefined;
+let prefix: string | undefined;
+
+afterEach(async () => {
+  await runtime?.close();
+  await slack?.close();
+  if (prefix) await deletePrefix(REDIS_URL, prefix);
+  runtime = slack = prefix = undefined;
+});
+
+/** Total wait across every retry of a job with these options, as BullMQ computes it (`random` fixes the jitter). */
+function totalRetryMs(random: number): number {
+  const { attempts = 1, backoff } = DEFAULT_JOB_OPTIONS.notify;
+  const { type, delay = 0 } = backoff as { type: string; delay?: number };
+  let total = 0;
+  for (let made = 1; made < attempts; made++) {
+    total += type === CAPPED_BACKOFF ? cappedBackoff(made, delay, () => random) : type === 'exponential' ? 2 ** (made - 1) * delay : delay;
+  }
+  return total;
+}
+
+describe('notify retries', () => {
+  it('give up after about an hour of a Slack outage, each wait at most about 5 minutes', () => {
+    expect(totalRetryMs(0.5) / 60_000).toBeGreaterThan(45);
+    expect(totalRetryMs(0.5) / 60_000).toBeLessThan(75);
+    expect(totalRetryMs(0) / 60_000).toBeGreaterThan(40); // jitter at its lowest
+    expect(totalRetryMs(1) / 60_000).toBeLessThan(90); // and at its highest
+    expect(cappedBackoff(30, 1000, () => 0.5)).toBe(300_000);
+  });
+
+  it('a permanent Slack refusal (channel_not_found) fails the job at once, saying why', async () => {
+    const p = uniquePrefix('retries');
+    prefix = p.prefix;
+    slack = await startLocalSlack({ rateLimit: false });
+    const rt = (runtime = await startWorker({
+      redisUrl: REDIS_URL,
+      ...p,
+      logger: silentLogger,
+      sources: new Map(),
+      trackers: unusedTrackers,
+      chat: new WebClientChat({ token: 'xoxb-local-streamdoctor', slackApiUrl: slack.apiUrl }),
+      routing: { defaultChannel: 'C0DELETED1' }, // the channel was deleted since the watch file was written
+      channelIntervalMs: 0,
+    }));
+    const queryId = '8f1e2d3c-4b5a-4c6d-8e7f-000000000801';
+    const incident = lagIncident('2026-11-29T10:06:40.000Z');
+    await rt.store.registerStream({ queryId, name: 'orders_enrich' });
+    const current = await rt.store.queries.loadForDetect(queryId);
+    await rt.store.queries.commitDetect(queryId, {
+      expectedVersion: current.stateVersion, state: {}, lastSeq: current.lastSeq, snapshot: null, health: 'warning', name: null,
+      lastRunId: null, lastBatchId: null, lastObservedAt: null, timeBehindSec: null,
+      changes: [{ type: 'opened', queryId, queryName: 'orders_enrich', incident }], nowMs: Date.now(),
+    });
+    const { drainOutbox } = await import('../../jobs/detect-processor.js');
+    await drainOutbox(rt.store, rt.queues, queryId, Date.now());
+    const failed = await waitFor(async () => (await rt.queues.notify.getFailed())[0], 'the notify job failed', 10_000);
+    expect(failed.attemptsMade).toBe(1);
+    expect(failed.failedReason).toContain('streamdoctor_slack_permanent: Slack answered channel_not_found');
+    expect(await rt.queues.notify.getDelayedCount()).toBe(0);
+    expect(await rt.redis.exists(rt.store.keys.messageClaim('C0DELETED1', incidentIdOf(queryId, incident)))).toBe(0);
+  });
+});
