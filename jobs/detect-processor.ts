@@ -48,16 +48,19 @@ export function notifyJobFor(entry: OutboxEntry, committedAt: number): { name: s
   };
 }
 
-/** Enqueues a query's pending notification intents, then removes them from the outbox. */
+/**
+ * Enqueues a query's pending notification intents, then removes exactly the entries it read (one
+ * script), so a drain running concurrently, or intents committed meanwhile, are never dropped.
+ * Enqueue before remove: a crash in between re-enqueues, and the job ids make that harmless.
+ */
 export async function drainOutbox(store: RedisStore, queues: PipelineQueues, queryId: string, nowMs: number): Promise<number> {
   let total = 0;
   for (let round = 0; round < 20; round++) {
-    const entries = await store.queries.readOutbox(queryId, 100);
-    const raw = await store.redis.llen(store.keys.outbox(queryId));
-    if (raw === 0) break;
+    const { raw, entries } = await store.queries.peekOutbox(queryId, 100);
+    if (raw.length === 0) break;
     if (entries.length > 0) await queues.notify.addBulk(entries.map((e) => notifyJobFor(e, nowMs)));
-    // Unreadable entries are dropped with the readable ones of this slice.
-    await store.queries.ackOutbox(queryId, Math.min(raw, 100));
+    // Unreadable entries are removed with the readable ones they were read with.
+    await store.queries.removeDrained(queryId, raw);
     total += entries.length;
   }
   return total;
