@@ -1,5 +1,5 @@
 /**
- * GET /healthz and GET /metrics as plain node:http handlers, shaped like Bolt `customRoutes` so
+ * GET /livez, /readyz (/healthz) and /metrics as plain node:http handlers, shaped like Bolt `customRoutes` so
  * the web process mounts them on the Slack app's receiver; `startHttpServer` serves them alone
  * (worker and clock processes, tests).
  */
@@ -23,17 +23,32 @@ export interface RouteDeps {
   countOpenIncidents?: () => Promise<number>;
 }
 
-export function pipelineRoutes(deps: RouteDeps): Route[] {
+/** Liveness and readiness, on every process type (web, worker, clock). */
+export function healthRoutes(deps: Pick<RouteDeps, 'redis' | 'queues'>): Route[] {
+  const ready: Route['handler'] = async (_req, res) => {
+    const report = await checkHealth(deps.redis, deps.queues);
+    res.writeHead(report.status === 'ok' ? 200 : 503, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(report));
+  };
   return [
     {
-      path: '/healthz',
+      // The process answers: never looks at Redis, so a Redis blip does not get every pod restarted.
+      path: '/livez',
       method: ['GET'],
-      handler: async (_req, res) => {
-        const report = await checkHealth(deps.redis, deps.queues);
-        res.writeHead(report.status === 'ok' ? 200 : 503, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(report));
+      handler: (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ status: 'ok', uptimeSec: Math.round(process.uptime()) }));
       },
     },
+    { path: '/readyz', method: ['GET'], handler: ready },
+    // Older probes: the same as /readyz.
+    { path: '/healthz', method: ['GET'], handler: ready },
+  ];
+}
+
+export function pipelineRoutes(deps: RouteDeps): Route[] {
+  return [
+    ...healthRoutes(deps),
     {
       path: '/metrics',
       method: ['GET'],
@@ -69,9 +84,10 @@ export async function startHttpServer(routes: Route[], port = 0, host = '127.0.0
       res.end(JSON.stringify({ error: 'not_found' }));
       return;
     }
-    Promise.resolve(route.handler(req, res)).catch((err: Error) => {
+    Promise.resolve(route.handler(req, res)).catch(() => {
+      // A summary only: raw errors can carry hosts and internals.
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: err.message }));
+      res.end(JSON.stringify({ error: 'internal_error' }));
     });
   });
   await new Promise<void>((resolve, reject) => {

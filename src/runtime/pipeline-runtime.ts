@@ -132,6 +132,8 @@ export interface ClockRuntimeOptions extends PipelineBaseOptions {
 
 export interface ClockRuntime {
   queues: PipelineQueues;
+  /** The clock's connection (its /readyz checks it). */
+  redis: Redis;
   close(): Promise<void>;
 }
 
@@ -146,6 +148,7 @@ export async function startClock(options: ClockRuntimeOptions): Promise<ClockRun
   timer.unref();
   return {
     queues,
+    redis,
     async close() {
       clearInterval(timer);
       await queues.close();

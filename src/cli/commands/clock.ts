@@ -1,7 +1,9 @@
 /**
  * `streamdoctor clock`: upserts the schedules (polls per source, the sweep, the daily digest) as
  * BullMQ job schedulers and keeps them fresh. Running two by mistake still gives one job per tick.
+ * Serves /livez and /readyz on PORT when it is set.
  */
+import { healthRoutes, startHttpServer } from '../../runtime/http-routes.js';
 import { startClock } from '../../runtime/pipeline-runtime.js';
 import { loadWatchSetup, runProcess, setupProcess } from '../../runtime/process-setup.js';
 import { installShutdown } from '../../runtime/shutdown.js';
@@ -17,7 +19,10 @@ export async function run(_argv: string[]): Promise<number> {
       logger,
       schedule: { sourceIds: [...watch.sources.keys()], pollEveryMs: watch.pollEveryMs, digestAt: watch.digestAt, timeZone: watch.timeZone },
     });
+    // /livez and /readyz on PORT when it is set, like the worker (probes for every process type).
+    const http = process.env.PORT ? await startHttpServer(healthRoutes({ redis: clock.redis, queues: clock.queues }), env.port, '0.0.0.0') : null;
     installShutdown(async () => {
+      await http?.close();
       await clock.close();
       await setup.redis.close();
     }, { logger });

@@ -1,6 +1,6 @@
 /**
  * `streamdoctor worker`: the BullMQ workers (poll, detect, notify, digest) over the sources of the
- * watch file. Drains on SIGTERM. Serves /healthz and /metrics on PORT when it is set.
+ * watch file. Drains on SIGTERM. Serves /livez, /readyz (/healthz) and /metrics on PORT when it is set.
  */
 import { engineTrackers } from '../../../jobs/engine-trackers.js';
 import { WebClientChat } from '../../../jobs/slack-chat.js';

@@ -1,0 +1,63 @@
+/**
+ * /livez and /readyz (issue 11, item 6): liveness answers without Redis (a Redis blip must not get
+ * every pod restarted); readiness answers 503 while Redis is away, with a summarized error: a stable
+ * code and a sentence, never the driver's raw message (hosts, ports). Real HTTP on loopback, a real
+ * Redis, and a Redis address where nothing listens.
+ */
+import { createServer, type AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { PipelineQueues } from '../../jobs/queues.js';
+import { healthRoutes, startHttpServer, type HttpServerHandle } from '../../src/runtime/http-routes.js';
+import { createRedis } from '../../src/runtime/redis-client.js';
+import { REDIS_URL, silentLogger, uniquePrefix } from '../pipeline/helpers/harness.js';
+
+const cleanups: (() => Promise<unknown> | unknown)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await Promise.resolve(cleanup()).catch(() => undefined);
+});
+
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function serve(redisUrl: string, waitReady = false): Promise<HttpServerHandle> {
+  const redis = createRedis(redisUrl, 'producer', {}, silentLogger);
+  for (let i = 0; waitReady && redis.status !== 'ready' && i < 100; i++) await new Promise((r) => setTimeout(r, 20));
+  const queues = new PipelineQueues({ connection: redis, prefix: uniquePrefix('health').queuePrefix });
+  const http = await startHttpServer(healthRoutes({ redis, queues }));
+  cleanups.push(() => redis.disconnect(), () => queues.close(), () => http.close());
+  return http;
+}
+
+describe('health routes', () => {
+  it('with Redis up: live and ready', async () => {
+    const http = await serve(REDIS_URL, true);
+    expect((await fetch(`${http.url}/livez`)).status).toBe(200);
+    const ready = await fetch(`${http.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ status: 'ok', redis: 'ok' });
+  });
+
+  it('with Redis away: still live, not ready, and the error is a summary', async () => {
+    const port = await closedPort();
+    const http = await serve(`redis://127.0.0.1:${port}`);
+    const live = await fetch(`${http.url}/livez`);
+    expect(live.status).toBe(200);
+    expect(await live.json()).toMatchObject({ status: 'ok' });
+    for (const path of ['/readyz', '/healthz']) {
+      const ready = await fetch(`${http.url}${path}`);
+      expect(ready.status, path).toBe(503);
+      const body = (await ready.json()) as { error: string };
+      expect(body).toMatchObject({ status: 'error', redis: 'error' });
+      expect(['redis_unreachable', 'redis_timeout']).toContain(body.error);
+      const text = JSON.stringify(body);
+      expect(text).not.toContain(String(port));
+      expect(text).not.toContain('127.0.0.1');
+      expect(text).not.toMatch(/ECONNREFUSED|Connection is closed/);
+    }
+  });
+});
