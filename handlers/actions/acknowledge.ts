@@ -8,7 +8,7 @@ export async function acknowledgeAction(args: BlockActionArgs, deps: SlackDeps):
   const action = args.action;
   const incidentId = action.type === 'button' ? action.value : undefined;
   if (!incidentId) return tellClicker(args, 'This button is out of date; nothing was changed.');
-  const permission = await deps.permissions.check('ack', args.body.user.id);
+  const permission = await deps.permissions.check('ack', args.body.user.id, args.client);
   if (!permission.allowed) return tellClicker(args, permission.reason);
   const outcome = await acknowledgeIncident(args.client, deps, incidentId, args.body.user.id);
   // Success shows in the alert itself (who and when) and its thread; only refusals need a word.

@@ -8,7 +8,7 @@ export async function homeUnsilenceAction(args: BlockActionArgs, deps: SlackDeps
   await args.ack();
   const queryId = args.action.type === 'button' ? args.action.value : undefined;
   const userId = args.body.user.id;
-  const permission = await deps.permissions.check('unmute', userId);
+  const permission = await deps.permissions.check('unmute', userId, args.client);
   const notice = !queryId
     ? 'That button is out of date.'
     : !permission.allowed

@@ -12,7 +12,7 @@ export async function silenceAction(args: BlockActionArgs, deps: SlackDeps): Pro
   const choice = SILENCE_CHOICES.find((candidate) => candidate.ms === picked);
   const incidentId = incidentIdFromBlockId(action.block_id);
   if (!choice || !incidentId) return tellClicker(args, 'This menu is out of date; nothing was silenced.');
-  const permission = await deps.permissions.check('mute', args.body.user.id);
+  const permission = await deps.permissions.check('mute', args.body.user.id, args.client);
   if (!permission.allowed) return tellClicker(args, permission.reason);
   const record = await deps.store.getIncident(incidentId);
   if (!record) return tellClicker(args, 'This incident is gone (it expired from the store); nothing was silenced.');

@@ -7,7 +7,7 @@ export async function unacknowledgeAction(args: BlockActionArgs, deps: SlackDeps
   await args.ack();
   const incidentId = args.action.type === 'button' ? args.action.value : undefined;
   if (!incidentId) return tellClicker(args, 'This button is out of date; nothing was changed.');
-  const permission = await deps.permissions.check('ack', args.body.user.id);
+  const permission = await deps.permissions.check('ack', args.body.user.id, args.client);
   if (!permission.allowed) return tellClicker(args, permission.reason);
   const outcome = await unacknowledgeIncident(args.client, deps, incidentId, args.body.user.id);
   if (!outcome.ok) await tellClicker(args, outcome.message);

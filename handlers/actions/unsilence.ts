@@ -7,7 +7,7 @@ export async function unsilenceAction(args: BlockActionArgs, deps: SlackDeps): P
   await args.ack();
   const incidentId = args.action.type === 'button' ? args.action.value : undefined;
   if (!incidentId) return tellClicker(args, 'This button is out of date; nothing was changed.');
-  const permission = await deps.permissions.check('unmute', args.body.user.id);
+  const permission = await deps.permissions.check('unmute', args.body.user.id, args.client);
   if (!permission.allowed) return tellClicker(args, permission.reason);
   const record = await deps.store.getIncident(incidentId);
   if (!record) return tellClicker(args, 'This incident is gone (it expired from the store).');

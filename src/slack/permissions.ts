@@ -22,6 +22,16 @@ export interface PermissionPolicy {
 /** Lists the members of a user group (usergroups.users.list). */
 export type GroupMembersLookup = (groupId: string) => Promise<string[]>;
 
+/** The part of a Slack WebClient the group lookup needs. */
+export interface UserGroupsClient {
+  usergroups: { users: { list(args: { usergroup: string }): Promise<{ users?: string[] }> } };
+}
+
+/** Group members read from Slack (usergroups.users.list, scope usergroups:read). */
+export function slackGroupMembers(client: UserGroupsClient): GroupMembersLookup {
+  return async (groupId) => (await client.usergroups.users.list({ usergroup: groupId })).users ?? [];
+}
+
 export interface PermissionCheckerOptions {
   policy?: PermissionPolicy;
   groupMembers?: GroupMembersLookup;
@@ -50,12 +60,16 @@ export class PermissionChecker {
     return (this.policy.users ?? []).length === 0 && (this.policy.userGroups ?? []).length === 0;
   }
 
-  async check(action: GuardedAction, userId: string): Promise<PermissionDecision> {
+  /**
+   * `client`: the request's Slack client; user groups are read with it (usergroups.users.list) when
+   * no `groupMembers` lookup was configured.
+   */
+  async check(action: GuardedAction, userId: string, client?: UserGroupsClient): Promise<PermissionDecision> {
     const guarded = this.policy.actions ?? ['mute', 'unmute', 'ack', 'watch', 'unwatch'];
     if (this.open || !guarded.includes(action)) return { allowed: true };
     if ((this.policy.users ?? []).includes(userId)) return { allowed: true };
     for (const group of this.policy.userGroups ?? []) {
-      const members = await this.members(group);
+      const members = await this.members(group, client);
       if (members.has(userId)) return { allowed: true };
     }
     const who = [
@@ -65,13 +79,14 @@ export class PermissionChecker {
     return { allowed: false, reason: `Only ${who.join(', ')} may ${action} streams here; ask one of them.` };
   }
 
-  private async members(groupId: string): Promise<Set<string>> {
+  private async members(groupId: string, client?: UserGroupsClient): Promise<Set<string>> {
     const cached = this.cache.get(groupId);
     const ttl = this.options.cacheMs ?? 300_000;
     if (cached && this.now() - cached.at < ttl) return cached.members;
-    if (!this.options.groupMembers) return new Set();
+    const lookup = this.options.groupMembers ?? (client ? slackGroupMembers(client) : undefined);
+    if (!lookup) return new Set();
     try {
-      const members = new Set(await this.options.groupMembers(groupId));
+      const members = new Set(await lookup(groupId));
       this.cache.set(groupId, { members, at: this.now() });
       return members;
     } catch {

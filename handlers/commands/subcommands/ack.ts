@@ -5,7 +5,7 @@ import { acknowledgeIncident } from '../../../src/slack/operations/incident-acti
 import { replyPrivately, scopeOf, type CommandContext } from '../command-context.js';
 
 export async function ackSubcommand(ctx: CommandContext, query: string | null): Promise<void> {
-  const permission = await ctx.deps.permissions.check('ack', ctx.userId);
+  const permission = await ctx.deps.permissions.check('ack', ctx.userId, ctx.client);
   if (!permission.allowed) return replyPrivately(ctx, permission.reason);
   const found = await lookupForAction(scopeOf(ctx), query, 'ack', (name, channel) => `${ctx.command} ack ${name} ${channel}`);
   if (!found.ok) return replyPrivately(ctx, found.message);

@@ -5,7 +5,7 @@ import { userMention } from '../../../src/slack/mrkdwn.js';
 import { replyInChannel, replyPrivately, scopeOf, type CommandContext } from '../command-context.js';
 
 export async function muteSubcommand(ctx: CommandContext, query: string | null, durationMs: number, durationText = '2h'): Promise<void> {
-  const permission = await ctx.deps.permissions.check('mute', ctx.userId);
+  const permission = await ctx.deps.permissions.check('mute', ctx.userId, ctx.client);
   if (!permission.allowed) return replyPrivately(ctx, permission.reason);
   const found = await lookupForAction(scopeOf(ctx), query, 'mute', (name, channel) => `${ctx.command} mute ${name} ${channel} ${durationText}`);
   if (!found.ok) return replyPrivately(ctx, found.message);
@@ -14,7 +14,7 @@ export async function muteSubcommand(ctx: CommandContext, query: string | null, 
 }
 
 export async function unmuteSubcommand(ctx: CommandContext, query: string | null): Promise<void> {
-  const permission = await ctx.deps.permissions.check('unmute', ctx.userId);
+  const permission = await ctx.deps.permissions.check('unmute', ctx.userId, ctx.client);
   if (!permission.allowed) return replyPrivately(ctx, permission.reason);
   const found = await lookupForAction(scopeOf(ctx), query, 'unmute', (name, channel) => `${ctx.command} unmute ${name} ${channel}`);
   if (!found.ok) return replyPrivately(ctx, found.message);

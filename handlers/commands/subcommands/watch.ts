@@ -43,7 +43,7 @@ async function resolveTarget(ctx: CommandContext, target: WatchTarget, subcomman
 }
 
 export async function watchSubcommand(ctx: CommandContext, target: WatchTarget, channel: string | null): Promise<void> {
-  const permission = await ctx.deps.permissions.check('watch', ctx.userId);
+  const permission = await ctx.deps.permissions.check('watch', ctx.userId, ctx.client);
   if (!permission.allowed) return replyPrivately(ctx, permission.reason);
   const resolved = await resolveTarget(ctx, target, 'watch');
   if (!resolved.ok) return replyPrivately(ctx, resolved.message);
@@ -68,7 +68,7 @@ export async function watchSubcommand(ctx: CommandContext, target: WatchTarget, 
 }
 
 export async function unwatchSubcommand(ctx: CommandContext, target: WatchTarget, channel: string | null): Promise<void> {
-  const permission = await ctx.deps.permissions.check('unwatch', ctx.userId);
+  const permission = await ctx.deps.permissions.check('unwatch', ctx.userId, ctx.client);
   if (!permission.allowed) return replyPrivately(ctx, permission.reason);
   const resolved = await resolveTarget(ctx, target, 'unwatch');
   if (!resolved.ok) return replyPrivately(ctx, resolved.message);

@@ -2,7 +2,7 @@
  * Options of the local Slack and their defaults. A demo workspace is built in so
  * `streamdoctor local-slack` works with no configuration.
  */
-import type { BotIdentity, WorkspaceChannel, WorkspaceUser } from './types.js';
+import type { BotIdentity, WorkspaceChannel, WorkspaceUser, WorkspaceUserGroup } from './types.js';
 import { manifestBotScopes } from './web-api/scopes.js';
 
 export interface RateLimitOptions {
@@ -25,6 +25,8 @@ export interface LocalSlackOptions {
   channels?: WorkspaceChannel[];
   /** Users that exist. @defaultValue three demo users */
   users?: WorkspaceUser[];
+  /** User groups (`usergroups.users.list`). @defaultValue none */
+  userGroups?: WorkspaceUserGroup[];
   /** Bot installations whose tokens the Web API accepts. @defaultValue one StreamDoctor bot with token 'xoxb-local-streamdoctor' and the scopes of manifest.yml */
   bots?: BotIdentity[];
   /** Signing secret used to sign requests into the app. @defaultValue 'local-signing-secret' */
@@ -50,6 +52,7 @@ export interface ResolvedOptions {
   teamDomain: string;
   channels: WorkspaceChannel[];
   users: WorkspaceUser[];
+  userGroups: WorkspaceUserGroup[];
   bots: BotIdentity[];
   signingSecret: string;
   requestUrl: string | undefined;
@@ -116,6 +119,7 @@ export function resolveOptions(options: LocalSlackOptions = {}): ResolvedOptions
     teamDomain: options.teamDomain ?? 'streamdoctor-demo',
     channels,
     users,
+    userGroups: options.userGroups ?? [],
     bots,
     signingSecret: options.signingSecret ?? 'local-signing-secret',
     requestUrl: options.requestUrl,

@@ -34,6 +34,16 @@ export interface WorkspaceUser {
   isAdmin?: boolean;
 }
 
+/** A user group (`S…`), for `usergroups.users.list`. */
+export interface WorkspaceUserGroup {
+  /** Slack user group id, e.g. `S0123ABCD`. */
+  id: string;
+  /** Handle, e.g. `data-oncall`. */
+  handle: string;
+  /** Member user ids. */
+  users: string[];
+}
+
 /** One bot installation: a token the Web API accepts and the identity it posts as. */
 export interface BotIdentity {
   /** `xoxb-…` bot token. */

@@ -27,4 +27,5 @@ export const WEB_API_METHODS: Readonly<Record<string, MethodHandler>> = {
   'conversations.replies': conversationsReplies,
   'users.info': workspace.usersInfo,
   'users.conversations': workspace.usersConversations,
+  'usergroups.users.list': workspace.usergroupsUsersList,
 };

@@ -27,6 +27,7 @@ export const METHOD_SCOPES: Readonly<Record<string, readonly string[]>> = {
   'files.info': ['files:read'],
   'conversations.join': ['channels:join'],
   'users.info': ['users:read'],
+  'usergroups.users.list': ['usergroups:read'],
 };
 
 /** `missing_scope` unless the bot holds every scope (a bot without a scope list holds them all). */

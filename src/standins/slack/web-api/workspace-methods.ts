@@ -169,3 +169,11 @@ export const usersInfo: MethodHandler = (ctx) => {
     },
   };
 };
+
+/** usergroups.users.list (usergroups:read): the members of a user group. */
+export const usergroupsUsersList: MethodHandler = (ctx) => {
+  const id = stringArg(ctx.args.usergroup);
+  const group = id ? ctx.options.userGroups.find((g) => g.id === id) : undefined;
+  if (!group) throw new SlackMethodError('no_such_subteam');
+  return { users: [...group.users] };
+};
