@@ -89,3 +89,25 @@ describe('digest', () => {
     expect(text(message.blocks)).toContain('No streams are routed to this channel');
   });
 });
+
+describe('digest of a channel the watch file routes by name', () => {
+  it('lists the incidents resolved in its window, not only the open ones', async () => {
+    let nowMs = 0;
+    const other = await startHarness({ now: () => nowMs });
+    try {
+      const scaled = await seedScenario(other.store, 'lag-then-scale-up');
+      nowMs = scaled.nowMs;
+      const resolved = scaled.incidents.find((r) => r.state === 'resolved')!;
+      expect(resolved).toBeDefined();
+      // The watch file writes `channel: "#data-alerts"`: notify assigned the incident to that name.
+      await other.store.setRoute('query', scaled.queryId, '#data-alerts');
+      await other.store.incidents.assignChannel(resolved, '#data-alerts', nowMs);
+      const result = await postDigest(other.client, other.deps, CHANNEL);
+      const body = text(other.slack.messages(CHANNEL).find((m) => m.ts === result.ts)!.blocks);
+      expect(result.incidents).toBeGreaterThanOrEqual(1);
+      expect(body).toContain('*Incidents in the last 24 h* · 1 (0 still open)');
+    } finally {
+      await other.close();
+    }
+  });
+});

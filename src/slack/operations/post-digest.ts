@@ -56,7 +56,13 @@ export async function buildDigestContent(sources: DigestSources, channel: string
   const since = nowMs - DAY_MS;
   const store = sources.store;
   const streams = await streamsRoutedTo({ store, routingDefaults: sources.routingDefaults }, channel, name);
-  const entries = await store.incidents.listForChannel(channel, since);
+  // Incidents are listed under the channel their route named: the id, or the name the watch file
+  // wrote (`#data-alerts`), so resolved ones routed by name are in the digest too.
+  const entries = [
+    ...(await store.incidents.listForChannel(channel, since)),
+    ...(name ? await store.incidents.listForChannel(`#${name}`, since) : []),
+    ...(name ? await store.incidents.listForChannel(name, since) : []),
+  ];
   const fromChannel = await store.incidents.getMany(entries.map((entry) => entry.incidentId));
   // Open incidents of these streams count too, even when they opened more than 24 h ago.
   const streamIds = new Set(streams.map((stream) => stream.queryId));
