@@ -6,7 +6,7 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { App, type Authorize, type CustomRoute } from '@slack/bolt';
+import { App, webApi, type Authorize, type CustomRoute } from '@slack/bolt';
 import { registerHandlers } from '../../handlers/index.js';
 import type { Logger } from '../observability/logger.js';
 import { redactSecrets } from '../observability/logger.js';
@@ -35,6 +35,8 @@ export interface SlackAppOptions {
   authorize?: Authorize<boolean>;
   /** SLACK_API_URL: Web API base, e.g. `http://127.0.0.1:4010/api/`. @defaultValue Slack's */
   slackApiUrl?: string;
+  /** Timeout of each Web API call the app makes (handlers, auth.test). @defaultValue 10000 */
+  slackTimeoutMs?: number;
   /** Extra HTTP routes on the same server (`/healthz`, `/metrics`). */
   customRoutes?: CustomRoute[];
   /**
@@ -70,12 +72,25 @@ export interface SlackAppHandle {
   stop(): Promise<void>;
 }
 
+/**
+ * Web API client options of the app (handlers, `auth.test`): every call bounded in time, and at most
+ * two quick retries, so a hung or failing Slack answers the person in seconds instead of holding a
+ * listener (and the shared auth.test every request waits for) for the SDK's default half hour.
+ */
+export function slackClientOptions(slackApiUrl?: string, timeoutMs = 10_000): webApi.WebClientOptions {
+  return {
+    ...(slackApiUrl ? { slackApiUrl: slackApiUrl.endsWith('/') ? slackApiUrl : `${slackApiUrl}/` } : {}),
+    timeout: timeoutMs,
+    retryConfig: { retries: 2, factor: 2, minTimeout: 200, maxTimeout: 1000, randomize: true },
+  };
+}
+
 export function createSlackApp(options: SlackAppOptions): SlackAppHandle {
   const socketMode = options.socketMode ?? Boolean(options.appToken);
   if (!options.botToken && !options.authorize) throw new SlackAppConfigError('set SLACK_BOT_TOKEN (xoxb-…) or pass an authorize function');
   if (!socketMode && !options.signingSecret) throw new SlackAppConfigError('set SLACK_SIGNING_SECRET (Basic Information → App Credentials) so requests can be verified');
   if (socketMode && !options.appToken) throw new SlackAppConfigError('Socket Mode needs SLACK_APP_TOKEN (xapp-…, scope connections:write)');
-  const clientOptions = options.slackApiUrl ? { slackApiUrl: options.slackApiUrl.endsWith('/') ? options.slackApiUrl : `${options.slackApiUrl}/` } : {};
+  const clientOptions = slackClientOptions(options.slackApiUrl, options.slackTimeoutMs);
   const logger = options.logger;
   const app = new App({
     ...(socketMode ? { socketMode: true, appToken: options.appToken, ...(options.port !== undefined ? { port: options.port } : {}) } : {}),

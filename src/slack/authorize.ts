@@ -18,7 +18,8 @@ export class SlackAuthError extends Error {
 export function singleWorkspaceAuthorize(botToken: string, clientOptions: WebClientOptions = {}): Authorize<boolean> {
   let pending: Promise<AuthorizeResult> | null = null;
   const lookup = async (): Promise<AuthorizeResult> => {
-    const client = new webApi.WebClient(botToken, { ...clientOptions, retryConfig: { retries: 2 } });
+    // Bounded by the app's client options (timeout, two quick retries): every request waits on this.
+    const client = new webApi.WebClient(botToken, { retryConfig: { retries: 2, maxTimeout: 1000 }, ...clientOptions });
     try {
       const result = await client.auth.test();
       return { botToken, botId: result.bot_id as string | undefined, botUserId: result.user_id as string | undefined, teamId: result.team_id as string | undefined };
