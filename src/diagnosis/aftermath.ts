@@ -11,8 +11,8 @@ import { median, theilSen } from './statistics.js';
 
 export interface Disruption {
   what: 'stall' | 'restart';
-  /** Index in the ring of the batch that hung, or of the first batch of the new run. */
-  index: number;
+  /** Trigger start of the batch that hung, or of the new run's first batch (finds it in the ring), epoch ms. */
+  batchT: number;
   /** When it began: the hung batch's start, or the previous run's last batch end, epoch ms. */
   startMs: number;
   /** How long it lasted: the hung batch's excess over a usual batch, or the downtime, ms. */
@@ -28,67 +28,90 @@ export interface Disruption {
 const MIN_DISRUPTION_MS = 2 * 60_000;
 /** A hung batch runs at least this many times as long as both its predecessor and the usual batch. */
 const OUTSIZED_FACTOR = 5;
-/** Batches after a disruption during which lag is judged as its aftermath. */
-export const AFTERMATH_BATCHES = 16;
 
-/** The newest disruption within the last `AFTERMATH_BATCHES` batches, or null. */
-export function findDisruption(features: readonly BatchFeatures[]): Disruption | null {
+/**
+ * The newest batch as a disruption: the first batch of a run after downtime, or a batch that hung.
+ * The tracker keeps what this finds for as long as the catch-up can last (the ring of a fast query
+ * forgets it within a minute).
+ */
+export function disruptionAt(features: readonly BatchFeatures[]): Disruption | null {
   const n = features.length;
-  for (let i = n - 1; i >= Math.max(1, n - AFTERMATH_BATCHES); i -= 1) {
-    const f = features[i]!;
-    const previous = features[i - 1]!;
-    if (f.restart) {
-      const downtime = f.t - (previous.t + previous.d);
-      if (downtime >= MIN_DISRUPTION_MS) {
-        return { what: 'restart', index: i, startMs: previous.t + previous.d, durationMs: downtime, catchUpFromMs: f.t };
-      }
-      continue;
-    }
-    // Compared with the batch just before as well: batches that grow geometrically under overload
-    // are many times the median of the window, but never five times their predecessor.
-    const before: number[] = [];
-    for (let j = i - 1; j >= Math.max(0, i - 8); j -= 1) before.push(features[j]!.d);
-    if (before.length < 3) continue;
-    const usual = median(before);
-    if (f.d >= OUTSIZED_FACTOR * Math.max(usual, previous.d) && f.d - usual >= MIN_DISRUPTION_MS) {
-      return { what: 'stall', index: i, startMs: f.t, durationMs: f.d - usual, catchUpFromMs: f.t + f.d };
-    }
+  if (n < 2) return null;
+  const f = features[n - 1]!;
+  const previous = features[n - 2]!;
+  if (f.restart) {
+    const downtime = f.t - (previous.t + previous.d);
+    return downtime >= MIN_DISRUPTION_MS
+      ? { what: 'restart', batchT: f.t, startMs: previous.t + previous.d, durationMs: downtime, catchUpFromMs: f.t }
+      : null;
+  }
+  // Compared with the batch just before as well: batches that grow geometrically under overload
+  // are many times the median of the window, but never five times their predecessor.
+  const before: number[] = [];
+  for (let j = n - 2; j >= Math.max(0, n - 9); j -= 1) before.push(features[j]!.d);
+  if (before.length < 3) return null;
+  const usual = median(before);
+  if (f.d >= OUTSIZED_FACTOR * Math.max(usual, previous.d) && f.d - usual >= MIN_DISRUPTION_MS) {
+    return { what: 'stall', batchT: f.t, startMs: f.t, durationMs: f.d - usual, catchUpFromMs: f.t + f.d };
   }
   return null;
 }
 
+/** Catch-up batches the drain trend needs before it is trusted over the rates (noise on a fast query). */
+const TREND_POINTS = 8;
+
 /**
- * Seconds until the backlog left by the disruption drains: from the trend of time behind over the
- * batches after it when there are three or more, else from the recent rates (time behind × ρ / (1 − ρ),
- * the backlog's rows over the spare throughput). Infinity when it is not draining; null when
- * nothing says yet.
+ * Seconds until the backlog left by the disruption drains. From the rates while the catch-up is
+ * young: time behind × arrivals ÷ (the rate the catch-up batches read − arrivals), the backlog's rows
+ * over the spare throughput actually seen (a cap included). Once the catch-up has TREND_POINTS
+ * batches, from the trend of the lag signal over them (`current` in the signal's unit; files and
+ * bytes have only this). Infinity when it is not draining; null when nothing says yet.
  */
 export function catchUpEtaSec(
   features: readonly BatchFeatures[],
   disruption: Disruption,
-  timeBehindSec: number | null,
+  current: number | null,
   series: readonly number[],
-  loadFactor: number | null,
+  arrivalRate: number | null,
+  isTime: boolean,
 ): number | null {
-  if (timeBehindSec === null) return null;
-  if (timeBehindSec <= 0) return 0;
+  if (current === null) return null;
+  if (current <= 0) return 0;
   const xs: number[] = [];
   const ys: number[] = [];
-  for (let i = disruption.index + 1; i < features.length; i += 1) {
+  let rows = 0;
+  let firstStart = Infinity;
+  let lastEnd = -Infinity;
+  // The newest 24 batches of the catch-up.
+  for (let i = features.length - 1; i >= 0 && xs.length < 24; i -= 1) {
+    const f = features[i]!;
+    if (f.t < disruption.catchUpFromMs) break;
+    rows += f.rows;
+    firstStart = Math.min(firstStart, f.t);
+    lastEnd = Math.max(lastEnd, f.t + f.d);
     const value = series[i];
     if (value === undefined || !Number.isFinite(value)) continue;
-    xs.push((features[i]!.t + features[i]!.d) / 1000);
-    ys.push(value);
+    xs.unshift((f.t + f.d) / 1000);
+    ys.unshift(value);
   }
-  if (xs.length >= 3) {
+  if (xs.length >= TREND_POINTS || (!isTime && xs.length >= 3)) {
     const slope = theilSen(xs, ys);
-    if (Number.isFinite(slope)) return slope < 0 ? timeBehindSec / -slope : Infinity;
+    if (Number.isFinite(slope)) return slope < 0 ? current / -slope : Infinity;
   }
-  if (loadFactor === null || !Number.isFinite(loadFactor)) return null;
-  return loadFactor >= 1 ? Infinity : (timeBehindSec * loadFactor) / (1 - loadFactor);
+  const spanSec = (lastEnd - firstStart) / 1000;
+  if (!isTime || arrivalRate === null || !(arrivalRate > 0) || xs.length < 2 || !(spanSec > 0)) return null;
+  const reading = rows / spanSec;
+  return reading <= arrivalRate ? Infinity : (current * arrivalRate) / (reading - arrivalRate);
 }
 
-/** The ring without the disruption's own batch: causes must not be drawn from it. */
-export function withoutDisruption(features: readonly BatchFeatures[], disruption: Disruption): BatchFeatures[] {
-  return features.filter((_, i) => i !== disruption.index);
+/** Batches of the ring since the catch-up began. */
+export function batchesSince(features: readonly BatchFeatures[], disruption: Disruption): number {
+  let count = 0;
+  for (let i = features.length - 1; i >= 0 && features[i]!.t >= disruption.catchUpFromMs; i -= 1) count += 1;
+  return count;
+}
+
+/** The ring without a hung batch: causes must not be drawn from it (a restart's first batch stays). */
+export function withoutDisruption(features: readonly BatchFeatures[], disruption: Disruption): readonly BatchFeatures[] {
+  return disruption.what === 'stall' ? features.filter((f) => f.t !== disruption.batchT) : features;
 }

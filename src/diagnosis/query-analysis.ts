@@ -88,7 +88,28 @@ export function arrivalRateAt(previous: readonly BatchFeatures[], f: BatchFeatur
   // they were read at planning and the batch consumed up to them.
   if (f.kafkaLatest !== null) {
     const fetchedAt = latestFetchedAt;
-    for (let k = Math.min(5, previous.length); k >= 1; k -= 1) {
+    // Not across an idle stretch: nothing arrived then, and a window that spans it reads the rate
+    // low (and time behind, backlog ÷ rate, high) for batches after input resumes.
+    // (Idle reports are not in the ring: an idle stretch shows as a start gap far above the others.)
+    let oldest = Math.min(5, previous.length);
+    const gaps: number[] = [];
+    for (let i = previous.length - 1; i >= 1 && gaps.length < 8; i -= 1) gaps.push(previous[i]!.t - previous[i - 1]!.t);
+    const usualGap = median(gaps);
+    if (Number.isFinite(usualGap) && usualGap > 0) {
+      let later = f;
+      for (let k = 1; k <= oldest; k += 1) {
+        const base = previous[previous.length - k]!;
+        if (base.rows === 0 || later.t - base.t > 2.5 * usualGap) {
+          oldest = k - 1;
+          break;
+        }
+        later = base;
+      }
+      // The first batch after the stretch: the rate before it is the better guess.
+      const before = previous[previous.length - 1];
+      if (oldest === 0 && before && before.arrival !== null) return before.arrival;
+    }
+    for (let k = oldest; k >= 1; k -= 1) {
       const base = previous[previous.length - k]!;
       if (base.kafkaLatest === null || fetchedAt(base) >= fetchedAt(f)) continue;
       const growth = f.kafkaLatest - base.kafkaLatest;

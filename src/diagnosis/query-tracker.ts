@@ -5,6 +5,7 @@
  * few batches (hysteresis: one episode is one incident). Pure: time comes in as data.
  */
 import type { Progress } from '../progress/types.js';
+import { disruptionAt, type Disruption } from './aftermath.js';
 import { extractFacts, extractFeatures, type BatchFeatures, type QueryFacts } from './batch-features.js';
 import { detectDataLossRisk } from './detectors/data-loss-risk.js';
 import type { DetectorContext, Finding, WatermarkWatch } from './detectors/detector.js';
@@ -64,6 +65,8 @@ export class QueryTracker {
   private open: Partial<Record<IncidentKind, OpenIncidentState>> = {};
   private resolved: Incident[] = [];
   private cooling: Partial<Record<IncidentKind, CoolingIncidentState>> = {};
+  /** The newest stall or restart after downtime, while its catch-up may still be under way. */
+  private disruption: Disruption | null = null;
   private analysisCache: Analysis | null = null;
   private watermark: WatermarkWatch = { startMs: null, nowMs: null, delayMs: null };
   private lastReportRows = 0;
@@ -101,6 +104,7 @@ export class QueryTracker {
     if (state.watermark && typeof state.watermark === 'object') tracker.watermark = { ...state.watermark };
     tracker.lastReportRows = typeof state.lastReportRows === 'number' ? state.lastReportRows : 0;
     if (typeof state.cooling === 'object' && state.cooling !== null) tracker.cooling = { ...state.cooling };
+    if (typeof state.disruption === 'object' && state.disruption !== null) tracker.disruption = { ...state.disruption };
     return tracker;
   }
 
@@ -146,6 +150,9 @@ export class QueryTracker {
     }
     this.analysisCache = null;
     this.watchWatermark(progress, features);
+    this.disruption = disruptionAt(this.ring.all()) ?? this.disruption;
+    // Remembered for as long as a catch-up can matter: twice the budget after it began.
+    if (this.disruption && end - this.disruption.catchUpFromMs > 2 * TUNING.catchUpBudgetSec * 1000) this.disruption = null;
 
     const changes = this.resolveStalled(features.batchId, end);
     // One context for all detectors (allocation on the hot path matters at 20k events/s).
@@ -226,6 +233,7 @@ export class QueryTracker {
       watermark: this.watermark,
       lastReportRows: this.lastReportRows,
       cooling: this.cooling,
+      disruption: this.disruption,
     };
     // Bounded whatever happened: drop the oldest resolved incidents, then the oldest features.
     while (JSON.stringify(state).length > TRACKER_STATE_MAX_BYTES) {
@@ -260,6 +268,7 @@ export class QueryTracker {
       batches: this.batches,
       lastReportRows: this.lastReportRows,
       lastStallOpenedAt: this.lastStallOpenedAt(),
+      disruption: this.disruption,
     };
   }
 

@@ -2,6 +2,7 @@
  * The serialized state of a `QueryTracker`: what the worker stores in Redis per query between
  * detect jobs. JSON-safe and bounded (a fixed ring of features, a few incidents): ≤ 24 KB.
  */
+import type { Disruption } from './aftermath.js';
 import type { QueryFacts } from './batch-features.js';
 import type { SerializedFeatures } from './feature-ring.js';
 import type { WatermarkWatch } from './detectors/detector.js';
@@ -44,6 +45,8 @@ export interface TrackerState {
   lastReportRows?: number;
   /** Incidents resolved within the relapse cool-down, by kind (their records are in `resolved`). */
   cooling?: Partial<Record<IncidentKind, CoolingIncidentState>>;
+  /** The newest stall or restart after downtime while its catch-up may be under way. */
+  disruption?: Disruption | null;
 }
 
 export class TrackerStateError extends Error {

@@ -2,6 +2,7 @@
  * What every detector receives and returns. A detector is a pure function of the query's recent
  * batches; the tracker turns its verdicts into an incident lifecycle with hysteresis.
  */
+import type { Disruption } from '../aftermath.js';
 import type { BatchFeatures, QueryFacts } from '../batch-features.js';
 import type { ResolvedEngineOptions } from '../engine-options.js';
 import type { Analysis } from '../query-analysis.js';
@@ -41,6 +42,8 @@ export interface DetectorContext {
   watermark: WatermarkWatch;
   /** `openedAt` of the newest stalled incident that has resolved (the aftermath links it); null when none. */
   lastStallOpenedAt: string | null;
+  /** The stall or restart whose catch-up may still be under way (kept past the ring); null when none. */
+  disruption: Disruption | null;
 }
 
 /**

@@ -14,11 +14,10 @@
  * load factor says capacity is comfortably above arrivals. Resolves when the signal is back near
  * its level before the episode (and, with the backlog inside the batches, batches fit the trigger).
  */
-import { catchUpEtaSec, findDisruption, withoutDisruption, type Disruption } from '../aftermath.js';
+import { batchesSince, catchUpEtaSec, withoutDisruption, type Disruption } from '../aftermath.js';
 import { explainLag } from '../causes/lag-causes.js';
 import { TUNING } from '../engine-options.js';
 import * as fmt from '../format.js';
-import { processingCapacity } from '../query-analysis.js';
 import { mannKendallCritical, mannKendallS, mannKendallZ, median, quantile, theilSen } from '../statistics.js';
 import type { Advice, AftermathInfo, Cause, IncidentMetrics, Severity } from '../types.js';
 import type { BatchFeatures } from '../batch-features.js';
@@ -52,18 +51,20 @@ export function detectLag(ctx: DetectorContext): Finding {
     // With the backlog inside the batches, normal also means batches fit the trigger again.
     const fits = !insideBatches || analysis.triggerMs <= 0 || ctx.latest.d <= analysis.triggerMs * 1.05;
     if (current <= normal && fits) return CLEAR;
-    const behind = analysis.timeBehindSec;
+    const behind = isTime ? analysis.timeBehindSec : current;
     if (ctx.memo.aftermath && behind !== null) return ongoingAftermath(ctx, ctx.memo, behind);
     return finding(ctx, 'fire', {});
   }
 
-  const disruption = findDisruption(ctx.features);
-  if (disruption) {
-    const judged = judgeAftermath(ctx, disruption);
+  if (ctx.disruption) {
+    const judged = judgeAftermath(ctx, ctx.disruption);
     if (judged) return judged;
   }
   const trend =
-    (trendEvidence(ctx, values, windowBase, minAbs) || creepEvidence(ctx) || driftEvidence(ctx, minAbs)) &&
+    (trendEvidence(ctx, values, windowBase, minAbs) ||
+      creepEvidence(ctx) ||
+      driftEvidence(ctx, minAbs) ||
+      admissionEvidence(ctx)) &&
     !converging(ctx);
   const level = isTime && levelEvidence(ctx, values);
   if (!trend && !level) return CLEAR;
@@ -88,17 +89,13 @@ export function detectLag(ctx: DetectorContext): Finding {
  */
 function judgeAftermath(ctx: DetectorContext, disruption: Disruption): Finding | null {
   const { analysis } = ctx;
-  const behind = analysis.timeBehindSec;
-  if (behind === null || behind * 1000 < Math.max(2 * 60_000, 2 * analysis.triggerMs)) return null;
-  // Right after a restart the new run has no capacity figure of its own yet: the last run's holds.
-  let rho = analysis.loadFactor;
-  if (rho === null && analysis.arrivalRate !== null) {
-    const capacity = processingCapacity(withoutDisruption(ctx.features, disruption));
-    if (capacity !== null && capacity > 0) rho = analysis.arrivalRate / capacity;
-  }
-  const eta = catchUpEtaSec(ctx.features, disruption, behind, analysis.series, rho);
-  const since = ctx.features.length - 1 - disruption.index;
-  if (eta === null) return since < 4 ? CLEAR : null;
+  const isTime = analysis.signal !== 'files' && analysis.signal !== 'bytes';
+  const behind = isTime ? analysis.timeBehindSec : (analysis.series[analysis.series.length - 1] ?? null);
+  if (behind === null || !Number.isFinite(behind)) return null;
+  if (isTime && behind * 1000 < Math.max(2 * 60_000, 2 * analysis.triggerMs)) return null;
+  if (!isTime && behind <= 0) return null;
+  const eta = catchUpEtaSec(ctx.features, disruption, behind, analysis.series, analysis.arrivalRate, isTime);
+  if (eta === null) return batchesSince(ctx.features, disruption) < 4 ? CLEAR : null;
   // The budget is for the whole catch-up, from its start (a restart's giant first batch counts).
   const elapsedSec = (ctx.latest.t + ctx.latest.d - disruption.catchUpFromMs) / 1000;
   if (elapsedSec + eta <= TUNING.catchUpBudgetSec) return CLEAR;
@@ -111,13 +108,12 @@ function judgeAftermath(ctx: DetectorContext, disruption: Disruption): Finding |
   if (disruption.what === 'stall' && stallMs >= disruption.startMs) info.stallOpenedAt = ctx.lastStallOpenedAt!;
   // A hung batch says nothing about capacity or partitions; a restart's giant first batch is itself
   // a cause (uncapped catch-up), so it stays.
-  const features = disruption.what === 'stall' ? withoutDisruption(ctx.features, disruption) : ctx.features;
-  const result = aftermathFinding({ ...ctx, features }, info, behind, eta, elapsedSec);
+  const result = aftermathFinding({ ...ctx, features: withoutDisruption(ctx.features, disruption) }, info, behind, eta, elapsedSec);
   // Normal is what the signal read before the disruption; the memo keeps the disruption for the
-  // incident's later updates (the ring forgets it).
-  const before = analysis.series.slice(Math.max(0, disruption.index - 8), disruption.index).filter(Number.isFinite);
+  // incident's later updates.
+  const before = analysis.series.filter((v, i) => Number.isFinite(v) && ctx.features[i]!.t < disruption.batchT).slice(-8);
   result.memo = {
-    base: before.length > 0 ? Math.min(median(before), TUNING.lagLevelSec / 2) : 0,
+    base: before.length > 0 ? (isTime ? Math.min(median(before), TUNING.lagLevelSec / 2) : median(before)) : 0,
     aftermath: disruption.what === 'stall' ? 1 : 2,
     aftermathStartMs: disruption.startMs,
     aftermathDurationMs: info.durationMs,
@@ -137,8 +133,7 @@ function ongoingAftermath(ctx: DetectorContext, memo: Record<string, number>, be
   if (memo.aftermathStallMs) info.stallOpenedAt = fmt.iso(memo.aftermathStallMs);
   const { analysis } = ctx;
   const eta = analysis.drainEtaSec ?? (analysis.trendPerMin !== null && analysis.trendPerMin > 0 ? Infinity : null);
-  const disruption = findDisruption(ctx.features);
-  const features = disruption?.what === 'stall' ? withoutDisruption(ctx.features, disruption) : ctx.features;
+  const features = ctx.disruption ? withoutDisruption(ctx.features, ctx.disruption) : ctx.features;
   const elapsedSec = (ctx.latest.t + ctx.latest.d - (memo.aftermathCatchUpMs ?? ctx.latest.t)) / 1000;
   return aftermathFinding({ ...ctx, features }, info, behind, eta, elapsedSec);
 }
@@ -160,7 +155,7 @@ function aftermathFinding(
       : `a restart after ${fmt.ms(info.durationMs)} down`;
   const rate = analysis.capacity !== null ? ` (${fmt.rate(analysis.capacity)} processed)` : '';
   const budget = TUNING.catchUpBudgetSec;
-  const head = `Catching up after ${what}: ${fmt.seconds(behind)} of data waiting`;
+  const head = `Catching up after ${what}: ${waitingText(ctx, behind)} waiting`;
   if (eta === null) result.summary = head;
   else if (!Number.isFinite(eta)) result.summary = `${head} and not draining at the recent processing rate${rate}`;
   else {
@@ -217,10 +212,18 @@ function catchingUp(
     cause: {
       code: 'catching_up',
       confidence: 0.85,
-      evidence: `the ${fmt.seconds(behindSec)} of data waiting piled up during ${what}; the batches since read through it at a pace that needs about ${fmt.seconds(etaSec)} more${over ? `, past the ${fmt.seconds(budget)} catch-up budget` : ''}.`,
+      evidence: `the ${waitingText(ctx, behindSec)} waiting piled up during ${what}; the batches since read through it at a pace that needs about ${fmt.seconds(etaSec)} more${over ? `, past the ${fmt.seconds(budget)} catch-up budget` : ''}.`,
     },
     advice,
   };
+}
+
+/** What waits, in the lag signal's unit: seconds of data, files or bytes. */
+function waitingText(ctx: DetectorContext, value: number): string {
+  const { signal } = ctx.analysis;
+  if (signal === 'files') return `${fmt.count(value)} files`;
+  if (signal === 'bytes') return fmt.bytes(value);
+  return `${fmt.seconds(value)} of data`;
 }
 
 function clock(epochMs: number): string {
@@ -240,13 +243,14 @@ function levelEvidence(ctx: DetectorContext, values: number[]): boolean {
   const tail = values.slice(start);
   // Just jumped above the level (a giant catch-up batch): nothing yet says it drains in time.
   if (tail.length < 4) return current >= Math.max(...tail);
+  // The drain over up to 12 batches above the level: on a fast query 4 points are mostly noise.
+  const span = Math.min(tail.length, 12);
   const ends: number[] = [];
   const { series } = ctx.analysis;
-  for (let i = series.length - 1; i >= 0 && ends.length < 4; i -= 1) {
+  for (let i = series.length - 1; i >= 0 && ends.length < span; i -= 1) {
     if (Number.isFinite(series[i]!)) ends.unshift((ctx.features[i]!.t + ctx.features[i]!.d) / 1000);
   }
-  const last4 = tail.slice(-4);
-  const slope = theilSen(ends, last4);
+  const slope = theilSen(ends, tail.slice(-span));
   if (!(slope < 0)) return true;
   return current / -slope > TUNING.catchUpBudgetSec;
 }
@@ -284,6 +288,32 @@ function driftEvidence(ctx: DetectorContext, minAbs: number): boolean {
 }
 
 const DRIFT_WINDOW = 24;
+
+/** Batches the admission evidence looks at. */
+const ADMISSION_WINDOW = 6;
+
+/**
+ * A capped Kafka query whose arrivals outrun its cap: in each of the last batches the rows arriving
+ * (latest-offset growth) exceed what the cap admits per interval by 8 % or more, and the offsets
+ * behind rise through the window. The rates say it long before the backlog is large when batches
+ * are short (a 2 s back-to-back query loses a fraction of a second per batch).
+ */
+function admissionEvidence(ctx: DetectorContext): boolean {
+  const { analysis } = ctx;
+  const cap = analysis.cappedRows;
+  if (cap === null || analysis.cappedSource !== null || ctx.features.length < ADMISSION_WINDOW + 1) return false;
+  if (runLength(ctx) < ADMISSION_WINDOW + 2) return false;
+  const recent = ctx.features.slice(-ADMISSION_WINDOW - 1);
+  const behind: number[] = [];
+  for (let i = 1; i < recent.length; i += 1) {
+    const f = recent[i]!;
+    if (f.arrival === null || f.kafkaBehind === null || f.restart) return false;
+    const intervalSec = Math.max(analysis.triggerMs, f.t - recent[i - 1]!.t) / 1000;
+    if (!(intervalSec > 0) || f.arrival < 1.08 * (f.rows / intervalSec)) return false;
+    behind.push(f.kafkaBehind);
+  }
+  return behind[behind.length - 1]! > behind[0]! && mannKendallS(behind) >= mannKendallCritical(behind.length);
+}
 
 /** Batches since the current run started (as far as the ring remembers). */
 function runLength(ctx: DetectorContext): number {
