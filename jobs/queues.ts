@@ -20,15 +20,19 @@ export interface QueueSettings {
 /** Name of the backoff `cappedBackoff` computes (a custom BullMQ backoff type). */
 export const CAPPED_BACKOFF = 'capped-exponential';
 
-/** Longest wait between two attempts of a capped-backoff job. */
-export const BACKOFF_CAP_MS = 300_000;
+/** The same, capped at 5 seconds (detect: never blocks a query's detection for long). */
+export const CAPPED_BACKOFF_FAST = 'capped-exponential-fast';
+
+/** Longest wait between two attempts of a capped-backoff job, per backoff type. */
+export const BACKOFF_CAP_MS: Record<string, number> = { [CAPPED_BACKOFF]: 300_000, [CAPPED_BACKOFF_FAST]: 5_000 };
 
 /**
- * The workers' custom backoff: `delay` doubling per attempt, capped at 5 minutes, ±30 % jitter (so a
- * burst of failed jobs does not retry in step). `random` is injectable for tests.
+ * The workers' custom backoff: `delay` doubling per attempt, capped (5 minutes, or 5 seconds for the
+ * fast type), ±30 % jitter (so a burst of failed jobs does not retry in step). `random` is
+ * injectable for tests.
  */
-export function cappedBackoff(attemptsMade: number, delayMs: number, random: () => number = Math.random): number {
-  const base = Math.min(delayMs * 2 ** Math.max(0, attemptsMade - 1), BACKOFF_CAP_MS);
+export function cappedBackoff(attemptsMade: number, delayMs: number, random: () => number = Math.random, capMs = BACKOFF_CAP_MS[CAPPED_BACKOFF]!): number {
+  const base = Math.min(delayMs * 2 ** Math.max(0, attemptsMade - 1), capMs);
   return Math.round(base * (1 + (random() * 2 - 1) * 0.3));
 }
 
@@ -38,8 +42,10 @@ const KEEP = { removeOnComplete: { count: 200, age: 3600 }, removeOnFail: { coun
 export const DEFAULT_JOB_OPTIONS: Record<keyof typeof QUEUE, JobsOptions> = {
   // A poll that fails is replaced by the next tick; one quick retry covers a blip.
   poll: { ...KEEP, attempts: 2, backoff: { type: 'fixed', delay: 1000 } },
-  // Conflicts (two runs on one query) and Redis blips retry fast.
-  detect: { ...KEEP, attempts: 20, backoff: { type: 'exponential', delay: 100, jitter: 0.5 } },
+  // Conflicts (two runs on one query) and Redis blips retry fast, and never wait long: a detect job in
+  // backoff holds the query's one pending detect (deduplication), so plain doubling (up to 7 h) blocked
+  // detection for hours. 100 ms doubling capped at 5 s: 20 attempts ≈ 70 s in all.
+  detect: { ...KEEP, attempts: 20, backoff: { type: CAPPED_BACKOFF_FAST, delay: 100 } },
   // Slack outages: keep trying for about an hour before giving up (1 s doubling, capped at 5 min:
   // 19 retries ≈ 58 min; see cappedBackoff). Permanent refusals fail at once (workers.ts).
   notify: { ...KEEP, attempts: 20, backoff: { type: CAPPED_BACKOFF, delay: 1000 } },

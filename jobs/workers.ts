@@ -14,7 +14,7 @@ import { ChannelBusyError, MessageBusyError } from './message-poster.js';
 import { createNotifyProcessor, type NotifyDeps } from './notify-processor.js';
 import { createPollProcessor, type PollDeps } from './poll-processor.js';
 import { QUEUE } from './queue-names.js';
-import { CAPPED_BACKOFF, cappedBackoff } from './queues.js';
+import { BACKOFF_CAP_MS, cappedBackoff } from './queues.js';
 import { SlackRateLimitedError } from './slack-chat.js';
 
 export interface WorkerSettings {
@@ -110,7 +110,8 @@ export function createPipelineWorkers(deps: PipelineDeps, settings: WorkerSettin
     maxStalledCount: 3,
     settings: { backoffStrategy: (attemptsMade: number, type?: string, _err?: Error, job?: { opts?: { backoff?: unknown } }) => {
       const delay = Number((job?.opts?.backoff as { delay?: number } | undefined)?.delay ?? 1000);
-      return type === CAPPED_BACKOFF ? cappedBackoff(attemptsMade, delay) : -1;
+      const cap = type ? BACKOFF_CAP_MS[type] : undefined;
+      return cap !== undefined ? cappedBackoff(attemptsMade, delay, Math.random, cap) : -1;
     } },
   };
   const wanted = new Set(settings.queues ?? (Object.keys(QUEUE) as (keyof typeof QUEUE)[]));

@@ -1,10 +1,11 @@
 /**
  * Notify gives up in about an hour, not months, and does not retry what cannot succeed (issue 11,
  * item 6): a permanent Slack refusal (channel_not_found, is_archived, invalid_blocks…) fails the job
- * at once as a BullMQ UnrecoverableError. Real worker, real Redis, the local Slack over HTTP.
+ * at once as a BullMQ UnrecoverableError. A detect job in backoff (it holds its query's one pending
+ * detect) waits seconds, not hours. Real worker, real Redis, the local Slack over HTTP.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { cappedBackoff, CAPPED_BACKOFF, DEFAULT_JOB_OPTIONS } from '../../jobs/queues.js';
+import { BACKOFF_CAP_MS, cappedBackoff, DEFAULT_JOB_OPTIONS } from '../../jobs/queues.js';
 import { WebClientChat } from '../../jobs/slack-chat.js';
 import { startWorker, type WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
 import { startLocalSlack, type LocalSlack } from '../../src/standins/slack/index.js';
@@ -23,16 +24,19 @@ afterEach(async () => {
   runtime = slack = prefix = undefined;
 });
 
-/** Total wait across every retry of a job with these options, as BullMQ computes it (`random` fixes the jitter). */
-function totalRetryMs(random: number): number {
-  const { attempts = 1, backoff } = DEFAULT_JOB_OPTIONS.notify;
+/** Every wait between retries of a queue's jobs, as BullMQ computes it (`random` fixes the jitter). */
+function retryWaits(queue: keyof typeof DEFAULT_JOB_OPTIONS, random: number): number[] {
+  const { attempts = 1, backoff } = DEFAULT_JOB_OPTIONS[queue];
   const { type, delay = 0 } = backoff as { type: string; delay?: number };
-  let total = 0;
+  const waits: number[] = [];
   for (let made = 1; made < attempts; made++) {
-    total += type === CAPPED_BACKOFF ? cappedBackoff(made, delay, () => random) : type === 'exponential' ? 2 ** (made - 1) * delay : delay;
+    const cap = BACKOFF_CAP_MS[type];
+    waits.push(cap !== undefined ? cappedBackoff(made, delay, () => random, cap) : type === 'exponential' ? 2 ** (made - 1) * delay : delay);
   }
-  return total;
+  return waits;
 }
+
+const totalRetryMs = (random: number) => retryWaits('notify', random).reduce((a, b) => a + b, 0);
 
 describe('notify retries', () => {
   it('give up after about an hour of a Slack outage, each wait at most about 5 minutes', () => {
@@ -41,6 +45,12 @@ describe('notify retries', () => {
     expect(totalRetryMs(0) / 60_000).toBeGreaterThan(40); // jitter at its lowest
     expect(totalRetryMs(1) / 60_000).toBeLessThan(90); // and at its highest
     expect(cappedBackoff(30, 1000, () => 0.5)).toBe(300_000);
+  });
+
+  it('a detect job in backoff never holds the query’s detection for long (≤ ~5 s a wait, ~1 min in all)', () => {
+    const waits = retryWaits('detect', 1);
+    expect(Math.max(...waits)).toBeLessThanOrEqual(6500);
+    expect(waits.reduce((a, b) => a + b, 0)).toBeLessThan(2 * 60_000);
   });
 
   it('a permanent Slack refusal (channel_not_found) fails the job at once, saying why', async () => {
