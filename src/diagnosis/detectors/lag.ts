@@ -60,6 +60,12 @@ export function detectLag(ctx: DetectorContext): Finding {
     const judged = judgeAftermath(ctx, ctx.disruption);
     if (judged) return judged;
   }
+  const saturatedMs = saturation(ctx);
+  if (saturatedMs !== null && saturatedMs >= TUNING.catchUpBudgetSec * 1000) {
+    const result = finding(ctx, 'fire', { base: windowBase, band: windowBase });
+    result.summary = `Every batch for the last ${fmt.ms(saturatedMs)} has read exactly the admission cap (${fmt.count(ctx.analysis.cappedRows!)} rows): more than the cap waits at each trigger. This source reports no backlog, so how far behind is unknown`;
+    return result;
+  }
   const trend =
     (trendEvidence(ctx, values, windowBase, minAbs) ||
       creepEvidence(ctx) ||
@@ -288,6 +294,32 @@ function driftEvidence(ctx: DetectorContext, minAbs: number): boolean {
 }
 
 const DRIFT_WINDOW = 24;
+
+/**
+ * With no backlog figure at all (no latest offsets, no source metrics: Spark 2.x/3.0-era
+ * reports), a capped query that reads exactly its cap in every batch has more than the cap waiting
+ * at each trigger. A burst does that too while it drains, so only a saturation that outlasts the
+ * catch-up budget counts. Returns how long the cap has bound (ms), or null.
+ */
+function saturation(ctx: DetectorContext): number | null {
+  const { analysis, features } = ctx;
+  const cap = analysis.cappedRows;
+  if (analysis.signal !== 'duration' || cap === null || cap <= 0) return null;
+  // A cap reads its count exactly (rounded over partitions); steady uncapped input only nearly.
+  const tolerance = Math.max(2, cap * 0.0002);
+  let first = -1;
+  for (let i = features.length - 1; i >= 0; i -= 1) {
+    const f = features[i]!;
+    if (Math.abs(f.rows - cap) > tolerance) break;
+    first = i;
+    if (f.restart) break;
+  }
+  if (first < 0 || features.length - first < 8) return null;
+  // The cap must once have left room (batches reading less): otherwise nothing says it binds now
+  // more than it always did, and a ring full of cap reads may simply be a query sized at its cap.
+  if (first === 0) return null;
+  return ctx.latest.t + ctx.latest.d - features[first]!.t;
+}
 
 /** Batches the admission evidence looks at. */
 const ADMISSION_WINDOW = 6;
