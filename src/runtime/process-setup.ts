@@ -10,6 +10,7 @@ import type { RoutingDefaults } from '../store/types.js';
 import { buildWatchRuntime } from './watch-sources.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import type { SourceRegistry } from '../../jobs/progress-source.js';
+import { checkRedisServer } from './redis-server-check.js';
 import { discoverRedis, type DiscoveredRedis } from './redis-discovery.js';
 import { readPipelineSettings, type PipelineSettings } from './process-settings.js';
 
@@ -99,6 +100,11 @@ export async function setupProcess(options: SetupOptions): Promise<ProcessSetup>
   if (problems.length > 0) throw new ProcessSetupError(problems);
   const logger = createLogger({ name: options.name, level: env.logLevel });
   const redis = await discoverRedis({ env: envVars, ...(options.allowPrivateRedis ? {} : { redisServer: null }) });
+  const serverProblems = await checkRedisServer(redis.url);
+  if (serverProblems.length > 0) {
+    await redis.close();
+    throw new ProcessSetupError(serverProblems);
+  }
   return { env, settings, logger, redis };
 }
 

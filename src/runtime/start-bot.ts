@@ -18,6 +18,7 @@ import { startAll, type AllRuntime } from './pipeline-runtime.js';
 import { loadWatchSetup, ProcessSetupError } from './process-setup.js';
 import { readPipelineSettings } from './process-settings.js';
 import { discoverRedis, type DiscoveredRedis } from './redis-discovery.js';
+import { checkRedisServer } from './redis-server-check.js';
 
 export interface StartBotOverrides {
   /** Clock of the engine, incidents, Slack renderers and sources. @defaultValue Date.now */
@@ -57,6 +58,11 @@ export async function startBot(envVars: NodeJS.ProcessEnv, overrides: StartBotOv
 
   const redis = overrides.redis ?? (await discoverRedis({ env: envVars }));
   const ownsRedis = !overrides.redis;
+  const serverProblems = await checkRedisServer(redis.url);
+  if (serverProblems.length > 0) {
+    if (ownsRedis) await redis.close();
+    throw new ProcessSetupError(serverProblems);
+  }
   const host = overrides.host ?? '0.0.0.0';
   const port = overrides.port ?? env.port;
   const slackApiUrl = env.slack.apiUrl ?? undefined;
