@@ -117,9 +117,11 @@ function judgeAftermath(ctx: DetectorContext, disruption: Disruption): Finding |
   const result = aftermathFinding({ ...ctx, features: withoutDisruption(ctx.features, disruption) }, info, behind, eta, elapsedSec);
   // Normal is what the signal read before the disruption; the memo keeps the disruption for the
   // incident's later updates.
-  const before = analysis.series.filter((v, i) => Number.isFinite(v) && ctx.features[i]!.t < disruption.batchT).slice(-8);
+  const before = analysis.series.filter((v, i) => Number.isFinite(v) && ctx.features[i]!.t < disruption.batchT).slice(-16);
+  const cap = (v: number) => (isTime ? Math.min(v, TUNING.lagLevelSec / 2) : v);
   result.memo = {
-    base: before.length > 0 ? (isTime ? Math.min(median(before), TUNING.lagLevelSec / 2) : median(before)) : 0,
+    base: before.length > 0 ? cap(median(before)) : 0,
+    band: before.length > 0 ? cap(quantile(before, 0.9)) : 0,
     aftermath: disruption.what === 'stall' ? 1 : 2,
     aftermathStartMs: disruption.startMs,
     aftermathDurationMs: info.durationMs,
@@ -305,6 +307,8 @@ function saturation(ctx: DetectorContext): number | null {
   const { analysis, features } = ctx;
   const cap = analysis.cappedRows;
   if (analysis.signal !== 'duration' || cap === null || cap <= 0) return null;
+  const l = ctx.latest;
+  if (l.kafkaBehind !== null || l.filesOutstanding !== null || l.bytesOutstanding !== null || l.msBehind !== null) return null;
   // A cap reads its count exactly (rounded over partitions); steady uncapped input only nearly.
   const tolerance = Math.max(2, cap * 0.0002);
   let first = -1;

@@ -73,6 +73,21 @@ export interface DrawScore {
 
 const incidentKey = (i: Incident): string => `${i.kind}|${i.openedAt}|${i.openedAtBatchId ?? ''}`;
 
+/** Each time an incident came back within its cool-down, as an opening at that report. */
+function relapses(changes: RandomQueryRun['changes']): Opening[] {
+  const out: Opening[] = [];
+  const seen = new Map<string, number>();
+  for (const { index, atMs, change } of changes) {
+    const n = change.incident.relapses ?? 0;
+    const key = incidentKey(change.incident);
+    if (n > (seen.get(key) ?? 0)) {
+      seen.set(key, n);
+      out.push({ kind: change.incident.kind, index, atMs, latest: change.incident, topCause: change.incident.causes[0]?.code ?? null });
+    }
+  }
+  return out;
+}
+
 export function scoreRandom(sim: SimulatedRandom, runs: RandomQueryRun[]): DrawScore {
   const episodes: EpisodeScore[] = [];
   const stalls: StallScore[] = [];
@@ -86,7 +101,9 @@ export function scoreRandom(sim: SimulatedRandom, runs: RandomQueryRun[]): DrawS
     const run = runs[query]!;
     parseErrors += run.parseErrors.length;
     queryMs += q.nowMs - sim.scenario.startMs;
-    const opened = openings(run.changes);
+    // A relapse re-opens a resolved incident (same id, same Slack message, a line in its thread):
+    // the channel hears it as an opening, so it counts as one where it happens.
+    const opened = [...openings(run.changes), ...relapses(run.changes)].sort((a, b) => a.index - b.index);
     const claimed = new Set<Opening>();
     const lagLabels = q.labels.filter((l): l is LagLabel => l.kind === 'lag');
     const inEpisode = (o: Opening, l: LagLabel) => o.index >= l.earliestIndex && o.atMs <= l.endMs + AFTERMATH_MS;
@@ -112,7 +129,7 @@ export function scoreRandom(sim: SimulatedRandom, runs: RandomQueryRun[]): DrawS
         late: !found && first !== null,
         delayReports: first ? first.index - label.onsetIndex : null,
         delayMin: first ? (first.atMs - label.onsetMs) / 60_000 : null,
-        incidents: mine.length,
+        incidents: new Set(mine.map((o) => incidentKey(o.latest))).size,
         resolutionDelayReports,
         unresolved,
         staticDelayReports: staticIndex >= 0 ? staticIndex - label.onsetIndex : null,
