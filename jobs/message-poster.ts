@@ -47,7 +47,7 @@ export interface MessagePosterOptions {
    * @defaultValue 1000
    */
   channelIntervalMs?: number;
-  /** Lock lifetime; longer than one Slack call with its timeout. @defaultValue 15000 */
+  /** Lock lifetime, renewed every third of it while the job works. @defaultValue 15000 */
   lockMs?: number;
   /** How long message refs are kept. @defaultValue 30 days */
   refTtlMs?: number;
@@ -64,6 +64,12 @@ export interface PostResult {
 
 const RELEASE = new LuaScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`);
+
+// Extends the lock only while this job still holds it.
+const EXTEND = new LuaScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 0
 `);
 
@@ -136,6 +142,12 @@ export class MessagePoster {
     const token = randomUUID();
     const locked = await this.redis.set(lockKey, token, 'PX', this.lockMs, 'NX');
     if (!locked) throw new MessageBusyError(key);
+    // Kept alive while this job works: a slow history lookup or post must not let the lock lapse
+    // (another job would then find the claim, miss the message still on its way, and post again).
+    const keepAlive = setInterval(() => {
+      EXTEND.run(this.redis, [lockKey], [token, this.lockMs]).catch(() => undefined);
+    }, Math.max(50, Math.floor(this.lockMs / 3)));
+    keepAlive.unref();
     try {
       const refKey = this.keys.messageRef(channel, key);
       const claimKey = this.keys.messageClaim(channel, key);
@@ -179,6 +191,7 @@ export class MessagePoster {
       await this.redis.multi().set(refKey, posted.ts, 'PX', this.refTtlMs).del(claimKey).exec();
       return { ts: posted.ts, action: 'posted' };
     } finally {
+      clearInterval(keepAlive);
       await RELEASE.run(this.redis, [lockKey], [token]).catch(() => undefined);
     }
   }

@@ -105,3 +105,23 @@ describe('an interrupted first post', () => {
     expect(slack!.messages(PAYMENTS)).toHaveLength(1);
   });
 });
+
+describe('the poster lock', () => {
+  it('stays held through a slow post, so a second job cannot post the same message again', async () => {
+    const { keys, chat, redis: r } = await setup();
+    // Slack takes far longer than the lock's lifetime to answer the first post.
+    const slow = Object.create(chat) as WebClientChat;
+    slow.postMessage = async (message) => {
+      await new Promise((resolve) => setTimeout(resolve, 1200));
+      return chat.postMessage(message);
+    };
+    const first = new MessagePoster({ redis: r, keys, chat: slow, channelIntervalMs: 0, lockMs: 300 });
+    const second = new MessagePoster({ redis: r, keys, chat, channelIntervalMs: 0, lockMs: 300 });
+    const posting = first.postOrUpdate(PAYMENTS, 'inc-4', render);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const racing = await second.postOrUpdate(PAYMENTS, 'inc-4', render).catch((err: unknown) => err);
+    expect((racing as { code?: string }).code).toBe('streamdoctor_message_busy');
+    expect((await posting).action).toBe('posted');
+    expect(slack!.messages(PAYMENTS)).toHaveLength(1);
+  });
+});
