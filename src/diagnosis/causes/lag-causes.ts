@@ -75,11 +75,27 @@ function intervalSec(ctx: DetectorContext): number {
   return (Number.isFinite(gap) && gap > 0 ? gap : analysis.cadenceMs) / 1000;
 }
 
+/** Rows/s arrived over a window of Kafka batches: rows read after the first + growth of the offsets behind, over the time between batch ends. */
+function arrivalFromBacklog(window: readonly DetectorContext['latest'][]): number | null {
+  if (window.length < 3 || window.some((f) => f.kafkaBehind === null || f.restart)) return null;
+  const first = window[0]!;
+  const last = window[window.length - 1]!;
+  const spanSec = (last.t + last.d - (first.t + first.d)) / 1000;
+  let rows = 0;
+  for (let i = 1; i < window.length; i += 1) rows += window[i]!.rows;
+  const arrived = rows + last.kafkaBehind! - first.kafkaBehind!;
+  return spanSec > 0 && arrived > 0 ? arrived / spanSec : null;
+}
+
 function rateLimitTooLow(ctx: DetectorContext): Explained | null {
   const { analysis, facts, latest } = ctx;
   const cap = analysis.cappedRows;
   // With several Kafka sources the cap binds one of them: compare it with that source's arrivals.
-  const arrival = analysis.cappedSource ? analysis.cappedSource.arrival : analysis.arrivalRate;
+  // With one, the backlog's growth plus what was read is what arrived, exactly, while the latest-
+  // offset estimate still smooths over the batches before a step.
+  const estimate = analysis.cappedSource ? analysis.cappedSource.arrival : analysis.arrivalRate;
+  const fromBacklog = analysis.cappedSource ? null : arrivalFromBacklog(ctx.features.slice(-5));
+  const arrival = estimate === null ? fromBacklog : Math.max(estimate, fromBacklog ?? 0);
   if (cap === null) return null;
   const interval = intervalSec(ctx);
   if (analysis.signal === 'files' || analysis.signal === 'bytes') return fileCapTooLow(ctx, cap, interval);

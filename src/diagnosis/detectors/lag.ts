@@ -326,29 +326,28 @@ function saturation(ctx: DetectorContext): number | null {
 }
 
 /** Batches the admission evidence looks at. */
-const ADMISSION_WINDOW = 6;
+const ADMISSION_WINDOW = 5;
 
 /**
- * A capped Kafka query whose arrivals outrun its cap: in each of the last batches the rows arriving
- * (latest-offset growth) exceed what the cap admits per interval by 8 % or more, and the offsets
- * behind rise through the window. The rates say it long before the backlog is large when batches
- * are short (a 2 s back-to-back query loses a fraction of a second per batch).
+ * A capped Kafka query whose arrivals outrun its cap: each of the last batches read the cap, and
+ * the offsets behind rose at every one of them by 5 % of the cap or more on the whole. With the cap
+ * binding, what arrives beyond it is exactly that growth, so this needs no arrival estimate (which
+ * lags a step by its smoothing window), and it says so long before the backlog is large when
+ * batches are short (a 2 s back-to-back query loses a fraction of a second per batch).
  */
 function admissionEvidence(ctx: DetectorContext): boolean {
   const { analysis } = ctx;
   const cap = analysis.cappedRows;
-  if (cap === null || analysis.cappedSource !== null || ctx.features.length < ADMISSION_WINDOW + 1) return false;
+  if (cap === null || analysis.cappedSource !== null || ctx.features.length < ADMISSION_WINDOW) return false;
   if (runLength(ctx) < ADMISSION_WINDOW + 2) return false;
-  const recent = ctx.features.slice(-ADMISSION_WINDOW - 1);
-  const behind: number[] = [];
-  for (let i = 1; i < recent.length; i += 1) {
-    const f = recent[i]!;
-    if (f.arrival === null || f.kafkaBehind === null || f.restart) return false;
-    const intervalSec = Math.max(analysis.triggerMs, f.t - recent[i - 1]!.t) / 1000;
-    if (!(intervalSec > 0) || f.arrival < 1.08 * (f.rows / intervalSec)) return false;
-    behind.push(f.kafkaBehind);
+  const recent = ctx.features.slice(-ADMISSION_WINDOW);
+  let previous: number | null = null;
+  for (const f of recent) {
+    if (f.kafkaBehind === null || f.restart || Math.abs(f.rows - cap) > 0.01 * cap) return false;
+    if (previous !== null && f.kafkaBehind <= previous) return false;
+    previous = f.kafkaBehind;
   }
-  return behind[behind.length - 1]! > behind[0]! && mannKendallS(behind) >= mannKendallCritical(behind.length);
+  return recent[recent.length - 1]!.kafkaBehind! - recent[0]!.kafkaBehind! >= 0.05 * cap * (ADMISSION_WINDOW - 1);
 }
 
 /** Batches since the current run started (as far as the ring remembers). */

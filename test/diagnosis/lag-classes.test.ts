@@ -1,0 +1,238 @@
+/**
+ * The six ways lag detection failed on progress it was not tuned on, each rebuilt from a generated
+ * stream (the simulator, printed exactly as Spark does) rather than copied from any log:
+ * 1. uncapped Kafka whose backlog figures read 0, and latest = end offsets with the backlog only in
+ *    the metrics; 2. reports with no source metrics and no latestOffset; 3. a slow creep with noisy
+ *    input; 4. capacity lost for a while, then back; 5. several queries interleaved in one log;
+ *    6. the aftermath of a stall.
+ */
+import { describe, expect, it } from 'vitest';
+import { QueryTracker } from '../../src/diagnosis/query-tracker.js';
+import type { IncidentChange } from '../../src/diagnosis/types.js';
+import { parseProgress } from '../../src/progress/parse-progress.js';
+import {
+  DEFAULT_START_MS,
+  StreamSimulator,
+  constantRate,
+  sinusoidalRate,
+  steppedRate,
+  type SimulatedBatch,
+  type StreamSpec,
+} from '../../src/simulator/index.js';
+
+const START = DEFAULT_START_MS;
+const MIN = 60_000;
+const cluster = { rowsPerSecPerCore: 2_500, cores: 8, overheadMs: 600 }; // 20,000 rows/s
+
+interface Run {
+  batches: SimulatedBatch[];
+  changes: (IncidentChange & { index: number })[];
+  tracker: QueryTracker;
+}
+
+/** Feeds a simulated stream through parser and tracker, ticking every minute through silences. */
+function run(spec: StreamSpec, reports: number, options = {}, seed = 3): Run {
+  const sim = new StreamSimulator(spec, { startMs: START, seed });
+  const tracker = QueryTracker.create('q', spec.name ?? null, options);
+  const batches: SimulatedBatch[] = [];
+  const changes: Run['changes'] = [];
+  let lastEnd = START;
+  for (let index = 0; index < reports; index += 1) {
+    const batch = sim.next();
+    batches.push(batch);
+    for (let at = lastEnd + MIN; at < batch.endMs; at += MIN) {
+      for (const change of tracker.tick(at)) changes.push({ ...change, index });
+    }
+    const parsed = parseProgress(JSON.parse(batch.json));
+    if (!parsed.ok) throw new Error(parsed.error);
+    for (const change of [...tracker.observe(parsed.progress), ...tracker.tick(batch.endMs)]) changes.push({ ...change, index });
+    lastEnd = batch.endMs;
+  }
+  return { batches, changes, tracker };
+}
+
+const openedLag = (r: Run) => r.changes.filter((c) => c.type === 'opened' && c.incident.kind === 'lag');
+
+/** First report at or after `changeMs` whose true time behind exceeds everything before it. */
+function onsetIndex(batches: SimulatedBatch[], changeMs: number): number {
+  const change = batches.findIndex((b) => b.truth.startMs >= changeMs);
+  const healthy = Math.max(0, ...batches.slice(0, change).map((b) => b.truth.timeBehindSec));
+  return batches.findIndex((b, i) => i >= change && b.truth.timeBehindSec > healthy);
+}
+
+describe('lag on progress the engine was not tuned on', () => {
+  it('1a. uncapped Kafka reading 0 behind: opens within 8 batches and says time behind is the growing batch duration', () => {
+    const r = run(
+      {
+        name: 'clicks',
+        arrival: steppedRate(12_000, [{ atMs: START + 30 * MIN, rowsPerSec: 22_400 }]),
+        processing: cluster,
+        triggerMs: 10_000,
+        source: { kind: 'kafka', partitions: 16 },
+        platform: 'spark-3.5',
+      },
+      215,
+    );
+    const onset = onsetIndex(r.batches, START + 30 * MIN);
+    const lag = openedLag(r);
+    expect(lag).toHaveLength(1);
+    expect(lag[0]!.index - onset).toBeLessThanOrEqual(8);
+    expect(lag[0]!.incident.summary).toMatch(/time behind ≈ the last batch's duration, [\dms ]+, growing \d+% per batch against a 10s trigger/);
+    expect(lag[0]!.incident.summary).toMatch(/backlog reads 0/);
+  });
+
+  it('1b. latestOffset printed equal to endOffset, the backlog only in the metrics: a capped query falling behind opens', () => {
+    const r = run(
+      {
+        name: 'payments',
+        arrival: steppedRate(8_000, [{ atMs: START + 30 * MIN, rowsPerSec: 13_000 }]),
+        processing: cluster,
+        triggerMs: 30_000,
+        source: { kind: 'kafka', partitions: 16, maxOffsetsPerTrigger: 330_000, latestOffsetAsEnd: true },
+        platform: 'dbr-17.0',
+      },
+      110,
+    );
+    const onset = onsetIndex(r.batches, START + 30 * MIN);
+    const lag = openedLag(r);
+    expect(lag).toHaveLength(1);
+    expect(lag[0]!.index - onset).toBeLessThanOrEqual(8);
+    expect(lag[0]!.incident.causes[0]!.code).toBe('rate_limit_too_low');
+  });
+
+  it('2. reports with no source metrics and no latestOffset (Spark 3.0 era): a 12 % overload opens within 8 batches', () => {
+    const r = run(
+      {
+        name: 'events_v1',
+        arrival: steppedRate(10_000, [{ atMs: START + 30 * MIN, rowsPerSec: 22_400 }]),
+        processing: cluster,
+        triggerMs: 15_000,
+        source: { kind: 'kafka', partitions: 16 },
+        platform: 'spark-3.0',
+      },
+      150,
+    );
+    expect(JSON.parse(r.batches[50]!.json).sources[0]).not.toHaveProperty('latestOffset');
+    const onset = onsetIndex(r.batches, START + 30 * MIN);
+    const lag = openedLag(r);
+    expect(lag).toHaveLength(1);
+    expect(lag[0]!.index - onset).toBeLessThanOrEqual(8);
+    expect(lag[0]!.incident.summary).toMatch(/time behind ≈ the last batch's duration/);
+  });
+
+  it('3. a slow creep with noisy input is one incident, however often the backlog dips', () => {
+    // Arrivals swing ±20 % every 6 minutes around 1.04× capacity: the backlog grows on the whole,
+    // and drains for a few batches in every trough.
+    const r = run(
+      {
+        name: 'sensors',
+        arrival: (t) => (t < START + 30 * MIN ? 14_000 : sinusoidalRate(20_800, 0.2, 6 * MIN)(t)),
+        arrivalNoise: 0.1,
+        processing: cluster,
+        triggerMs: 30_000,
+        source: { kind: 'kafka', partitions: 16, maxOffsetsPerTrigger: 624_000 },
+      },
+      300,
+    );
+    const lag = openedLag(r);
+    expect(lag).toHaveLength(1);
+    const resolvedBeforeEnd = r.changes.filter((c) => c.type === 'resolved' && c.incident.kind === 'lag');
+    const relapses = r.changes.filter((c) => c.type === 'updated' && (c.incident.relapses ?? 0) > 0);
+    // Whatever happened in between, the channel hears of one incident, open at the end.
+    expect(resolvedBeforeEnd.length).toBe(relapses.length);
+    expect(r.tracker.report().incidents.filter((i) => i.kind === 'lag')).toHaveLength(1);
+  });
+
+  it('4. capacity lost for a while, then back: one incident, found in time, resolved within a few batches of recovery', () => {
+    const r = run(
+      {
+        name: 'orders',
+        arrival: constantRate(12_000),
+        processing: cluster,
+        triggerMs: 10_000,
+        source: { kind: 'kafka', partitions: 16 },
+        events: [
+          { type: 'change', atBatch: 60, rowsPerSecPerCore: 1_300 }, // 10,400 rows/s: 15 % short
+          { type: 'change', atBatch: 110, rowsPerSecPerCore: 2_500 },
+        ],
+      },
+      260,
+    );
+    const onset = onsetIndex(r.batches, r.batches[60]!.truth.startMs);
+    const lag = openedLag(r);
+    expect(lag).toHaveLength(1);
+    expect(lag[0]!.index - onset).toBeLessThanOrEqual(8);
+    const healthy = Math.max(...r.batches.slice(0, 60).map((b) => b.truth.timeBehindSec));
+    const recovered = r.batches.findIndex((b, i) => i > 110 && r.batches.slice(i).every((x) => x.truth.timeBehindSec <= healthy * 1.5 + 1));
+    const resolved = r.changes.filter((c) => c.type === 'resolved' && c.incident.kind === 'lag');
+    expect(resolved).toHaveLength(1);
+    expect(resolved[0]!.index - recovered).toBeLessThanOrEqual(12);
+  });
+
+  it('5. several queries interleaved in one log: the lagging one opens within 8 batches of its onset', () => {
+    const ids = ['00000000-0000-4000-8000-00000000000a', '00000000-0000-4000-8000-00000000000b', '00000000-0000-4000-8000-00000000000c'];
+    const specs: StreamSpec[] = [
+      {
+        id: ids[0],
+        name: 'audit',
+        arrival: steppedRate(9_000, [{ atMs: START + 20 * MIN, rowsPerSec: 15_900 }]),
+        processing: cluster,
+        triggerMs: 0, // back to back, capped: the backlog grows a fraction of a second per batch
+        source: { kind: 'kafka', partitions: 8, maxOffsetsPerTrigger: 28_000 },
+        platform: 'spark-3.5',
+      },
+      { id: ids[1], name: 'fast', arrival: constantRate(3_000), processing: cluster, triggerMs: 1_000, source: { kind: 'kafka', partitions: 8 }, platform: 'spark-3.5' },
+      { id: ids[2], name: 'slow', arrival: constantRate(9_000), processing: cluster, triggerMs: 60_000, source: { kind: 'kafka', partitions: 8 }, platform: 'spark-3.5' },
+    ];
+    const streams = specs.map((spec, i) => {
+      const sim = new StreamSimulator(spec, { startMs: START, seed: 20 + i });
+      const batches: SimulatedBatch[] = [];
+      while (batches.length === 0 || batches[batches.length - 1]!.endMs < START + 40 * MIN) batches.push(sim.next());
+      return batches;
+    });
+    const log = streams.flatMap((batches, q) => batches.map((batch, index) => ({ q, index, batch }))).sort((a, b) => a.batch.endMs - b.batch.endMs);
+    const trackers = new Map<string, QueryTracker>();
+    let opened: { q: number; index: number } | null = null;
+    for (const { q, index, batch } of log) {
+      const parsed = parseProgress(JSON.parse(batch.json));
+      if (!parsed.ok) throw new Error(parsed.error);
+      const p = parsed.progress;
+      const tracker = trackers.get(p.id) ?? QueryTracker.create(p.id, p.name);
+      trackers.set(p.id, tracker);
+      for (const change of tracker.observe(p)) {
+        if (change.type === 'opened' && change.incident.kind === 'lag') {
+          expect(q).toBe(0);
+          opened ??= { q, index };
+        }
+      }
+    }
+    const onset = onsetIndex(streams[0]!, START + 20 * MIN);
+    expect(opened).not.toBeNull();
+    expect(opened!.index - onset).toBeLessThanOrEqual(8);
+  });
+
+  it('6. after a stall: catching up, with a drain estimate, no partition cause; a short one drains quietly', () => {
+    const spec = (stallMin: number): StreamSpec => ({
+      name: 'payments_silver',
+      arrival: constantRate(10_000),
+      processing: cluster,
+      triggerMs: 10_000,
+      source: { kind: 'kafka', partitions: 16 },
+      events: [{ type: 'stall', atBatch: 60, durationMs: stallMin * MIN }],
+    });
+    // 16 partitions on 32 cores: a partition cause is available, but nothing here is about partitions.
+    const long = run(spec(40), 160, { cores: 32 });
+    expect(long.changes.some((c) => c.type === 'opened' && c.incident.kind === 'stalled')).toBe(true);
+    const lag = openedLag(long);
+    expect(lag).toHaveLength(1);
+    const incident = lag[0]!.incident;
+    expect(incident.summary).toMatch(/^Catching up after a 40m [\ds]*stall \(a batch hung from \d\d:\d\d UTC, reported as stalled\): .* of data waiting, about .+ to drain at the recent processing rate/);
+    expect(incident.aftermath?.what).toBe('stall');
+    expect(incident.aftermath?.stallOpenedAt).toBeDefined();
+    expect(incident.causes[0]!.code).toBe('catching_up');
+    expect(incident.advice[0]!.text).toMatch(/hung for 40m/);
+    const short = run(spec(12), 140, { cores: 32 });
+    expect(short.changes.some((c) => c.type === 'opened' && c.incident.kind === 'stalled')).toBe(true);
+    expect(openedLag(short)).toHaveLength(0);
+  });
+});
