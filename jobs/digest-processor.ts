@@ -15,6 +15,7 @@ import type { RedisStore } from '../src/store/index.js';
 import type { RoutingDefaults, StreamRecord } from '../src/store/types.js';
 import { safeJobId } from './job-ids.js';
 import type { MessagePoster } from './message-poster.js';
+import { channelIdOf } from './notify-processor.js';
 import type { SlackChat } from './slack-chat.js';
 import { buildDigestContent } from '../src/slack/operations/post-digest.js';
 import type { DigestJobData } from './queue-names.js';
@@ -25,7 +26,7 @@ export interface DigestDeps {
   queues: PipelineQueues;
   poster: MessagePoster;
   /** Uploads the chart under the digest; without it digests go out without charts. */
-  chat?: Pick<SlackChat, 'uploadChart' | 'channelName'>;
+  chat?: Pick<SlackChat, 'uploadChart' | 'channelName' | 'channelId'>;
   metrics: PipelineMetrics;
   logger: Logger;
   routing?: RoutingDefaults;
@@ -77,7 +78,9 @@ export function createDigestProcessor(deps: DigestDeps) {
       // A scheduler job is created one period ahead as a delayed job: its fire time is timestamp + delay.
       const fireMs = job.timestamp ? job.timestamp + (job.delay ?? 0) : now();
       const day = data.day ?? dayIn(fireMs, timeZone);
-      const channels = [...(await streamsByChannel(deps.store, deps.routing)).keys()];
+      // One digest per channel, by id (a channel routed by id and by name gets one digest).
+      const targets = [...(await streamsByChannel(deps.store, deps.routing)).keys()];
+      const channels = [...new Set(await Promise.all(targets.map((target) => channelIdOf(deps, target))))];
       await deps.queues.digest.addBulk(
         channels.map((channel) => ({ name: 'channel', data: { kind: 'channel' as const, channel, day }, opts: { jobId: safeJobId('digest', channel, day) } })),
       );

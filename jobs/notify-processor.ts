@@ -17,6 +17,7 @@ import type { IncidentRecord, RoutingDefaults } from '../src/store/types.js';
 import { safeJobId } from './job-ids.js';
 import { MessageBusyError, type MessagePoster } from './message-poster.js';
 import type { NotifyRenderer } from './notify-renderer.js';
+import type { SlackChat } from './slack-chat.js';
 import type { NotifyJobData } from './queue-names.js';
 import type { PipelineQueues } from './queues.js';
 
@@ -29,6 +30,8 @@ export interface NotifyDeps {
   logger: Logger;
   /** Routing defaults from the watch file. */
   routing?: RoutingDefaults;
+  /** Turns a route written by name into the channel id (Slack needs ids to update and read). */
+  chat?: Pick<SlackChat, 'channelId'>;
   /**
    * Debounce of grouped-message renders: members joining within it land in one chat.update. Short,
    * because a member is only shown once it runs (it adds to that member's batch→Slack latency).
@@ -69,6 +72,16 @@ export function queueAlertRefresher(queues: PipelineQueues, now: () => number = 
 
 /** Slack after the silence ends: a margin so the job finds the silence key expired. */
 const SILENCE_END_MARGIN_MS = 250;
+
+/**
+ * The id of a route target (the watch file may name `#data-alerts`): every message of the incident
+ * then lives under the id, which chat.update, history and uploads need. Unknown names stay as
+ * written (the post reports channel_not_found); a lookup that fails is retried with the job.
+ */
+export async function channelIdOf(deps: { chat?: Pick<SlackChat, 'channelId'> }, target: string): Promise<string> {
+  if (!deps.chat?.channelId) return target;
+  return (await deps.chat.channelId(target)) ?? target;
+}
 
 /** Thrown from a render when the incident joined a storm group meanwhile: nothing is posted. */
 class JoinedGroupSignal extends Error {
@@ -167,7 +180,7 @@ export function createNotifyProcessor(deps: NotifyDeps) {
         await deps.store.incidents.markNotified(record.id, record.version);
         return 'unrouted';
       }
-      channel = await deps.store.incidents.assignChannel(record, routed, nowMs);
+      channel = await deps.store.incidents.assignChannel(record, await channelIdOf(deps, routed), nowMs);
     }
     const silence = await deps.store.silences.get(record.queryId);
     // A message recorded on the incident but unknown to the poster (its ref expired, or it was posted

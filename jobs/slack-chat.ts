@@ -25,6 +25,12 @@ export interface SlackChat {
    * `oldestMs`, or null.
    */
   findPosted(channel: string, key: string, oldestMs: number, threadTs?: string): Promise<string | null>;
+  /**
+   * The id of a route target: an id as is, a name (`#data-alerts`, as the watch file writes it) looked
+   * up (conversations.list), null when Slack knows no such channel. Slack takes a name only in
+   * chat.postMessage; updates, history and uploads need the id. Absent = targets are used as written.
+   */
+  channelId?(target: string): Promise<string | null>;
   /** The channel's name without `#` (conversations.info), or null; absent = digests show the id. */
   channelName?(channel: string): Promise<string | null>;
   /** Uploads the digest chart into a thread (files.uploadV2); absent = digests go without charts. */
@@ -144,6 +150,29 @@ export class WebClientChat implements SlackChat {
         metadata: { event_type: METADATA_EVENT_TYPE, event_payload: { key: message.key } },
       }),
     );
+  }
+
+  private directory: { byName: Map<string, string>; at: number } | null = null;
+
+  async channelId(target: string): Promise<string | null> {
+    if (/^[CGD][A-Z0-9]+$/.test(target)) return target;
+    const name = target.replace(/^#/, '').toLowerCase();
+    const fresh = this.directory && Date.now() - this.directory.at < 600_000;
+    // A name not in a fresh directory is looked up again at most once a minute (a new channel).
+    if (!fresh || (!this.directory!.byName.has(name) && Date.now() - this.directory!.at > 60_000)) {
+      const byName = new Map<string, string>();
+      let cursor: string | undefined;
+      for (let page = 0; page < 10; page++) {
+        const res = await this.call(() =>
+          this.client.conversations.list({ types: 'public_channel,private_channel', exclude_archived: true, limit: 1000, ...(cursor ? { cursor } : {}) }),
+        );
+        for (const c of res.channels ?? []) if (c.id && c.name) byName.set(c.name.toLowerCase(), c.id);
+        cursor = res.response_metadata?.next_cursor || undefined;
+        if (!cursor) break;
+      }
+      this.directory = { byName, at: Date.now() };
+    }
+    return this.directory!.byName.get(name) ?? null;
   }
 
   async channelName(channel: string): Promise<string | null> {

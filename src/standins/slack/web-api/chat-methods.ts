@@ -24,8 +24,8 @@ function threadTs(ctx: MethodContext, channel: string): string | undefined {
 }
 
 export const postMessage: MethodHandler = (ctx) => {
-  // chat:write.public reaches public channels the bot never joined.
-  const channel = requireChannel(ctx, 'channel', 'chat:write.public');
+  // chat:write.public reaches public channels the bot never joined; a channel name is accepted here only.
+  const channel = requireChannel(ctx, 'channel', 'chat:write.public', true);
   const content = messageContent(ctx.args, true);
   const thread = threadTs(ctx, channel.id);
   if (ctx.rateLimiter) {

@@ -42,14 +42,16 @@ export function botInChannel(channel: WorkspaceChannel, botUserId: string): bool
 }
 
 /**
- * Looks a channel up by id or #name; `channel_not_found` otherwise. A channel the bot is not in is
+ * Looks a channel up by id (or #name where Slack takes one: `acceptsName`); `channel_not_found` otherwise. A channel the bot is not in is
  * `not_in_channel`, unless it is public and `publicAccess` names the scope that reaches public
  * channels without joining (`chat:write.public` for posting, `channels:read` for conversations.info)
  * and the bot holds it.
  */
-export function requireChannel(ctx: MethodContext, key = 'channel', publicAccess?: string): WorkspaceChannel {
+export function requireChannel(ctx: MethodContext, key = 'channel', publicAccess?: string, acceptsName = false): WorkspaceChannel {
   const raw = stringArg(ctx.args[key]);
   if (!raw) throw new SlackMethodError('channel_not_found');
+  // Only chat.postMessage takes a channel name (`#data-alerts`); every other method needs its id.
+  if (!acceptsName && !/^[CGD][A-Z0-9]+$/.test(raw)) throw new SlackMethodError('channel_not_found');
   const channel = ctx.state.channel(raw);
   if (!channel) throw new SlackMethodError('channel_not_found');
   if (!botInChannel(channel, ctx.bot.userId)) {

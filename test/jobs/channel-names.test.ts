@@ -1,0 +1,69 @@
+/**
+ * Routes the watch file writes by channel name (`channel: "#data-alerts"`): Slack takes a name only in
+ * chat.postMessage, while chat.update, history and uploads need the channel id, so the alert must
+ * live under the id from its first post (issue 11: channel ids required where Slack requires them).
+ * Real Redis, the real notify worker, the local Slack (as strict as Slack about ids) over HTTP.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { WebClientChat } from '../../jobs/slack-chat.js';
+import { startWorker, type WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
+import { startLocalSlack, type LocalSlack } from '../../src/standins/slack/index.js';
+import { incidentIdOf } from '../../src/store/index.js';
+import { lagIncident } from '../store/fixtures.js';
+import type { IncidentChange } from '../../src/diagnosis/types.js';
+import { deletePrefix, REDIS_URL, silentLogger, uniquePrefix, unusedTrackers, waitFor } from '../pipeline/helpers/harness.js';
+
+let runtime: WorkerRuntime | undefined;
+let slack: LocalSlack | undefined;
+let prefix: string | undefined;
+const QID = '2b7c9d1e-3f4a-4b5c-8d6e-000000000901';
+
+afterEach(async () => {
+  await runtime?.close();
+  await slack?.close();
+  if (prefix) await deletePrefix(REDIS_URL, prefix);
+  runtime = slack = prefix = undefined;
+});
+
+async function change(rt: WorkerRuntime, type: IncidentChange['type'], incident: IncidentChange['incident']): Promise<void> {
+  const current = await rt.store.queries.loadForDetect(QID);
+  await rt.store.queries.commitDetect(QID, {
+    expectedVersion: current.stateVersion, state: {}, lastSeq: current.lastSeq, snapshot: null, health: type === 'resolved' ? 'ok' : 'warning', name: null,
+    lastRunId: null, lastBatchId: null, lastObservedAt: null, timeBehindSec: null,
+    changes: [{ type, queryId: QID, queryName: 'orders_enrich', incident }], nowMs: Date.now(),
+  });
+  const { drainOutbox } = await import('../../jobs/detect-processor.js');
+  await drainOutbox(rt.store, rt.queues, QID, Date.now());
+}
+
+describe('a route written by channel name', () => {
+  it('posts under the channel id, then updates in place and replies on resolve', async () => {
+    const p = uniquePrefix('names');
+    prefix = p.prefix;
+    slack = await startLocalSlack({ rateLimit: false });
+    const rt = (runtime = await startWorker({
+      redisUrl: REDIS_URL,
+      ...p,
+      logger: silentLogger,
+      sources: new Map(),
+      trackers: unusedTrackers,
+      chat: new WebClientChat({ token: 'xoxb-local-streamdoctor', slackApiUrl: slack.apiUrl }),
+      routing: { defaultChannel: '#data-alerts' },
+      channelIntervalMs: 0,
+    }));
+    await rt.store.registerStream({ queryId: QID, name: 'orders_enrich' });
+    const opened = lagIncident('2026-11-29T10:06:40.000Z');
+    const id = incidentIdOf(QID, opened);
+    await change(rt, 'opened', opened);
+    const ref = await waitFor(async () => (await rt.store.getIncident(id))?.slack, 'posted');
+    expect(ref.channel).toBe('C0DATAALRT');
+    expect((await rt.store.getIncident(id))?.channel).toBe('C0DATAALRT');
+    const worse = lagIncident('2026-11-29T10:06:40.000Z', { severity: 'critical', summary: 'now 20 min behind' });
+    await change(rt, 'updated', worse);
+    await waitFor(() => slack!.messages('C0DATAALRT').find((m) => m.ts === ref.ts)?.text.includes('20 min'), 'updated in place');
+    await change(rt, 'resolved', { ...worse, resolvedAt: '2026-11-29T10:40:00.000Z', resolvedAtBatchId: 300 });
+    await waitFor(() => slack!.thread('C0DATAALRT', ref.ts).length === 2, 'resolve reply in the thread');
+    expect(slack!.messages('C0DATAALRT')).toHaveLength(1);
+    expect(await rt.queues.notify.getFailedCount()).toBe(0);
+  });
+});
