@@ -1,6 +1,7 @@
 /**
- * Graceful shutdown: on SIGTERM or SIGINT run the closers (workers drain their active jobs), and
- * exit when they finish or when the deadline passes, whichever comes first. Platforms send
+ * Graceful shutdown: on SIGTERM or SIGINT (or an unhandled rejection, then with exit code 1) run the
+ * closers (workers drain their active jobs), and exit when they finish or when the deadline passes,
+ * whichever comes first. Platforms send
  * SIGKILL after 10–30 s, so the default deadline is under 10 s.
  */
 import type { Logger } from '../observability/logger.js';
@@ -17,13 +18,14 @@ export interface ShutdownOptions {
 
 export type Closer = () => Promise<void>;
 
-export function installShutdown(close: Closer, options: ShutdownOptions): () => Promise<void> {
+/** Runs the closers once and exits: `code` 0 after a signal, 1 after a fatal error or the deadline. */
+export function createShutdown(close: Closer, options: ShutdownOptions): (reason: string, code?: number) => Promise<void> {
   const exit = options.exit ?? ((code: number) => process.exit(code));
   const timeoutMs = options.timeoutMs ?? 9000;
   let started: Promise<void> | null = null;
-  const run = (signal: string) => {
+  return (reason: string, code = 0) => {
     if (started) return started;
-    options.logger.info({ signal }, 'shutting down');
+    options.logger.info({ reason }, 'shutting down');
     const timer = setTimeout(() => {
       options.logger.warn({ timeoutMs }, 'shutdown deadline passed; exiting with jobs still active (they will be taken over)');
       exit(1);
@@ -32,8 +34,8 @@ export function installShutdown(close: Closer, options: ShutdownOptions): () => 
     started = close()
       .then(() => {
         clearTimeout(timer);
-        options.logger.info('shut down cleanly');
-        exit(0);
+        options.logger.info(code === 0 ? 'shut down cleanly' : 'shut down after a fatal error');
+        exit(code);
       })
       .catch((err) => {
         clearTimeout(timer);
@@ -42,7 +44,23 @@ export function installShutdown(close: Closer, options: ShutdownOptions): () => 
       });
     return started;
   };
+}
+
+/**
+ * An unhandled rejection leaves the process in an unknown state (a half-done job, a stuck
+ * connection): log it, then shut down gracefully with exit code 1 so the platform restarts the
+ * process; BullMQ hands its unfinished jobs to another worker.
+ */
+export function unhandledRejectionHandler(logger: Logger, shutdown: (reason: string, code?: number) => Promise<void>): (reason: unknown) => void {
+  return (reason) => {
+    logger.error({ err: reason }, 'unhandled rejection; shutting down (the platform restarts the process)');
+    void shutdown('unhandledRejection', 1);
+  };
+}
+
+export function installShutdown(close: Closer, options: ShutdownOptions): () => Promise<void> {
+  const run = createShutdown(close, options);
   for (const signal of options.signals ?? ['SIGTERM', 'SIGINT']) process.once(signal, () => void run(signal));
-  process.on('unhandledRejection', (reason) => options.logger.error({ err: reason }, 'unhandled rejection'));
+  process.on('unhandledRejection', unhandledRejectionHandler(options.logger, run));
   return () => run('manual');
 }

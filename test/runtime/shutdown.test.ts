@@ -1,0 +1,32 @@
+/**
+ * An unhandled rejection is not only logged (issue 11, item 6): the process shuts down gracefully
+ * (closers run: workers hand their jobs over) and exits with code 1, so the platform restarts it.
+ */
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/observability/logger.js';
+import { createShutdown, unhandledRejectionHandler } from '../../src/runtime/shutdown.js';
+
+describe('shutdown', () => {
+  it('an unhandled rejection logs, runs the closers once and exits 1', async () => {
+    const lines: string[] = [];
+    const logger = createLogger({ name: 'test', level: 'info', destination: new Writable({ write(chunk, _e, done) { lines.push(String(chunk)); done(); } }) });
+    let closed = 0;
+    const exits: number[] = [];
+    const shutdown = createShutdown(async () => { closed += 1; }, { logger, exit: (code) => exits.push(code) });
+    const handler = unhandledRejectionHandler(logger, shutdown);
+    handler(new Error('socket hang up in a forgotten promise'));
+    handler(new Error('a second one'));
+    await shutdown('again');
+    expect(closed).toBe(1);
+    expect(exits).toEqual([1]);
+    expect(lines.join('')).toContain('unhandled rejection; shutting down');
+  });
+
+  it('a signal shuts down cleanly with exit 0', async () => {
+    const logger = createLogger({ name: 'test', level: 'silent' });
+    const exits: number[] = [];
+    await createShutdown(async () => undefined, { logger, exit: (code) => exits.push(code) })('SIGTERM');
+    expect(exits).toEqual([0]);
+  });
+});
