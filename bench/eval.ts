@@ -18,6 +18,7 @@ import { join } from 'node:path';
 
 import { SCENARIOS, labelScenario, type Scenario } from '../src/simulator/index.js';
 import { runEngine, scoreScenario, type ScenarioScore } from '../src/simulator/evaluation/index.js';
+import { formatRealTraces, scoreRealTraces } from './eval-real.js';
 
 const args = process.argv.slice(2);
 if (args.includes('--random')) {
@@ -144,6 +145,7 @@ if (asJson) {
       '',
     ].join('\n'),
   );
+  if (names.length === 0) process.stdout.write(formatRealTraces(scoreRealTraces()));
 }
 
 if (seeds > 1 && !asJson) {

@@ -8,3 +8,4 @@ export { StaticBacklogRule, type StaticRuleOptions } from './static-backlog-rule
 export { runRandomEngine, TICK_MS, type RandomQueryRun } from './run-random.js';
 export { scoreRandom, type DrawScore, type EpisodeScore, type StallScore, type Alarm } from './score-random.js';
 export { summarize, groupBy, judgeTargets, percentile, type GroupSummary, type Spread, type Target } from './random-summary.js';
+export { scoreRealTrace, type RealTraceLabels, type RealTraceScore, type RealOpening } from './score-real.js';

@@ -1,0 +1,110 @@
+/**
+ * Scores a progress trace recorded from real Spark (test/fixtures/real-spark/, format in its README)
+ * against its labels: the reports are fed in order through `parseProgress` and one `QueryTracker`
+ * per query id, ticked every `TICK_MS` of the trace's own clock through the gaps between reports
+ * (as the worker's detect schedule does), so a stall is judged during the silence. An expected kind
+ * is found when it opened between 2 batches before its onset and its `detectByBatchId` (a stall:
+ * before the blocked batch's report arrived); every other opening is a false alarm unless its kind
+ * is allowed.
+ */
+
+import { QueryTracker } from '../../diagnosis/query-tracker.js';
+import type { IncidentKind } from '../../diagnosis/types.js';
+import { parseProgress } from '../../progress/parse-progress.js';
+import { EARLY_TOLERANCE_REPORTS } from '../scenario.js';
+
+export interface RealTraceLabels {
+  trace: string;
+  description: string;
+  expect: { kind: IncidentKind; onsetBatchId: number; detectByBatchId: number }[];
+  allow: IncidentKind[];
+  unobservable?: { kind: IncidentKind; onsetBatchId: number; why: string }[];
+  triggerMs?: number;
+}
+
+export interface RealOpening {
+  kind: IncidentKind;
+  /** batchId of the last report seen when it opened (a tick opens between reports). */
+  afterBatchId: number | null;
+  /** True when it opened at a tick, before the next report. */
+  atTick: boolean;
+  summary: string;
+}
+
+export interface RealTraceScore {
+  name: string;
+  reports: number;
+  parseErrors: number;
+  expected: { kind: IncidentKind; onsetBatchId: number; detectByBatchId: number; found: RealOpening | null; delayBatches: number | null }[];
+  falseAlarms: RealOpening[];
+  allowed: RealOpening[];
+}
+
+/** How often the worker's detect job judges silence. */
+const TICK_MS = 10_000;
+
+export function scoreRealTrace(name: string, jsonl: string, labels: RealTraceLabels): RealTraceScore {
+  const trackers = new Map<string, QueryTracker>();
+  const openings: RealOpening[] = [];
+  let parseErrors = 0;
+  let reports = 0;
+  let lastEndMs: number | null = null;
+  let lastBatchId: number | null = null;
+  for (const line of jsonl.split('\n')) {
+    if (line.trim() === '') continue;
+    reports += 1;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(line);
+    } catch {
+      parseErrors += 1;
+      continue;
+    }
+    const parsed = parseProgress(raw);
+    if (!parsed.ok) {
+      parseErrors += 1;
+      continue;
+    }
+    const p = parsed.progress;
+    const endMs = p.timestampMs + p.batchDurationMs;
+    // Ticks through the silence before this report arrived.
+    if (lastEndMs !== null) {
+      for (let at = lastEndMs + TICK_MS; at < endMs; at += TICK_MS) {
+        for (const tracker of trackers.values()) {
+          for (const c of tracker.tick(at)) {
+            if (c.type === 'opened') openings.push({ kind: c.incident.kind, afterBatchId: lastBatchId, atTick: true, summary: c.incident.summary });
+          }
+        }
+      }
+    }
+    const tracker = trackers.get(p.id) ?? QueryTracker.create(p.id, p.name);
+    trackers.set(p.id, tracker);
+    for (const c of [...tracker.observe(p), ...tracker.tick(endMs)]) {
+      if (c.type === 'opened') openings.push({ kind: c.incident.kind, afterBatchId: p.batchId, atTick: false, summary: c.incident.summary });
+    }
+    lastEndMs = Math.max(lastEndMs ?? endMs, endMs);
+    lastBatchId = p.batchId;
+  }
+  const claimed = new Set<RealOpening>();
+  const expected = labels.expect.map((e) => {
+    const inWindow = (o: RealOpening) => {
+      if (o.kind !== e.kind || o.afterBatchId === null || claimed.has(o)) return false;
+      // A stall opens during the silence: after the report before the blocked batch, before its own.
+      if (e.kind === 'stalled') return o.atTick && o.afterBatchId >= e.onsetBatchId - 1 && o.afterBatchId < e.detectByBatchId;
+      return o.afterBatchId >= e.onsetBatchId - EARLY_TOLERANCE_REPORTS && o.afterBatchId <= e.detectByBatchId;
+    };
+    const found = openings.find(inWindow) ?? null;
+    if (found) claimed.add(found);
+    const delayBatches = found && found.afterBatchId !== null ? found.afterBatchId - e.onsetBatchId : null;
+    return { ...e, found, delayBatches };
+  });
+  const rest = openings.filter((o) => !claimed.has(o));
+  return {
+    name,
+    reports,
+    parseErrors,
+    expected,
+    falseAlarms: rest.filter((o) => !labels.allow.includes(o.kind)),
+    allowed: rest.filter((o) => labels.allow.includes(o.kind)),
+  };
+}

@@ -1,0 +1,21 @@
+/** The traces recorded from real local Spark through the real listener, scored against their labels. */
+import { describe, expect, it } from 'vitest';
+import { scoreRealTraces } from '../../bench/eval-real.js';
+
+describe('real Spark traces', () => {
+  const scores = scoreRealTraces();
+
+  it('has the recorded traces', () => {
+    expect(scores.map((s) => s.name)).toEqual(
+      expect.arrayContaining(['healthy', 'overloaded', 'dedupe-no-watermark', 'watermark-aggregation', 'files-behind-cap', 'sink-blocked']),
+    );
+  });
+
+  for (const score of scores) {
+    it(`${score.name}: every labelled incident found in its window, nothing else opened`, () => {
+      expect(score.parseErrors).toBe(0);
+      for (const e of score.expected) expect(e.found, `${e.kind} from batch ${e.onsetBatchId}`).not.toBeNull();
+      expect(score.falseAlarms.map((o) => `${o.kind} after batch ${o.afterBatchId}: ${o.summary}`)).toEqual([]);
+    });
+  }
+});
