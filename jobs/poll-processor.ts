@@ -27,6 +27,13 @@ export interface PollDeps {
   logger: Logger;
   /** Clock the sweep judges silence ends by (the same as notify's). @defaultValue Date.now */
   now?: () => number;
+  /**
+   * A stream with no progress for this long and no open incident leaves the registry at the sweep
+   * (a query restarted from a new checkpoint gets a new id; the old one would be swept forever). It
+   * comes back with its next progress.
+   * @defaultValue 7 days
+   */
+  streamRetentionMs?: number;
 }
 
 export interface PollOutcome {
@@ -34,6 +41,8 @@ export interface PollOutcome {
   progress: number;
   queries: number;
   dropped?: number;
+  /** Streams the sweep retired (silent past the retention, no open incident). */
+  retired?: number;
   /** Time spent in the source (Databricks) and in the store + queues, ms. */
   sourceMs?: number;
   storeMs?: number;
@@ -60,6 +69,23 @@ export async function releaseEndedSilences(deps: Pick<PollDeps, 'store' | 'queue
   return due.length;
 }
 
+/** Removes streams silent past the retention that have no open incident; returns their ids. */
+export async function retireSilentStreams(deps: Pick<PollDeps, 'store' | 'streamRetentionMs' | 'logger'>, nowMs: number = Date.now()): Promise<Set<string>> {
+  // Real time: `updatedAt` is written with it (refreshed at least every 10 min while progress flows).
+  const cutoff = nowMs - (deps.streamRetentionMs ?? 7 * 86_400_000);
+  const stale = (await deps.store.streams.list()).filter((stream) => Math.max(stream.lastObservedAt ?? 0, stream.updatedAt) < cutoff);
+  if (stale.length === 0) return new Set();
+  const retired = new Set<string>();
+  for (const stream of stale) {
+    // Its own records, not the open index (an incident not yet notified is not indexed).
+    if ((await deps.store.incidents.listForQuery(stream.queryId)).some((record) => record.state === 'open')) continue;
+    await deps.store.streams.remove(stream.queryId);
+    retired.add(stream.queryId);
+  }
+  if (retired.size > 0) deps.logger.info({ retired: retired.size }, 'retired streams with no progress for the retention period');
+  return retired;
+}
+
 export function createPollProcessor(deps: PollDeps) {
   // What this process last wrote to the registry per query: most polls change nothing there.
   // Forgotten every 10 minutes, so a registry lost with a Redis without persistence comes back.
@@ -67,10 +93,11 @@ export function createPollProcessor(deps: PollDeps) {
   let registeredSince = Date.now();
   return async function processPoll(job: Job<PollJobData>): Promise<PollOutcome> {
     if (job.name === POLL_JOB.sweep) {
-      const ids = (await deps.store.streams.listIds()).filter((id) => !isSignalStream(id));
+      const retired = await retireSilentStreams(deps);
+      const ids = (await deps.store.streams.listIds()).filter((id) => !isSignalStream(id) && !retired.has(id));
       await deps.queues.enqueueDetect(ids);
       await releaseEndedSilences(deps);
-      return { progress: 0, queries: ids.length };
+      return { progress: 0, queries: ids.length, ...(retired.size > 0 ? { retired: retired.size } : {}) };
     }
     const sourceId = job.data.sourceId;
     const entry = sourceId ? deps.sources.get(sourceId) : undefined;
