@@ -27,6 +27,8 @@ export type CauseCode =
   | 'slow_state_commit'
   | 'slow_sink'
   | 'large_state_repartition'
+  /** Lag that is the residue of a stall or a restart after downtime, draining too slowly. */
+  | 'catching_up'
   | (string & {});
 
 export interface Cause {

@@ -10,6 +10,7 @@ export const CAUSE_LABEL: Record<string, string> = {
   slow_state_commit: 'Slow state commits',
   slow_sink: 'Slow sink',
   large_state_repartition: 'Large state being repartitioned',
+  catching_up: 'Catching up after a stall or restart',
 };
 
 export function causeLabel(code: string): string {
