@@ -48,7 +48,7 @@ class StreamDoctorListener(StreamingQueryListener):
 
     # Pickling (Spark Connect ships the object): only our own plain state travels.
     def __getstate__(self):
-        return {key: value for key, value in self.__dict__.items() if key != "_sparkSession" and not key.startswith("_jlistener")}
+        return {key: value for key, value in self.__dict__.items() if key not in ("_sparkSession", "spark") and not key.startswith("_jlistener")}
 
     def __setstate__(self, state):
         self.__dict__.update(state)
@@ -135,7 +135,7 @@ class StreamDoctorListener(StreamingQueryListener):
         return len(rows)
 
     def _session(self):
-        session = self.spark
+        session = getattr(self, "spark", None)  # a property from Spark 3.5; a plain attribute set by install() on 3.4
         if session is None:
             from pyspark.sql import SparkSession
 

@@ -1,0 +1,29 @@
+"""The committed real-Spark traces (test/fixtures/real-spark, recorded on demand by
+scripts/record-real-spark-traces.py) stay well-formed: every trace has its labels, every line is a
+progress report the bot parses, and the labels point at batches that are in the trace."""
+
+import json
+
+import sparkhelpers as h
+
+FOLDER = h.REPO / "test" / "fixtures" / "real-spark"
+TRACES = ["healthy", "overloaded", "dedupe-no-watermark", "watermark-aggregation", "files-behind-cap", "sink-blocked"]
+KINDS = {"lag", "state_growth", "stalled", "slow_repartition", "data_loss_risk"}
+
+
+def test_every_trace_is_labelled_and_parsed_by_the_bot():
+    assert sorted(p.name for p in FOLDER.glob("*.jsonl")) == sorted(f"{name}.jsonl" for name in TRACES)
+    for name in TRACES:
+        labels = json.loads((FOLDER / f"{name}.labels.json").read_text())
+        lines = (FOLDER / f"{name}.jsonl").read_text().splitlines()
+        progress = [json.loads(line) for line in lines]
+        batch_ids = [p["batchId"] for p in progress]
+        assert labels["trace"] == f"{name}.jsonl"
+        assert (labels["batches"], labels["firstBatchId"], labels["lastBatchId"]) == (len(progress), batch_ids[0], batch_ids[-1])
+        assert batch_ids == sorted(batch_ids) and len({p["id"] for p in progress}) == 1
+        for expected in labels["expect"]:
+            assert expected["kind"] in KINDS
+            assert batch_ids[0] <= expected["onsetBatchId"] <= expected["detectByBatchId"] <= batch_ids[-1]
+        assert set(labels["allow"]) <= KINDS
+        report = h.diagnose(lines)
+        assert [q["id"] for q in report["queries"]] == [progress[0]["id"]], name
