@@ -86,8 +86,8 @@ export const TUNING = {
   criticalTimeBehindSec: 1800,
   /** State-growth window, batches. */
   stateWindow: 16,
-  /** Silence longer than this many cadences (and at least stallMinMs) with data waiting is a stall. */
-  stallFactor: 10,
+  /** Silence longer than this many cadences (and at least stallMinMs) with data waiting is a stall: six missed reports is past any jitter of a healthy query. */
+  stallFactor: 6,
   stallMinMs: 5 * 60_000,
   /** The stall threshold while a run has too few reports to know its cadence, at least, ms. */
   stallUnsureMs: 20 * 60_000,
