@@ -3,7 +3,7 @@
  * share the hash tag `{q:<queryId>}` and keys of one Slack channel share `{c:<channel>}`, so the
  * multi-key scripts (detect commit, storm grouping) touch a single slot on Redis Cluster.
  * Global indexes (registry, open incidents, silences, routing) are single keys written by
- * separate, idempotent commands.
+ * separate, idempotent commands, never in one MULTI with a per-query key (test/store/slot-safety.test.ts).
  */
 
 /** Characters that would break a hash tag or a key separator are percent-encoded. */

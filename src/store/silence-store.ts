@@ -40,22 +40,18 @@ export class SilenceStore {
       throw new StoreError('streamdoctor_store_invalid', 'a silence must end in the future');
     }
     const record: SilenceRecord = { queryId, untilMs, byUser, createdAt: nowMs };
-    await this.redis
-      .multi()
-      .set(this.keys.silence(queryId), JSON.stringify(record), 'PX', ttl)
-      .zadd(this.keys.silences(), untilMs, queryId)
-      .zremrangebyscore(this.keys.silences(), '-inf', nowMs)
-      .exec();
+    // The silence key (slot of its query) and the global index (its own slot) are written apart, not
+    // in one MULTI (CROSSSLOT on Redis Cluster): the key first, since it is what silences; the index
+    // only lists, and `list` skips entries whose key is gone.
+    await this.redis.set(this.keys.silence(queryId), JSON.stringify(record), 'PX', ttl);
+    await this.redis.multi().zadd(this.keys.silences(), untilMs, queryId).zremrangebyscore(this.keys.silences(), '-inf', nowMs).exec();
     return record;
   }
 
   /** Ends a silence; resolves to whether there was one. */
   async unsilence(queryId: string): Promise<boolean> {
-    const [[, removed] = [null, 0]] = ((await this.redis
-      .multi()
-      .del(this.keys.silence(queryId))
-      .zrem(this.keys.silences(), queryId)
-      .exec()) ?? []) as [Error | null, number][];
+    const removed = await this.redis.del(this.keys.silence(queryId));
+    await this.redis.zrem(this.keys.silences(), queryId);
     return Number(removed) > 0;
   }
 

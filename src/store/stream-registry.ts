@@ -60,11 +60,10 @@ export class StreamRegistry {
       const value = info[field];
       if (value !== undefined && value !== null) fields[field] = String(value);
     }
-    await this.redis
-      .multi()
-      .hset(this.keys.streamMeta(info.queryId), fields)
-      .sadd(this.keys.streams(), info.queryId)
-      .exec();
+    // Two idempotent commands, not one MULTI: the meta hash and the global index live in different
+    // hash slots (CROSSSLOT on Redis Cluster). Meta first: an index entry never points at nothing.
+    await this.redis.hset(this.keys.streamMeta(info.queryId), fields);
+    await this.redis.sadd(this.keys.streams(), info.queryId);
   }
 
   async get(queryId: string): Promise<StreamRecord | null> {
