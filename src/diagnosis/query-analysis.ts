@@ -99,7 +99,9 @@ export function arrivalRateAt(previous: readonly BatchFeatures[], f: BatchFeatur
       let later = f;
       for (let k = 1; k <= oldest; k += 1) {
         const base = previous[previous.length - k]!;
-        if (base.rows === 0 || later.t - base.t > 2.5 * usualGap) {
+        // Idle time between the base's end and the next start: batches that overrun and run back to
+        // back have none, however long they grow.
+        if (base.rows === 0 || later.t - (base.t + base.d) > 2.5 * usualGap) {
           oldest = k - 1;
           break;
         }
