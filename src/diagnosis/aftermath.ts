@@ -62,10 +62,11 @@ const TREND_POINTS = 8;
 
 /**
  * Seconds until the backlog left by the disruption drains. From the rates while the catch-up is
- * young: time behind × arrivals ÷ (the rate the catch-up batches read − arrivals), the backlog's rows
- * over the spare throughput actually seen (a cap included). Once the catch-up has TREND_POINTS
- * batches, from the trend of the lag signal over them (`current` in the signal's unit; files and
- * bytes have only this). Infinity when it is not draining; null when nothing says yet.
+ * young: the backlog's rows (Kafka offsets behind, or time behind × arrivals) ÷ (the rate the
+ * catch-up batches read − arrivals), the spare throughput actually seen (a cap included). Once the
+ * catch-up has TREND_POINTS batches, from the trend of the backlog over them (`current` and `series`
+ * in one unit; files and bytes have only this). Infinity when it is not draining; null when nothing
+ * says yet.
  */
 export function catchUpEtaSec(
   features: readonly BatchFeatures[],
@@ -73,8 +74,9 @@ export function catchUpEtaSec(
   current: number | null,
   series: readonly number[],
   arrivalRate: number | null,
-  isTime: boolean,
+  unit: 'seconds' | 'rows' | 'other',
 ): number | null {
+  const isTime = unit !== 'other';
   if (current === null) return null;
   if (current <= 0) return 0;
   const xs: number[] = [];
@@ -101,7 +103,8 @@ export function catchUpEtaSec(
   const spanSec = (lastEnd - firstStart) / 1000;
   if (!isTime || arrivalRate === null || !(arrivalRate > 0) || xs.length < 2 || !(spanSec > 0)) return null;
   const reading = rows / spanSec;
-  return reading <= arrivalRate ? Infinity : (current * arrivalRate) / (reading - arrivalRate);
+  if (reading <= arrivalRate) return Infinity;
+  return unit === 'rows' ? current / (reading - arrivalRate) : (current * arrivalRate) / (reading - arrivalRate);
 }
 
 /** Batches of the ring since the catch-up began. */

@@ -100,7 +100,7 @@ function judgeAftermath(ctx: DetectorContext, disruption: Disruption): Finding |
   if (behind === null || !Number.isFinite(behind)) return null;
   if (isTime && behind * 1000 < Math.max(2 * 60_000, 2 * analysis.triggerMs)) return null;
   if (!isTime && behind <= 0) return null;
-  const eta = catchUpEtaSec(ctx.features, disruption, behind, analysis.series, analysis.arrivalRate, isTime);
+  const eta = catchUpEta(ctx, disruption, behind, isTime);
   if (eta === null) return batchesSince(ctx.features, disruption) < 4 ? CLEAR : null;
   // The budget is for the whole catch-up, from its start (a restart's giant first batch counts).
   const elapsedSec = (ctx.latest.t + ctx.latest.d - disruption.catchUpFromMs) / 1000;
@@ -129,6 +129,19 @@ function judgeAftermath(ctx: DetectorContext, disruption: Disruption): Finding |
     aftermathCatchUpMs: disruption.catchUpFromMs,
   };
   return result;
+}
+
+/**
+ * The catch-up's ETA. Kafka: from the offsets behind, exact counts (time behind divides them by an
+ * arrival estimate whose noise, on a slow drain, reads as a rise). Otherwise from the lag signal.
+ */
+function catchUpEta(ctx: DetectorContext, disruption: Disruption, behind: number, isTime: boolean): number | null {
+  const { analysis, latest } = ctx;
+  if (analysis.signal === 'kafka' && latest.kafkaBehind !== null && latest.kafkaBehind > 0) {
+    const offsets = ctx.features.map((f) => f.kafkaBehind ?? Number.NaN);
+    return catchUpEtaSec(ctx.features, disruption, latest.kafkaBehind, offsets, analysis.arrivalRate, 'rows');
+  }
+  return catchUpEtaSec(ctx.features, disruption, behind, analysis.series, analysis.arrivalRate, isTime ? 'seconds' : 'other');
 }
 
 /** An open aftermath incident, updated from its memo and the drain trend since. */
