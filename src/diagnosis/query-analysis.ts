@@ -190,17 +190,25 @@ function signalValue(f: BatchFeatures, kind: LagSignalKind): number {
  */
 export function inferTriggerMs(features: readonly BatchFeatures[]): number | null {
   const gaps: number[] = [];
+  const onSchedule: number[] = [];
   for (let i = 1; i < features.length; i += 1) {
     const prev = features[i - 1]!;
     const cur = features[i]!;
     if (cur.restart) continue;
     const gap = cur.t - prev.t;
     if (gap <= 0) continue;
-    if (gap > prev.d + Math.max(100, gap * 0.05)) gaps.push(gap);
+    const idle = (a: BatchFeatures, b: BatchFeatures) => b.t - a.t > a.d + Math.max(100, (b.t - a.t) * 0.05);
+    if (!idle(prev, cur)) continue;
+    gaps.push(gap);
+    // Spark schedules triggers on a fixed grid: after an overrun the next batch starts at once and
+    // the one after on the grid, a gap shorter than T. A gap whose start was itself on schedule
+    // (idle time before it too) is T, or a whole multiple of it after idle triggers.
+    const before = features[i - 2];
+    if (before && !prev.restart && idle(before, prev)) onSchedule.push(gap);
   }
   if (gaps.length < 3) return null;
   // Idle triggers without a report make some gaps whole multiples of T: the low quantile is T.
-  return Math.round(quantile(gaps, 0.2));
+  return Math.round(quantile(onSchedule.length >= 3 ? onSchedule : gaps, 0.2));
 }
 
 export function analyze(

@@ -384,6 +384,9 @@ function creepEvidence(ctx: DetectorContext): boolean {
   const durations = recent.map((f) => f.d);
   if (!recent.slice(-8).every((f) => f.d > triggerMs && f.rows > 0)) return false;
   if (durations[durations.length - 1]! < 1.1 * triggerMs) return false;
+  // Material growth over the window: near capacity, durations settle above the trigger (o/(1−ρ))
+  // and wander there with the input's noise without getting longer on the whole.
+  if (durations[durations.length - 1]! < 1.2 * median(durations.slice(0, 4))) return false;
   // Near capacity (ρ ≈ 0.9–0.97) noise alone makes runs of overrunning, lengthening batches, but
   // the backlog they leave stays within about a trigger interval and a bit (the steady
   // max(T, d) plus noise); a creep that costs ground carries it clearly past that.
