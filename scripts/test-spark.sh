@@ -22,8 +22,8 @@ started=$(date +%s)
 PY="$(bash scripts/spark-venv.sh)"
 
 echo "== building the Scala listener (mvn -B -q -f listener/scala/pom.xml package)"
-if ! mvn -B -q -o -f listener/scala/pom.xml package >/tmp/streamdoctor-mvn-offline.log 2>&1; then
-  mvn -B -q -f listener/scala/pom.xml package
+if ! mvn -B -q -Dstyle.color=never -o -f listener/scala/pom.xml package >/tmp/streamdoctor-mvn-offline.log 2>&1; then
+  mvn -B -q -Dstyle.color=never -f listener/scala/pom.xml package
 fi
 
 echo "== pytest test/spark (classic local Spark, a local Spark Connect server, the Scala listener)"

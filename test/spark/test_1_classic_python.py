@@ -28,6 +28,7 @@ def test_a_failing_write_never_reaches_the_stream(classic, workdir, capfd):
     query = w.rate(classic, "classic_failing_writes", folder / "cp", trigger="500 milliseconds")
     try:
         h.wait_until(lambda: len(query.recentProgress) >= 8, 120, "8 progress reports")
+        h.wait_until(lambda: listener.buffered + listener.dropped >= 8, 60, "8 progress reports at the listener")
         assert query.isActive and query.exception() is None
     finally:
         query.stop()
