@@ -23,7 +23,7 @@ import { checkRedisServer } from './redis-server-check.js';
 export interface StartBotOverrides {
   /** Clock of the engine, incidents, Slack renderers and sources. @defaultValue Date.now */
   now?: () => number;
-  /** Interface of the HTTP server (only used to build `url`; Bolt binds all interfaces). @defaultValue '0.0.0.0' */
+  /** Interface the HTTP server binds (the demo keeps it on 127.0.0.1: its signing secret is published). @defaultValue '0.0.0.0' */
   host?: string;
   /** Port of the HTTP server. @defaultValue PORT (3000) */
   port?: number;
@@ -93,7 +93,8 @@ export async function startBot(envVars: NodeJS.ProcessEnv, overrides: StartBotOv
           botToken: env.slack.botToken!,
           ...(env.slack.appToken ? { appToken: env.slack.appToken } : {}),
           ...(slackApiUrl ? { slackApiUrl } : {}),
-          customRoutes: routes,
+          // Socket Mode: the routes are served below on PORT; given to Bolt too, it would bind 3000 as well.
+          customRoutes: env.slack.appToken ? [] : routes,
           logger,
           deps: {
             store,
@@ -112,7 +113,7 @@ export async function startBot(envVars: NodeJS.ProcessEnv, overrides: StartBotOv
           boundPort = Number(new URL(http.url).port);
           return { url: http.url, close: async () => { await handle.stop(); await http.close(); } };
         }
-        const started = await handle.start(port);
+        const started = await handle.start(port, host);
         boundPort = started.port;
         return { url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${started.port}`, close: () => handle.stop() };
       },

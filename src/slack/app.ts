@@ -67,8 +67,11 @@ export interface SlackAppOptions {
 export interface SlackAppHandle {
   app: App;
   mode: 'http' | 'socket';
-  /** Starts listening; resolves to the bound port in HTTP mode (0 picks a free one). */
-  start(port?: number): Promise<{ port: number | null }>;
+  /**
+   * Starts listening; resolves to the bound port in HTTP mode (0 picks a free one). `host` is the
+   * interface to bind (`127.0.0.1` keeps a local setup off the network). @defaultValue all interfaces
+   */
+  start(port?: number, host?: string): Promise<{ port: number | null }>;
   stop(): Promise<void>;
 }
 
@@ -122,13 +125,13 @@ export function createSlackApp(options: SlackAppOptions): SlackAppHandle {
   return {
     app,
     mode: socketMode ? 'socket' : 'http',
-    async start(port = options.port ?? 3000) {
+    async start(port = options.port ?? 3000, host?: string) {
       if (socketMode) {
         await app.start();
         logger.info('slack app connected in Socket Mode');
         return { port: null };
       }
-      server = (await app.start(port)) as Server;
+      server = (await (host ? app.start({ port, host }) : app.start(port))) as Server;
       const bound = (server.address() as AddressInfo | null)?.port ?? port;
       logger.info({ port: bound }, 'slack app listening on POST /slack/events');
       return { port: bound };
