@@ -7,7 +7,7 @@
  * stdin:  { "table": "cat.sch.tbl",
  *           "rows": [{ "query_id", "run_id", "query_name", "batch_id", "ingested_us", "progress_json" }],
  *           "requests": [{ "statement": "...", "parameters": [...] }] }
- * stdout: { "results": [{ "columns": [...], "rows": [[...]] }] }
+ * stdout: { "results": [{ "columns": [...], "types": ["STRING", "BIGINT", ...], "rows": [[...]] }] }
  *
  * Usage: node bin/run-ts.mjs scripts/standin-progress-query.ts < input.json
  */
@@ -63,7 +63,10 @@ try {
       row_limit: 20_000,
       byte_limit: 24 * 1024 * 1024,
     });
-    results.push({ columns: result.columns, rows: result.rows });
+    // The column types, from the statement's result manifest.
+    const status = await client.statements.get(result.statementId);
+    const types = (status.manifest?.schema?.columns ?? []).map((column) => column.type_text ?? null);
+    results.push({ columns: result.columns, types, rows: result.rows });
   }
   process.stdout.write(`${JSON.stringify({ results })}\n`);
 } finally {

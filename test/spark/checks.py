@@ -117,6 +117,9 @@ def check_bot_reads(spark, table, runs):
     request = h.bot_statement(table, query_ids=ids, query_names=names)
     columns, rows = h.run_bot_statement(spark, request)
     assert columns == request["columns"] == ["query_id", "run_id", "batch_id", "event_ms", "ingested_us", "progress_json"]
+    # The SQL types the stand-in declares for them (STRING / BIGINT), as Spark computes them.
+    types = spark.sql(request["statement"], args=h.spark_args(request["parameters"])).dtypes
+    assert types == [("query_id", "string"), ("run_id", "string"), ("batch_id", "bigint"), ("event_ms", "bigint"), ("ingested_us", "bigint"), ("progress_json", "string")]
     assert sorted((row[0], int(row[2]), json.loads(row[5])["timestamp"]) for row in rows) == expected_keys(runs)
     # Keyset order: (ingested_at, row key), the order the bot's cursor relies on.
     order = [(int(row[4]), row_key(row)) for row in rows]
@@ -141,7 +144,8 @@ def check_standin_agrees(spark, table, runs):
 
     The stand-in stores ingested_at in milliseconds, Spark in microseconds; so both sides are given a copy
     of the listener's rows with ingested_at truncated to the millisecond (every other column as written),
-    and everything is compared exactly: column names and order, and every row, for three requests (all
+    and everything is compared exactly: column names and order, column types (the stand-in's result
+manifest against Spark's schema), and every row, for three requests (all
     queries from the start; a keyset page after a row inside a flush group; a name-only request)."""
     copy = f"{table}_ms"
     ids = [r["id"] for r in runs[:-1]]
@@ -166,8 +170,10 @@ def check_standin_agrees(spark, table, runs):
     ]
     spark_answers = [h.run_bot_statement(spark, request) for request in requests]
     standin = h.standin_answers(copy, rows, [{"statement": r["statement"], "parameters": r["parameters"]} for r in requests])
+    spark_types = [t.upper() for _, t in spark.sql(requests[0]["statement"], args=h.spark_args(requests[0]["parameters"])).dtypes]
     for (spark_columns, spark_rows), answer in zip(spark_answers, standin):
         assert answer["columns"] == spark_columns
+        assert answer["types"] == spark_types
         first_difference = next(((i, a, b) for i, (a, b) in enumerate(zip(answer["rows"], spark_rows)) if a != b), None)
         assert (len(answer["rows"]), first_difference) == (len(spark_rows), None)
     assert len(spark_answers[0][1]) == len(expected_keys(runs)) and len(spark_answers[2][1]) == len([p for p in runs[-1]["progress"] if executed(p)])
