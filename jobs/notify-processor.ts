@@ -11,6 +11,7 @@ import type { Job } from 'bullmq';
 import type { Logger } from '../src/observability/logger.js';
 import type { AlertRefresher } from '../src/slack/deps.js';
 import { renderAlertNote, type AlertNote } from '../src/slack/render/alert.js';
+import { renderRelapseReply } from '../src/slack/render/incident-thread.js';
 import type { PipelineMetrics } from '../src/observability/metrics.js';
 import type { RedisStore } from '../src/store/index.js';
 import type { IncidentRecord, RoutingDefaults } from '../src/store/types.js';
@@ -244,9 +245,19 @@ export function createNotifyProcessor(deps: NotifyDeps) {
     // A group that formed while this post was on its way takes the message over: render it again.
     const regrouped = (await deps.store.incidents.get(record.id))?.groupId;
     if (regrouped) await enqueueGroup(channel, regrouped);
+    // A relapse (the engine re-opened the incident in its cool-down) is told once in the thread; each
+    // resolution has its own reply, so the one after a relapse is not taken for the first.
+    const relapses = rendered.incident.relapses ?? 0;
+    const relapseKey = `${record.id}.relapse.${relapses}`;
+    if (rendered.state === 'open' && relapses > 0 && !(await deps.poster.hasTrace(channel, relapseKey))) {
+      await deps.poster.postOrUpdate(channel, relapseKey, () => {
+        const reply = (deps.renderer.relapseReply ?? renderRelapseReply)(rendered, nowMs);
+        return { text: reply.text, blocks: reply.blocks, threadTs: result.ts };
+      });
+    }
     // The resolve reply goes with the resolving change, or with any later job while it is missing (an
     // incident first shown already resolved: its 'resolved' job found nothing new to do).
-    const replyKey = `${record.id}.resolved`;
+    const replyKey = relapses > 0 ? `${record.id}.resolved.${relapses}` : `${record.id}.resolved`;
     if (rendered.state === 'resolved' && (change === 'resolved' || change === null || !(await deps.poster.hasTrace(channel, replyKey)))) {
       await deps.poster.postOrUpdate(channel, replyKey, () => {
         const reply = deps.renderer.resolvedReply(rendered, nowMs);

@@ -1,9 +1,9 @@
 /**
- * What notify renders with: the one alert renderer (src/slack/render/alert.ts) and the resolve reply,
+ * What notify renders with: the one alert renderer (src/slack/render/alert.ts), the resolve and relapse replies,
  * behind a small interface so tests can count or alter renders.
  */
 import { renderAlert, renderAlertNote, type AlertNote } from '../src/slack/render/alert.js';
-import { renderResolvedReply } from '../src/slack/render/incident-thread.js';
+import { renderRelapseReply, renderResolvedReply } from '../src/slack/render/incident-thread.js';
 import type { RenderedMessage } from '../src/slack/render/types.js';
 import type { IncidentRecord, SilenceRecord, StreamRecord } from '../src/store/types.js';
 
@@ -16,6 +16,8 @@ export interface RenderContext {
 export interface NotifyRenderer {
   incident(record: IncidentRecord, ctx: RenderContext, grouped?: IncidentRecord[]): RenderedMessage;
   resolvedReply(record: IncidentRecord, nowMs: number): RenderedMessage;
+  /** The thread line when a resolved incident comes back in its cool-down. @defaultValue renderRelapseReply */
+  relapseReply?(record: IncidentRecord, nowMs: number): RenderedMessage;
   /** A person's action in the alert's thread. @defaultValue renderAlertNote */
   note?(note: AlertNote): RenderedMessage;
 }
@@ -27,5 +29,6 @@ export const blockKitRenderer: NotifyRenderer = {
   resolvedReply(record, nowMs) {
     return renderResolvedReply(record, nowMs);
   },
+  relapseReply: renderRelapseReply,
   note: renderAlertNote,
 };

@@ -98,6 +98,28 @@ describe('notify', () => {
     expect(await rt.store.incidents.countOpen()).toBe(0);
   });
 
+  it('a relapse re-opens the same message, says so in the thread, and its second resolution gets its own reply', async () => {
+    const rt = await setup();
+    const opened = lagIncident('2026-11-29T10:06:40.000Z');
+    const id = await change(rt, QID(3), 'opened', opened);
+    const posted = await waitFor(async () => (await rt.store.getIncident(id))?.slack, 'posted');
+    await change(rt, QID(3), 'resolved', { ...opened, resolvedAt: '2026-11-29T10:40:00.000Z', resolvedAtBatchId: 300 });
+    await waitFor(async () => slack!.thread('C0DATAALRT', posted.ts).length === 2, 'first resolve reply');
+    // The engine re-opens it in its cool-down: an update of the same incident, open again.
+    const back = { ...opened, relapses: 1, relapsedAt: '2026-11-29T10:52:00.000Z', summary: 'Falling behind again: 4m of data waiting' };
+    await change(rt, QID(3), 'updated', back);
+    await waitFor(async () => slack!.thread('C0DATAALRT', posted.ts).some((m) => /Back/.test(m.text)), 'relapse line');
+    expect((await rt.store.getIncident(id))!.state).toBe('open');
+    const root = slack!.messages('C0DATAALRT').find((m) => m.ts === posted.ts)!;
+    expect(root.text).toMatch(/Falling behind again/);
+    await change(rt, QID(3), 'resolved', { ...back, resolvedAt: '2026-11-29T11:10:00.000Z', resolvedAtBatchId: 420 });
+    await waitFor(async () => slack!.thread('C0DATAALRT', posted.ts).filter((m) => /Resolved/.test(m.text)).length === 2, 'second resolve reply');
+    await waitFor(() => idle(rt), 'idle');
+    // One alert for the whole episode: the same root message throughout.
+    expect(slack!.messages('C0DATAALRT').filter((m) => keyOf(m) === id)).toHaveLength(1);
+    expect(slack!.thread('C0DATAALRT', posted.ts)).toHaveLength(4);
+  });
+
   it('keeps a silenced opening quiet', async () => {
     const rt = await setup();
     await rt.store.silence(QID(2), Date.now() + 60_000, 'U0MARIA001');

@@ -89,6 +89,8 @@ export function renderIncidentMessage(record: IncidentRecordView, options: Incid
     const resolvedMs = toMs(record.resolvedAt ?? incident.resolvedAt);
     statusParts.push(`lasted ${formatSpan(openedMs, resolvedMs)}`);
   }
+  // One episode, one alert: a relapse in the cool-down re-opened this one.
+  if ((incident.relapses ?? 0) > 0) statusParts.push(incident.relapses === 1 ? 'came back once' : `came back ${incident.relapses} times`);
   blocks.push(sectionBlock(`${escapeMrkdwn(incident.summary)}\n${statusParts.join(' · ')}`));
 
   const fields = metricFields(incident.metrics, options.nowMs);

@@ -34,6 +34,20 @@ export function renderResolvedReply(record: IncidentRecordView, nowMs: number): 
   );
 }
 
+/**
+ * The reply posted when a resolved incident comes back within its cool-down: the same alert, open
+ * again, so the channel reads the relapse in the thread rather than as a new alert.
+ */
+export function renderRelapseReply(record: IncidentRecordView, nowMs: number): RenderedMessage {
+  const { incident } = record;
+  const atMs = toMs(incident.relapsedAt ?? nowMs);
+  const times = (incident.relapses ?? 1) > 1 ? ` (back ${incident.relapses} times)` : '';
+  return reply(
+    `🔁 *Back* ${slackDate(Number.isFinite(atMs) ? atMs : nowMs, '{time}')}${times}: ${escapeMrkdwn(incident.summary)}`,
+    `Back: ${escapeMrkdwn(incident.summary)}`,
+  );
+}
+
 export function renderAckReply(userId: string, atMs: number, acknowledged: boolean): RenderedMessage {
   return acknowledged
     ? reply(`👀 ${userMention(userId)} acknowledged ${slackDate(atMs, '{time}')}.`, 'Acknowledged')
