@@ -181,7 +181,8 @@ function aftermathFinding(
   else if (!Number.isFinite(eta)) result.summary = `${head} and not draining at the recent processing rate${rate}`;
   else {
     const over = elapsedSec + eta > budget;
-    result.summary = `${head}, about ${fmt.seconds(eta)} to drain at the recent processing rate${rate}${over ? `, past the ${fmt.seconds(budget)} catch-up budget` : ''}`;
+    const since = elapsedSec >= 60 ? ` (${fmt.seconds(elapsedSec)} in already)` : '';
+    result.summary = `${head}, about ${fmt.seconds(eta)} to drain at the recent processing rate${rate}${over ? `: past the ${fmt.seconds(budget)} catch-up budget${since}` : ''}`;
   }
   if (eta !== null && Number.isFinite(eta) && ctx.explain) {
     const { cause, advice } = catchingUp(ctx, info, what, behind, eta, elapsedSec);
