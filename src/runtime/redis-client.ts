@@ -4,7 +4,7 @@
  * the web process fails fast (no offline queue, a command timeout) so /healthz can answer 503 and
  * a Slack request is answered instead of hanging.
  */
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
 
 export type RedisRole = 'worker' | 'producer';
 
@@ -31,8 +31,36 @@ export interface ErrorSink {
  * A client whose connection errors are logged (at most one line per 5 s) instead of surfacing as
  * unhandled 'error' events; ioredis reconnects by itself.
  */
+/**
+ * The seed nodes of a cluster URL, `redis+cluster://[user:pass@]host:port,host:port[/…]`; null for any
+ * other URL.
+ */
+export function clusterNodesOf(url: string): { nodes: { host: string; port: number }[]; username?: string; password?: string } | null {
+  const match = /^redis\+cluster:\/\/(?:([^:@/]*)(?::([^@/]*))?@)?([^/?#]+)/.exec(url.trim());
+  if (!match) return null;
+  const nodes = match[3]!.split(',').map((hostPort) => {
+    const at = hostPort.lastIndexOf(':');
+    return at > 0 ? { host: hostPort.slice(0, at).replace(/^\[|\]$/g, ''), port: Number(hostPort.slice(at + 1)) || 6379 } : { host: hostPort, port: 6379 };
+  });
+  return {
+    nodes,
+    ...(match[1] ? { username: decodeURIComponent(match[1]) } : {}),
+    ...(match[2] ? { password: decodeURIComponent(match[2]) } : {}),
+  };
+}
+
 export function createRedis(url: string, role: RedisRole, extra: RedisOptions = {}, sink?: ErrorSink): Redis {
-  const redis = new Redis(url, { ...redisOptionsFor(role), ...extra });
+  const cluster = clusterNodesOf(url);
+  // A Redis Cluster client speaks the same commands; every multi-key transaction and script of the
+  // store and BullMQ (prefix `{…}`) touches one hash slot (test/store/slot-safety.test.ts).
+  const redis = cluster
+    ? (new Cluster(cluster.nodes, {
+        redisOptions: { ...redisOptionsFor(role), ...extra, ...(cluster.username ? { username: cluster.username } : {}), ...(cluster.password ? { password: cluster.password } : {}) },
+        ...(role === 'worker' ? {} : { enableOfflineQueue: false }),
+        ...(extra.enableAutoPipelining ? { enableAutoPipelining: true } : {}),
+        clusterRetryStrategy: (times: number) => Math.min(200 * times, 2000),
+      }) as unknown as Redis)
+    : new Redis(url, { ...redisOptionsFor(role), ...extra });
   let lastLogged = 0;
   redis.on('error', (err: Error) => {
     const now = Date.now();

@@ -5,6 +5,7 @@
  * alerting), and BullMQ needs Redis 6.2 or newer. Both are refused at start with what to set.
  */
 import { Redis } from 'ioredis';
+import { clusterNodesOf } from './redis-client.js';
 
 export interface RedisServerFacts {
   version: string | null;
@@ -52,13 +53,25 @@ export function redisServerProblems(facts: RedisServerFacts): string[] {
   return problems;
 }
 
-/** Reads the server and lists its problems; a server that cannot be asked is not blocked here (the processes report it). */
+/**
+ * Reads the server (every seed node of a `redis+cluster://` URL) and lists its problems; a server that
+ * cannot be asked is not blocked here (the processes report it).
+ */
 export async function checkRedisServer(url: string): Promise<string[]> {
-  let facts: RedisServerFacts;
-  try {
-    facts = await readRedisServerFacts(url);
-  } catch {
-    return [];
+  const cluster = clusterNodesOf(url);
+  const targets = cluster
+    ? cluster.nodes.map((node) => {
+        const auth = cluster.password ? `${encodeURIComponent(cluster.username ?? '')}:${encodeURIComponent(cluster.password)}@` : '';
+        return `redis://${auth}${node.host.includes(':') ? `[${node.host}]` : node.host}:${node.port}`;
+      })
+    : [url];
+  const problems = new Set<string>();
+  for (const target of targets) {
+    try {
+      for (const problem of redisServerProblems(await readRedisServerFacts(target))) problems.add(problem);
+    } catch {
+      // Not answering: the processes report it.
+    }
   }
-  return redisServerProblems(facts);
+  return [...problems];
 }

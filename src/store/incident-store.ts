@@ -111,12 +111,10 @@ export class IncidentStore {
   async getMany(incidentIds: string[]): Promise<IncidentRecord[]> {
     const ids = incidentIds.filter((id) => parseIncidentId(id));
     if (ids.length === 0) return [];
-    const pipeline = this.redis.pipeline();
-    for (const id of ids) pipeline.hgetall(this.keyOf(id));
-    const results = (await pipeline.exec()) ?? [];
-    return results
-      .map(([, hash]) => decodeIncident((hash ?? {}) as Record<string, string>))
-      .filter((r): r is IncidentRecord => r !== null);
+    // Concurrent single commands, not one pipeline: the records live in different hash slots (one
+    // explicit pipeline across slots fails on Redis Cluster); ioredis still sends them together.
+    const hashes = await Promise.all(ids.map((id) => this.redis.hgetall(this.keyOf(id))));
+    return hashes.map((hash) => decodeIncident(hash ?? {})).filter((r): r is IncidentRecord => r !== null);
   }
 
   /** Incidents of one query, open first, newest first; expired records are pruned from the index. */

@@ -74,17 +74,16 @@ export class StreamRegistry {
     return (await this.redis.smembers(this.keys.streams())).sort();
   }
 
-  /** Every registered stream, sorted by name then id. Pipelined in chunks. */
+  /** Every registered stream, sorted by name then id. Read in chunks of concurrent commands. */
   async list(): Promise<StreamRecord[]> {
     const ids = await this.listIds();
     const out: StreamRecord[] = [];
     for (let i = 0; i < ids.length; i += 500) {
       const chunk = ids.slice(i, i + 500);
-      const pipeline = this.redis.pipeline();
-      for (const id of chunk) pipeline.hgetall(this.keys.streamMeta(id));
-      const results = (await pipeline.exec()) ?? [];
+      // Concurrent single commands (the metas live in different hash slots; see incident-store getMany).
+      const hashes = await Promise.all(chunk.map((id) => this.redis.hgetall(this.keys.streamMeta(id))));
       chunk.forEach((id, j) => {
-        const record = decodeStream(id, (results[j]?.[1] ?? {}) as Record<string, string>);
+        const record = decodeStream(id, hashes[j] ?? {});
         if (record) out.push(record);
       });
     }
