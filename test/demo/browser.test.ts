@@ -13,8 +13,8 @@ import { runDemo, type RunningDemo } from '../../src/demo/run-demo.js';
 import { chromiumMissingReason, launchChromium, type LaunchedBrowser } from './chromium.js';
 
 const ARTIFACTS = new URL('../artifacts/', import.meta.url).pathname;
+// Never skipped: without Chromium every test here fails and says what to install.
 const missing = chromiumMissingReason();
-if (missing) console.warn(`[browser test skipped] ${missing}`);
 
 /** The environment a fresh laptop has: no Slack or Databricks credentials, the test Redis. */
 function cleanEnv(): NodeJS.ProcessEnv {
@@ -24,12 +24,13 @@ function cleanEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-describe.skipIf(missing !== null)('the demo in a browser', () => {
+describe('the demo in a browser', () => {
   let demo: RunningDemo | undefined;
   let browser: LaunchedBrowser | undefined;
   let banner = '';
 
   beforeAll(async () => {
+    if (missing) throw new Error(missing);
     mkdirSync(ARTIFACTS, { recursive: true });
     const out = new Writable({
       write(chunk, _encoding, done) {

@@ -1,6 +1,6 @@
 /**
  * Launches Debian's Chromium for the browser test through playwright-core (which never downloads
- * a browser). `chromiumMissingReason` is the only reason the browser test may skip.
+ * a browser). `chromiumMissingReason` says what to install when it is missing (the browser tests then fail with it, never skip).
  */
 import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
