@@ -5,10 +5,19 @@
  *   2. in process: JSON.parse + parseProgress + one QueryTracker per query,
  * printing progress events per second, memory per tracked query (heap delta / queries) and the
  * serialized TrackerState size, early and late in the history (bounded by a window, not by history).
- * The temp file is removed at the end, also on failure.
+ * Then the throughput section (issue 9): 100,000 stateful Kafka reports of about 1.8 KB each (10
+ * queries interleaved), timed in one run as
+ *   a. bare `JSON.parse` of every line, read as the CLI reads it (utf8 stream, split on newlines),
+ *      in a plain `node` child pinned to the same core as the CLI;
+ *   b. the CLI, `taskset -c 0 node bin/streamdoctor.mjs diagnose FILE --format json`;
+ * fastest of `--rounds` alternating runs each, wall time including start-up for both, and the
+ * ratio CLI / JSON.parse (target ≥ 0.5), with memory per tracked query and state size in process.
+ * Temp files are removed at the end, also on failure.
  *
- *   npm run bench:engine                       200 × 2,000
+ *   npm run bench:engine                       200 × 2,000, then 100,000 stateful reports
  *   npm run bench:engine -- --queries 50 --batches 500
+ *   npm run bench:engine -- --only throughput  the throughput section alone (--reports N, --rounds N)
+ *   npm run bench:engine -- --only mix         the 200-query mix alone
  */
 
 import { spawnSync } from 'node:child_process';
@@ -36,6 +45,20 @@ function flag(name: string, fallback: number): number {
 
 const QUERIES = flag('queries', 200);
 const BATCHES = flag('batches', 2_000);
+const REPORTS = flag('reports', 100_000);
+const ROUNDS = flag('rounds', 2);
+const ONLY = (() => {
+  const i = process.argv.indexOf('--only');
+  if (i < 0) return null;
+  const value = process.argv[i + 1];
+  if (value !== 'mix' && value !== 'throughput') {
+    process.stderr.write('bench:engine: --only needs mix or throughput\n');
+    process.exit(2);
+  }
+  return value;
+})();
+/** Queries interleaved in the throughput file. */
+const STATEFUL_QUERIES = 10;
 const START = Date.UTC(2026, 8, 14, 0, 0, 0);
 
 /** A realistic mix: mostly healthy stateless Kafka, some stateful, some Auto Loader, some capped and falling behind. */
@@ -76,13 +99,45 @@ function specFor(q: number): StreamSpec {
   return { name, arrival, processing, triggerMs, source: { kind: 'kafka', topic: `topic_${q}`, partitions: 4 + (q % 3) * 2 } };
 }
 
-function generate(file: string): { bytes: number; ms: number } {
+/**
+ * Stateful Kafka queries (a stateful aggregation with a watermark) for the throughput section: a third
+ * on RocksDB (its custom metrics make the report long), the rest on the HDFS-backed store; about
+ * 1.8 KB a report on average. One in five falls behind halfway (capped below its new input rate),
+ * so the lag path runs too.
+ */
+function statefulSpecFor(q: number, batches: number): StreamSpec {
+  const rocksdb = q % 3 === 0;
+  const behind = q % 5 === 2;
+  const processing = { rowsPerSecPerCore: 2_500, cores: 8 };
+  const arrival = 1_500 + ((q * 37) % 5) * 300;
+  return {
+    name: `stateful_${String(q).padStart(2, '0')}`,
+    arrival: behind ? steppedRate(4_000, [{ atMs: START + (batches / 2) * 10_000, rowsPerSec: 9_000 }]) : arrival,
+    processing,
+    triggerMs: 10_000,
+    source: {
+      kind: 'kafka',
+      topic: `orders_${q}`,
+      partitions: rocksdb ? 2 : 4,
+      // Capped below the new input rate: linear backlog growth, never geometric.
+      ...(behind ? { maxOffsetsPerTrigger: 60_000 } : {}),
+    },
+    state: { watermarkMs: 30 * 60_000, initialRows: 500_000, provider: rocksdb ? 'rocksdb' : 'hdfs' },
+  };
+}
+
+function generate(
+  file: string,
+  queries = QUERIES,
+  batches = BATCHES,
+  spec: (q: number, batches: number) => StreamSpec = specFor,
+): { bytes: number; ms: number } {
   const t0 = performance.now();
-  const sims = Array.from({ length: QUERIES }, (_, q) => new StreamSimulator(specFor(q), { startMs: START, seed: 1_000 + q }));
+  const sims = Array.from({ length: queries }, (_, q) => new StreamSimulator(spec(q, batches), { startMs: START, seed: 1_000 + q }));
   const fd = openSync(file, 'w');
   let bytes = 0;
   try {
-    for (let b = 0; b < BATCHES; b++) {
+    for (let b = 0; b < batches; b++) {
       const lines: string[] = [];
       for (const sim of sims) lines.push(sim.next().json);
       const chunk = `${lines.join('\n')}\n`;
@@ -126,7 +181,43 @@ const gc: () => void = (() => {
   return runInNewContext('gc') as () => void;
 })();
 
-async function inProcess(file: string) {
+/**
+ * Bare `JSON.parse` of every line, read the way the CLI reads its file (a utf8 read stream, lines split
+ * on "\n"), in a plain `node` child pinned like the CLI. Wall time including start-up, as for the CLI.
+ */
+const JSON_PARSE_CHILD = `
+const { createReadStream } = require('node:fs');
+(async () => {
+  let pending = '', lines = 0, keys = 0;
+  const take = (line) => { if (line.length === 0) return; const v = JSON.parse(line); lines += 1; if (v.id) keys += 1; };
+  for await (const chunk of createReadStream(process.argv[1], { encoding: 'utf8' })) {
+    const text = pending + chunk;
+    let start = 0;
+    for (let nl = text.indexOf('\\n'); nl !== -1; nl = text.indexOf('\\n', start)) { take(text.slice(start, nl)); start = nl + 1; }
+    pending = text.slice(start);
+  }
+  take(pending);
+  process.stdout.write(JSON.stringify({ lines, keys }));
+})();
+`;
+
+function runJsonParse(file: string): { ms: number; lines: number } {
+  const cmd: string[] = [];
+  if (existsSync('/usr/bin/taskset')) cmd.push('taskset', '-c', '0');
+  cmd.push(process.execPath, '-e', JSON_PARSE_CHILD, file);
+  const t0 = performance.now();
+  const result = spawnSync(cmd[0]!, cmd.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
+  const ms = performance.now() - t0;
+  let lines = -1;
+  try {
+    lines = (JSON.parse(result.stdout.toString()) as { lines: number }).lines;
+  } catch {
+    process.stdout.write(`JSON.parse child failed: ${result.stderr.toString().slice(0, 2_000)}\n`);
+  }
+  return { ms, lines };
+}
+
+async function inProcess(file: string, queries = QUERIES, batches = BATCHES) {
   gc();
   const heapBefore = getHeapStatistics().used_heap_size;
   const trackers = new Map<string, QueryTracker>();
@@ -147,7 +238,7 @@ async function inProcess(file: string) {
     }
     incidents += tracker.observe(p).filter((c) => c.type === 'opened').length;
     events += 1;
-    if (events === QUERIES * Math.min(200, BATCHES)) {
+    if (events === queries * Math.min(200, batches)) {
       earlyStateBytes = [...trackers.values()].map((t) => Buffer.byteLength(JSON.stringify(t.toState())));
     }
   }
@@ -162,14 +253,10 @@ const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
 const avg = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
 
-const dir = mkdtempSync(join(tmpdir(), 'streamdoctor-bench-'));
-const file = join(dir, 'progress.jsonl');
-let exitCode = 0;
-try {
+async function mixSection(file: string): Promise<number> {
+  let exitCode = 0;
   const events = QUERIES * BATCHES;
   process.stdout.write(`bench:engine — ${QUERIES} queries × ${BATCHES} batches = ${fmt(events)} progress events\n`);
-  // Figures on a shared machine: say how busy it was.
-  process.stdout.write(`machine: ${cpus().length} cores, load average ${loadavg().map((x) => x.toFixed(2)).join(' ')} at start\n`);
   const gen = generate(file);
   process.stdout.write(`generated ${(gen.bytes / 1024 ** 2).toFixed(0)} MB of JSON Lines in ${(gen.ms / 1_000).toFixed(1)} s (${fmt(events / (gen.ms / 1_000))} events/s simulated)\n`);
 
@@ -193,12 +280,69 @@ try {
       `serialized TrackerState: avg ${kb(avg(ip.stateBytes))}, max ${kb(Math.max(...ip.stateBytes))} after ${BATCHES} batches; ` +
         `avg ${kb(avg(ip.earlyStateBytes))}, max ${kb(Math.max(0, ...ip.earlyStateBytes))} after ${Math.min(200, BATCHES)} batches (bounded: contract ≤ 24 KB)`,
       `target: ≥ 20,000 events/s through the CLI on one core — ${cliRate >= 20_000 ? 'met' : 'NOT met'}`,
-      `load average at the end ${loadavg().map((x) => x.toFixed(2)).join(' ')}`,
       '',
     ].join('\n'),
   );
   if (Math.max(...ip.stateBytes) > 24 * 1024) exitCode = 1;
-  process.stdout.write(`input file was ${(statSync(file).size / 1024 ** 2).toFixed(0)} MB; removing ${dir}\n`);
+  process.stdout.write(`input file was ${(statSync(file).size / 1024 ** 2).toFixed(0)} MB\n`);
+  return exitCode;
+}
+
+async function throughputSection(file: string): Promise<number> {
+  let exitCode = 0;
+  const batches = Math.ceil(REPORTS / STATEFUL_QUERIES);
+  const events = batches * STATEFUL_QUERIES;
+  process.stdout.write(
+    `\nthroughput — ${fmt(events)} stateful Kafka reports (${STATEFUL_QUERIES} queries × ${fmt(batches)} batches, interleaved), ${ROUNDS} round(s), fastest counts\n`,
+  );
+  const gen = generate(file, STATEFUL_QUERIES, batches, statefulSpecFor);
+  process.stdout.write(
+    `generated ${(gen.bytes / 1024 ** 2).toFixed(0)} MB in ${(gen.ms / 1_000).toFixed(1)} s; average report ${fmt(gen.bytes / events)} bytes per line\n`,
+  );
+  const pin = existsSync('/usr/bin/taskset') ? 'taskset -c 0' : 'NOT pinned: taskset missing';
+  let parseMs = Number.POSITIVE_INFINITY;
+  let cliMs = Number.POSITIVE_INFINITY;
+  for (let round = 1; round <= ROUNDS; round += 1) {
+    const parsed = runJsonParse(file);
+    const cli = runCli(file);
+    process.stdout.write(
+      `  round ${round}: JSON.parse ${(parsed.ms / 1_000).toFixed(2)} s (${fmt(parsed.lines)} lines); ` +
+        `CLI ${(cli.ms / 1_000).toFixed(2)} s, max RSS ${cli.maxRssKb !== null ? `${(cli.maxRssKb / 1024).toFixed(0)} MB` : 'n/a'}, exit ${cli.exitCode}, ${cli.queries} queries\n`,
+    );
+    if (parsed.lines !== events || cli.exitCode !== 0 || cli.queries !== STATEFUL_QUERIES) {
+      process.stdout.write(`CLI stderr: ${cli.stderr.slice(0, 2_000)}\n`);
+      exitCode = 1;
+    }
+    parseMs = Math.min(parseMs, parsed.ms);
+    cliMs = Math.min(cliMs, cli.ms);
+  }
+  const parseRate = events / (parseMs / 1_000);
+  const cliRate = events / (cliMs / 1_000);
+  const ratio = cliRate / parseRate;
+  const ip = await inProcess(file, STATEFUL_QUERIES, batches);
+  process.stdout.write(
+    [
+      `bare JSON.parse (node, ${pin}, wall incl. start-up): ${fmt(parseRate)} events/s`,
+      `CLI diagnose --format json (${pin}, wall incl. start-up): ${fmt(cliRate)} events/s`,
+      `ratio CLI / JSON.parse: ${ratio.toFixed(2)} — target ≥ 0.5 ${ratio >= 0.5 ? 'met' : 'NOT met'}`,
+      `in-process: ${fmt(ip.events / (ip.ms / 1_000))} events/s; ${ip.trackers} trackers, ${ip.incidents} incidents opened`,
+      `memory per tracked query: heap delta ${kb(ip.heapDelta / Math.max(1, ip.trackers))} (${(ip.heapDelta / 1024 ** 2).toFixed(1)} MB / ${ip.trackers})`,
+      `serialized TrackerState: avg ${kb(avg(ip.stateBytes))}, max ${kb(Math.max(...ip.stateBytes))} after ${fmt(batches)} batches (contract ≤ 24 KB)`,
+      '',
+    ].join('\n'),
+  );
+  if (Math.max(...ip.stateBytes) > 24 * 1024) exitCode = 1;
+  return exitCode;
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'streamdoctor-bench-'));
+let exitCode = 0;
+try {
+  // Figures on a shared machine: say how busy it was.
+  process.stdout.write(`machine: ${cpus().length} cores, load average ${loadavg().map((x) => x.toFixed(2)).join(' ')} at start\n`);
+  if (ONLY !== 'throughput') exitCode = Math.max(exitCode, await mixSection(join(dir, 'progress.jsonl')));
+  if (ONLY !== 'mix') exitCode = Math.max(exitCode, await throughputSection(join(dir, 'stateful.jsonl')));
+  process.stdout.write(`load average at the end ${loadavg().map((x) => x.toFixed(2)).join(' ')}; removing ${dir}\n`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -31,8 +31,19 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 
 /** A map of numbers (durationMs, customMetrics); non-numeric values are dropped. */
 export function numberMap(value: unknown): Record<string, number> {
+  if (!isRecord(value)) return {};
+  // The usual case, every value already a finite number: the parsed object is the map (no copy of
+  // a 25-key RocksDB map per report). `__proto__` takes the copying path, which drops it as before.
+  let clean = true;
+  for (const key in value) {
+    const item = value[key];
+    if (typeof item !== 'number' || !Number.isFinite(item) || key === '__proto__') {
+      clean = false;
+      break;
+    }
+  }
+  if (clean && Object.getPrototypeOf(value) === Object.prototype) return value as Record<string, number>;
   const out: Record<string, number> = {};
-  if (!isRecord(value)) return out;
   for (const key in value) {
     const parsed = finiteNumber(value[key]);
     if (parsed !== null) out[key] = parsed;

@@ -23,7 +23,6 @@ export function detectStateGrowth(ctx: DetectorContext): Finding {
   const watermark = latest.watermark === 1;
   const window = TUNING.stateWindow;
   const recent = ctx.features.slice(-window).filter((f) => f.stateRows !== null);
-  const stats = stateGrowthStats(recent);
 
   if (ctx.memo) {
     // Open: clear once the last batches show no growth or state is being removed again.
@@ -35,7 +34,8 @@ export function detectStateGrowth(ctx: DetectorContext): Finding {
     return finding(ctx);
   }
 
-  if (!stats || recent.length < window * 0.75) return CLEAR;
+  // The cheap tests first: the trend test (stateGrowthStats) runs only when the rest could fire.
+  if (recent.length < window * 0.75) return CLEAR;
   if (watermark) {
     // With a watermark, state fills for about the watermark delay (plus the window) before the
     // first keys expire. Growth is unbounded only once the watermark has moved well past that
@@ -45,9 +45,13 @@ export function detectStateGrowth(ctx: DetectorContext): Finding {
     const advance = nowMs - startMs;
     if (advance < Math.max(2 * (delayMs ?? 0), 30 * 60_000)) return CLEAR;
   }
-  const growth = stats.last - stats.first;
-  if (stats.z < 3 || growth <= 0) return CLEAR;
-  if (stats.removed > 0.01 * growth) return CLEAR;
+  const growth = recent[recent.length - 1]!.stateRows! - recent[0]!.stateRows!;
+  if (growth <= 0) return CLEAR;
+  let removed = 0;
+  for (const f of recent) removed += f.stateRemoved;
+  if (removed > 0.01 * growth) return CLEAR;
+  const stats = stateGrowthStats(recent);
+  if (!stats || stats.z < 3) return CLEAR;
   // Nearly every step rises: a stepwise fill that stalls is not unbounded growth.
   let rising = 0;
   for (let i = 1; i < recent.length; i += 1) {
