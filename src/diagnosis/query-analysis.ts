@@ -197,18 +197,25 @@ export function inferTriggerMs(features: readonly BatchFeatures[]): number | nul
     if (cur.restart) continue;
     const gap = cur.t - prev.t;
     if (gap <= 0) continue;
-    const idle = (a: BatchFeatures, b: BatchFeatures) => b.t - a.t > a.d + Math.max(100, (b.t - a.t) * 0.05);
-    if (!idle(prev, cur)) continue;
+    if (!idleBefore(prev, cur)) continue;
     gaps.push(gap);
     // Spark schedules triggers on a fixed grid: after an overrun the next batch starts at once and
     // the one after on the grid, a gap shorter than T. A gap whose start was itself on schedule
     // (idle time before it too) is T, or a whole multiple of it after idle triggers.
     const before = features[i - 2];
-    if (before && !prev.restart && idle(before, prev)) onSchedule.push(gap);
+    if (before && !prev.restart && idleBefore(before, prev)) onSchedule.push(gap);
   }
   if (gaps.length < 3) return null;
   // Idle triggers without a report make some gaps whole multiples of T: the low quantile is T.
   return Math.round(quantile(onSchedule.length >= 3 ? onSchedule : gaps, 0.2));
+}
+
+/**
+ * Idle time between batch a and the next batch b (a ended early). Module level, not a closure in
+ * the loop: tsx compiles with keepNames, so every closure created costs a defineProperty.
+ */
+function idleBefore(a: BatchFeatures, b: BatchFeatures): boolean {
+  return b.t - a.t > a.d + Math.max(100, (b.t - a.t) * 0.05);
 }
 
 export function analyze(
@@ -244,8 +251,9 @@ class LazyAnalysis implements Analysis {
 
   get series(): number[] {
     if (this.seriesMemo === null) {
-      const out = new Array<number>(this.features.length);
-      for (let i = 0; i < this.features.length; i += 1) out[i] = signalValue(this.features[i]!, this.signal);
+      // Built by push: a packed array of doubles (new Array(n) starts holey, slower to read).
+      const out: number[] = [];
+      for (let i = 0; i < this.features.length; i += 1) out.push(signalValue(this.features[i]!, this.signal));
       this.seriesMemo = out;
     }
     return this.seriesMemo;
