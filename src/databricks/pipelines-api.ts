@@ -3,7 +3,7 @@ import type { DatabricksHttpClient } from './http-client.js';
 import type { ListPipelineEventsResponse } from './wire-types.js';
 
 export interface ListEventsRequest {
-  /** ≤ 1000. */
+  /** ≤ 1000; the server may return fewer even when more follow, so only `next_page_token` says more. */
   maxResults?: number;
   /** e.g. `["timestamp asc"]`. */
   orderBy?: string[];

@@ -4,4 +4,5 @@ export { readProgressTableCursor, type ProgressTableCursor } from './progress-ta
 export { PROGRESS_TABLE_STATEMENT, PROGRESS_TABLE_COLUMNS, progressPageParameters, rowKey } from './progress-table-sql.js';
 export { SeenBatches, type SeenState } from './seen-batches.js';
 export { PipelineEventsSource, type PipelineEventsCursor, type PipelineEventsSourceOptions } from './pipeline-events-source.js';
+export { readPipelineEventsCursor, type PipelineCursorEntry } from './pipeline-events-cursor.js';
 export { JobRunsSource, type JobRunsCursor, type JobRunsSourceOptions, type WatchedJob } from './job-runs-source.js';

@@ -1,50 +1,37 @@
 /**
  * Lakeflow pipelines through their event log (`GET /api/2.0/pipelines/{id}/events`): `stream_progress`
  * events carry the StreamingQueryProgress of each flow; `flow_progress` events carry the backlog
- * (bytes, files); a FAILED `update_progress` is a pipeline failure. Reads oldest first from a lower
- * bound that trails the newest event by `overlapMs`, skipping event ids already read; later pages
- * send `page_token` alone (with `max_results`), as the API demands.
+ * (bytes, files); a FAILED `update_progress` is a pipeline failure.
+ *
+ * Each poll reads oldest first from the cursor's newest timestamp (`timestamp >= …`, inclusive, so
+ * events sharing that millisecond are not lost) and skips the ids already read at it; later pages
+ * send `page_token` alone (with `max_results`), as the API demands (reference §2c). It pages until
+ * caught up or until its page budget is spent; then it returns `more` and the next poll goes on from
+ * the newest event read, so the cursor advances under any event rate. What it relies on: the API
+ * orders by timestamp and an event is listed once events stamped after it are (the event log is
+ * append-only); page tokens are used within one poll only, never stored.
  */
-import { z } from 'zod';
 import type { DatabricksClient } from '../databricks/databricks-client.js';
 import type { PipelineEvent } from '../databricks/wire-types.js';
 import { parseProgress } from '../progress/parse-progress.js';
+import { readPipelineEventsCursor, type PipelineCursorEntry, type PipelineEventsCursor } from './pipeline-events-cursor.js';
 import { byTriggerTime, type PollResult, type ProgressSource, type SourceSignal, type SourcedProgress } from './source.js';
 
-export interface PipelineCursorEntry {
-  /** Newest event timestamp read, epoch ms. */
-  newestMs: number;
-  /** Ids of events read whose timestamp is within the overlap window. */
-  seen: [string, number][];
-}
-
-export interface PipelineEventsCursor {
-  v: 1;
-  pipelines: Record<string, PipelineCursorEntry>;
-}
+export type { PipelineCursorEntry, PipelineEventsCursor } from './pipeline-events-cursor.js';
 
 export interface PipelineEventsSourceOptions {
   client: DatabricksClient;
   /** Pipelines to read, read at every poll. */
   pipelineIds: string[] | (() => string[]);
-  /** @defaultValue 120_000 */
-  overlapMs?: number;
   /** First poll reads events this old. @defaultValue 900_000 */
   initialLookbackMs?: number;
-  /** Events per page (≤ 1000). @defaultValue 250 */
+  /** Events per page (the API takes ≤ 1000 and may return fewer). @defaultValue 250 */
   pageSize?: number;
-  /** Pages per pipeline per poll. @defaultValue 8 */
+  /** Pages per pipeline per poll; past it the poll returns `more` and the next one continues. @defaultValue 8 */
   maxPagesPerPipeline?: number;
   /** @defaultValue Date.now */
   now?: () => number;
 }
-
-const cursorSchema = z.object({
-  v: z.literal(1),
-  pipelines: z.record(z.string(), z.object({ newestMs: z.number().finite(), seen: z.array(z.tuple([z.string(), z.number()])) })),
-});
-
-const MAX_SEEN = 10_000;
 
 function numberOrNull(value: unknown): number | null {
   const number = typeof value === 'string' ? Number(value) : value;
@@ -68,15 +55,13 @@ export class PipelineEventsSource implements ProgressSource<PipelineEventsCursor
 
   constructor(private readonly options: PipelineEventsSourceOptions) {}
 
+  /** Takes a cursor of any version this source ever wrote (version 1 is migrated) and returns version 2. */
   async poll(stored: PipelineEventsCursor | null): Promise<PollResult<PipelineEventsCursor>> {
-    const warnings: string[] = [];
-    const parsed = stored === null ? null : cursorSchema.safeParse(stored);
-    if (parsed && !parsed.success) warnings.push('stored pipeline event-log cursor is not valid; reading from the initial lookback');
-    const previous: PipelineEventsCursor = parsed?.success ? (parsed.data as PipelineEventsCursor) : { v: 1, pipelines: {} };
+    const { cursor: previous, warnings } = readPipelineEventsCursor(stored);
     const ids = typeof this.options.pipelineIds === 'function' ? this.options.pipelineIds() : this.options.pipelineIds;
     const now = (this.options.now ?? Date.now)();
     const results = await Promise.all(ids.map((id) => this.pollPipeline(id, previous.pipelines[id] ?? null, now)));
-    const cursor: PipelineEventsCursor = { v: 1, pipelines: {} };
+    const cursor: PipelineEventsCursor = { v: 2, pipelines: {} };
     const progress: SourcedProgress[] = [];
     const signals: SourceSignal[] = [];
     let more = false;
@@ -93,43 +78,43 @@ export class PipelineEventsSource implements ProgressSource<PipelineEventsCursor
   }
 
   private async pollPipeline(pipelineId: string, entry: PipelineCursorEntry | null, now: number) {
-    const overlap = this.options.overlapMs ?? 120_000;
-    const newest0 = entry?.newestMs ?? now - (this.options.initialLookbackMs ?? 900_000);
-    const seen = new Map(entry?.seen ?? []);
-    const fromMs = entry ? newest0 - overlap : newest0;
-    let newestMs = newest0;
+    const fromMs = entry?.newestMs ?? now - (this.options.initialLookbackMs ?? 900_000);
+    const skip = new Set(entry?.idsAtNewest ?? []);
+    // Ids read by this poll, with their timestamps: dedupes within the poll, and gives the new boundary.
+    const read = new Map<string, number>();
+    let newestMs = fromMs;
     const progress: SourcedProgress[] = [];
     const signals: SourceSignal[] = [];
     const warnings: string[] = [];
-    let pageToken: string | undefined;
-    let more = false;
+    const maxResults = this.options.pageSize ?? 250;
     const maxPages = this.options.maxPagesPerPipeline ?? 8;
+    let pageToken: string | undefined;
     for (let page = 0; page < maxPages; page += 1) {
       const response = await this.options.client.pipelines.listEvents(
         pipelineId,
-        pageToken
-          ? { pageToken, maxResults: this.options.pageSize ?? 250 }
-          : { maxResults: this.options.pageSize ?? 250, orderBy: ['timestamp asc'], filter: `timestamp >= '${new Date(fromMs).toISOString()}'` },
+        pageToken ? { pageToken, maxResults } : { maxResults, orderBy: ['timestamp asc'], filter: `timestamp >= '${new Date(fromMs).toISOString()}'` },
       );
-      for (const event of response.events ?? []) {
+      const events = response.events ?? [];
+      for (const event of events) {
         const atMs = Date.parse(event.timestamp ?? '');
         const id = event.id ?? `${event.timestamp}/${event.event_type}/${event.origin?.flow_name ?? ''}`;
         if (!Number.isFinite(atMs)) {
           warnings.push(`pipeline ${pipelineId} event ${id} has no valid timestamp; skipped`);
           continue;
         }
-        if (seen.has(id)) continue;
-        seen.set(id, atMs);
+        // Older than the cursor (read before) or read already at its timestamp.
+        if (atMs < fromMs || skip.has(id) || read.has(id)) continue;
+        read.set(id, atMs);
         newestMs = Math.max(newestMs, atMs);
         this.readEvent(pipelineId, id, atMs, event, progress, signals, warnings);
       }
-      pageToken = response.next_page_token || undefined;
+      // An empty page ends the listing even if a token came with it.
+      pageToken = events.length > 0 ? response.next_page_token || undefined : undefined;
       if (!pageToken) break;
-      more = page === maxPages - 1;
     }
-    const cutoff = newestMs - overlap;
-    const kept = [...seen].filter(([, atMs]) => atMs >= cutoff).slice(-MAX_SEEN);
-    return { entry: { newestMs, seen: kept } as PipelineCursorEntry, progress, signals, warnings, more };
+    const idsAtNewest = [...read].filter(([, atMs]) => atMs === newestMs).map(([id]) => id);
+    if (newestMs === fromMs) idsAtNewest.push(...skip);
+    return { entry: { newestMs, idsAtNewest } as PipelineCursorEntry, progress, signals, warnings, more: pageToken !== undefined };
   }
 
   private readEvent(

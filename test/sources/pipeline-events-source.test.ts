@@ -82,8 +82,46 @@ describe('PipelineEventsSource', () => {
     local.clock.advance(10_000);
     const result = await new PipelineEventsSource({ client, pipelineIds: [PIPELINE], now: () => local.clock.now() }).poll(null);
     expect(result.signals).toEqual([
-      { type: 'pipeline_failed', pipelineId: PIPELINE, updateId: '7e1c-update', message: 'Job aborted due to stage failure', atMs: START + 5_000 },
+      { type: 'pipeline_failed', pipelineId: PIPELINE, pipelineName: 'orders-dlt', updateId: '7e1c-update', message: 'Job aborted due to stage failure', atMs: START + 5_000 },
     ]);
+  });
+
+  it('continues from the newest event read when its page budget is spent, events sharing a millisecond split across pages and polls read once', async () => {
+    // 10 timestamps, 3 events at each: pages of 4 and two pages a poll cut through the ties.
+    for (let i = 0; i < 30; i += 1) {
+      local.appendPipelineEvent(PIPELINE, { id: `ev-${i}`, event_type: 'flow_progress', origin: { flow_name: 'silver_orders' }, details: { flow_progress: { status: 'RUNNING', metrics: { backlog_bytes: i } } } }, START + Math.floor(i / 3) * 1_000);
+    }
+    local.clock.advance(60_000);
+    const source = new PipelineEventsSource({ client, pipelineIds: [PIPELINE], pageSize: 4, maxPagesPerPipeline: 2, now: () => local.clock.now(), initialLookbackMs: 60_000 });
+    let cursor: PipelineEventsCursor | null = null;
+    const read: number[] = [];
+    const mores: boolean[] = [];
+    for (let poll = 0; poll < 8; poll += 1) {
+      const result = await source.poll(cursor);
+      read.push(...result.signals.map((signal) => (signal as { backlogBytes: number }).backlogBytes));
+      mores.push(result.more);
+      cursor = result.cursor;
+      expect(cursor.pipelines[PIPELINE]!.idsAtNewest.length).toBeLessThanOrEqual(3);
+    }
+    expect(read).toEqual(Array.from({ length: 30 }, (_, i) => i));
+    // Each poll re-reads its boundary millisecond (skipped by id): 8 events a poll, 6 of them new.
+    expect(mores).toEqual([true, true, true, true, false, false, false, false]);
+    expect(cursor!.pipelines[PIPELINE]).toEqual({ newestMs: START + 9_000, idsAtNewest: ['ev-27', 'ev-28', 'ev-29'] });
+  });
+
+  it('migrates a version-1 cursor (120 s of ids) to the newest timestamp and the ids read at it', async () => {
+    const event = (id: string, atMs: number) =>
+      local.appendPipelineEvent(PIPELINE, { id, event_type: 'flow_progress', origin: { flow_name: 'gold_orders' }, details: { flow_progress: { metrics: { backlog_files: Number(id.slice(1)) } } } }, atMs);
+    event('e1', START - 5_000);
+    event('e2', START);
+    event('e3', START);
+    event('e4', START + 1_000);
+    local.clock.advance(10_000);
+    const v1 = { v: 1, pipelines: { [PIPELINE]: { newestMs: START, seen: [['e1', START - 5_000], ['e2', START]] } } };
+    const result = await new PipelineEventsSource({ client, pipelineIds: [PIPELINE], now: () => local.clock.now() }).poll(v1 as unknown as PipelineEventsCursor);
+    expect(result.warnings).toEqual([]);
+    expect(result.signals.map((signal) => (signal as { backlogFiles: number }).backlogFiles)).toEqual([3, 4]);
+    expect(result.cursor).toEqual({ v: 2, pipelines: { [PIPELINE]: { newestMs: START + 1_000, idsAtNewest: ['e4'] } } });
   });
 
   it('fails with NotFoundError for a pipeline id that does not exist', async () => {

@@ -141,6 +141,20 @@ describe('local Databricks: pipeline events and job runs', () => {
     expect(newestFirst.json.events[0].details.flow_progress.metrics.backlog_bytes).toBe(800);
   });
 
+  it('serves at most 250 events a page whatever max_results asks (≤ 1000), and stamps every event with its pipeline', async () => {
+    const base = START + 600_000;
+    for (let i = 0; i < 300; i += 1) local.appendPipelineEvent(PIPELINE, { event_type: 'flow_progress', origin: { flow_name: 'silver' }, details: { flow_progress: { metrics: { backlog_bytes: i } } } }, base + i);
+    const path = `/api/2.0/pipelines/${PIPELINE}/events`;
+    const since = encodeURIComponent(`timestamp >= '${new Date(base).toISOString()}'`);
+    const first = await call('GET', `${path}?max_results=1000&order_by=timestamp%20asc&filter=${since}`);
+    expect(first.json.events).toHaveLength(250);
+    expect(first.json.events[0].origin).toMatchObject({ pipeline_id: PIPELINE, pipeline_name: expect.any(String), flow_name: 'silver' });
+    const rest = await call('GET', `${path}?page_token=${first.json.next_page_token}&max_results=1000`);
+    expect(rest.json.events.map((event: { details: any }) => event.details.flow_progress.metrics.backlog_bytes)).toEqual(Array.from({ length: 50 }, (_, i) => 250 + i));
+    expect(rest.json.next_page_token).toBeUndefined();
+    expect(await call('GET', `${path}?max_results=1001`)).toMatchObject({ status: 400, json: { error_code: 'INVALID_PARAMETER_VALUE' } });
+  });
+
   it('lists runs newest first with limit, paging, states, and rejects active_only with completed_only', async () => {
     for (let i = 0; i < 4; i += 1) {
       const runId = local.startRun(77);

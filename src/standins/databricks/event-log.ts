@@ -1,4 +1,12 @@
-/** Per-pipeline event logs, paged the way `GET /api/2.0/pipelines/{id}/events` pages them. */
+/**
+ * Per-pipeline event logs, paged the way `GET /api/2.0/pipelines/{id}/events` pages them (reference
+ * §2c): `max_results` ≤ 1000 (checked by the router), default order newest first, the filter grammar
+ * of `event-filter.ts`, and a `page_token` that carries its listing's filter and order (the router
+ * refuses one sent with anything but `max_results`). "The system may return fewer than max_results
+ * events in a response, even if there are more events available": a page holds at most
+ * `SERVED_PER_PAGE_MAX` events whatever `max_results` asks, so a reader that takes a short page for
+ * the end of the log is caught here rather than in production.
+ */
 import { randomUUID } from 'node:crypto';
 import { parseEventFilter, type EventPredicate } from './event-filter.js';
 
@@ -14,6 +22,9 @@ export interface PipelineInfo {
   pipelineId: string;
   name: string;
 }
+
+/** Events one page holds at most, whatever `max_results` asks. */
+export const SERVED_PER_PAGE_MAX = 250;
 
 interface PageCursor {
   pipelineId: string;
@@ -56,23 +67,25 @@ export class EventLog {
     if (!pipeline) throw new Error(`unknown pipeline ${pipelineId}`);
     this.seq += 1;
     const id = typeof event.id === 'string' ? event.id : randomUUID();
+    // Databricks stamps every event's origin with the pipeline; the given origin adds to it.
+    const origin = {
+      cloud: 'AWS',
+      region: 'us-west-2',
+      org_id: 1234567890123456,
+      pipeline_id: pipelineId,
+      pipeline_type: 'WORKSPACE',
+      pipeline_name: pipeline.info.name,
+      ...(event.origin as Record<string, unknown> | undefined),
+    };
     const body: Record<string, unknown> = {
       id,
       sequence: { control_plane_seq_no: 1_700_000_000_000_000 + this.seq },
-      origin: {
-        cloud: 'AWS',
-        region: 'us-west-2',
-        org_id: 1234567890123456,
-        pipeline_id: pipelineId,
-        pipeline_type: 'WORKSPACE',
-        pipeline_name: pipeline.info.name,
-        ...(event.origin as Record<string, unknown> | undefined),
-      },
       timestamp: new Date(timestampMs).toISOString(),
       message: event.message ?? '',
       level: event.level ?? 'INFO',
       ...event,
     };
+    body.origin = origin;
     body.id = id;
     body.timestamp = new Date(timestampMs).toISOString();
     const stored: StoredEvent = { id, timestampMs, level: String(body.level), seq: this.seq, body };
@@ -129,7 +142,7 @@ export class EventLog {
       return asc ? cmp > 0 : cmp < 0;
     };
     const matching = ordered.filter((event) => after(event) && predicate(event));
-    const page = matching.slice(0, query.maxResults);
+    const page = matching.slice(0, Math.min(query.maxResults, SERVED_PER_PAGE_MAX));
     const result: { events: Record<string, unknown>[]; next_page_token?: string } = { events: page.map((event) => event.body) };
     if (matching.length > page.length && page.length > 0) {
       const last = page.at(-1)!;
