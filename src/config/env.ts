@@ -3,6 +3,7 @@
  * problems (a malformed URL, half of an OAuth pair) are listed in `problems`, each saying what to set.
  * Secrets are kept on the returned object but `describeEnvConfig` masks them for logs.
  */
+import { chooseDatabricksCredentials, DATABRICKS_AUTH_TYPES } from './databricks-auth.js';
 
 export type DatabricksEnvAuth =
   | { kind: 'pat'; token: string }
@@ -12,7 +13,11 @@ export interface EnvConfig {
   databricks: {
     /** `DATABRICKS_HOST`, normalized to an origin (https:// added when missing). */
     host: string | null;
-    /** `DATABRICKS_TOKEN`, or `DATABRICKS_CLIENT_ID` + `DATABRICKS_CLIENT_SECRET` (OAuth wins when both are set). */
+    /**
+     * `DATABRICKS_TOKEN`, or `DATABRICKS_CLIENT_ID` + `DATABRICKS_CLIENT_SECRET`; both kinds at once are a
+     * problem unless `DATABRICKS_AUTH_TYPE` (`pat` | `oauth-m2m`) picks one. Profiles of `~/.databrickscfg`
+     * are resolved per workspace (`resolveDatabricksAuth`), not here.
+     */
     auth: DatabricksEnvAuth | null;
     /** `DATABRICKS_WAREHOUSE_ID`: used when the watch file names none. */
     warehouseId: string | null;
@@ -71,19 +76,27 @@ function url(text: string | null, name: string, problems: string[], addScheme: b
 export function readEnvConfig(env: NodeJS.ProcessEnv): EnvConfig {
   const problems: string[] = [];
   const host = url(value(env, 'DATABRICKS_HOST'), 'DATABRICKS_HOST', problems, true);
-  const token = value(env, 'DATABRICKS_TOKEN');
-  const clientId = value(env, 'DATABRICKS_CLIENT_ID');
-  const clientSecret = value(env, 'DATABRICKS_CLIENT_SECRET');
-  let auth: DatabricksEnvAuth | null = null;
-  if (clientId && clientSecret) auth = { kind: 'oauth-m2m', clientId, clientSecret };
-  else if (token) auth = { kind: 'pat', token };
-  if (!clientId !== !clientSecret) {
-    problems.push(
-      clientId
-        ? 'DATABRICKS_CLIENT_ID is set without DATABRICKS_CLIENT_SECRET; set both for OAuth M2M (or unset it and use DATABRICKS_TOKEN)'
-        : 'DATABRICKS_CLIENT_SECRET is set without DATABRICKS_CLIENT_ID; set both for OAuth M2M (or unset it and use DATABRICKS_TOKEN)',
-    );
+  const found = (name: string, text: string | null) => (text === null ? undefined : { value: text, from: name, fromProfile: false });
+  const token = found('DATABRICKS_TOKEN', value(env, 'DATABRICKS_TOKEN'));
+  const clientId = found('DATABRICKS_CLIENT_ID', value(env, 'DATABRICKS_CLIENT_ID'));
+  const clientSecret = found('DATABRICKS_CLIENT_SECRET', value(env, 'DATABRICKS_CLIENT_SECRET'));
+  const authType = found('DATABRICKS_AUTH_TYPE', value(env, 'DATABRICKS_AUTH_TYPE'));
+  const bothKinds = token !== undefined && (clientId !== undefined || clientSecret !== undefined);
+  if (authType && !(DATABRICKS_AUTH_TYPES as readonly string[]).includes(authType.value.toLowerCase())) {
+    problems.push(`DATABRICKS_AUTH_TYPE is "${authType.value.slice(0, 40)}"; StreamDoctor supports ${DATABRICKS_AUTH_TYPES.join(' and ')}: set one of them or remove it`);
   }
+  // Two kinds of credentials at once are refused (as Databricks' SDKs do) unless DATABRICKS_AUTH_TYPE
+  // picks one. Otherwise the auth type is applied per workspace, where a profile may hold the credentials.
+  const chosen = chooseDatabricksCredentials(
+    { token, clientId, clientSecret, authType: bothKinds && authType && (DATABRICKS_AUTH_TYPES as readonly string[]).includes(authType.value.toLowerCase()) ? authType : undefined },
+    (key) => ({ token: 'DATABRICKS_TOKEN', client_id: 'DATABRICKS_CLIENT_ID', client_secret: 'DATABRICKS_CLIENT_SECRET' })[key],
+  );
+  const auth: DatabricksEnvAuth | null = chosen.credentials
+    ? chosen.credentials.kind === 'pat'
+      ? { kind: 'pat', token: chosen.credentials.token }
+      : { kind: 'oauth-m2m', clientId: chosen.credentials.clientId, clientSecret: chosen.credentials.clientSecret }
+    : null;
+  if (chosen.problem) problems.push(chosen.problem);
   if (auth && !host) {
     problems.push('Databricks credentials are set but DATABRICKS_HOST is not; set DATABRICKS_HOST=https://<your-workspace-host>');
   }

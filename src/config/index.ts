@@ -15,3 +15,6 @@ export {
   type WorkspaceWatch,
 } from './watch-config.js';
 export { didYouMean } from './did-you-mean.js';
+export { parseDatabricksConfigFile, type DatabricksConfigFileResult, type DatabricksConfigProfile } from './databricks-config-file.js';
+export { resolveDatabricksAuth, chooseDatabricksCredentials, DATABRICKS_AUTH_TYPES, type DatabricksAuthResult, type DatabricksConfigFileText, type ResolvedDatabricksAuth } from './databricks-auth.js';
+export { readDatabricksConfigFile, databricksConfigPath } from './read-databricks-config-file.js';

@@ -2,7 +2,9 @@
 
 export type WorkspaceAuthRef =
   | { kind: 'pat'; tokenEnv: string }
-  | { kind: 'oauth-m2m'; clientIdEnv: string; clientSecretEnv: string };
+  | { kind: 'oauth-m2m'; clientIdEnv: string; clientSecretEnv: string }
+  /** Databricks unified auth: `DATABRICKS_*` variables, else a `.databrickscfg` profile (`auth.profile`, or `auth` unset). */
+  | { kind: 'databricks-config'; profile: string | null };
 
 export interface WatchedJobConfig {
   jobId: number;

@@ -17,7 +17,8 @@ const HINTS: Record<string, string> = {
   channel: 'write it in quotes, e.g. channel: "#streaming-alerts" (an unquoted # starts a YAML comment)',
   name: 'write a name, e.g. name: orders_5min_agg',
   host: 'e.g. host: https://adb-1234567890123456.7.azuredatabricks.net',
-  auth: 'write auth: { token_env: DATABRICKS_TOKEN } or auth: { client_id_env: DATABRICKS_CLIENT_ID, client_secret_env: DATABRICKS_CLIENT_SECRET }',
+  auth: 'write auth: { token_env: DATABRICKS_TOKEN }, auth: { client_id_env: DATABRICKS_CLIENT_ID, client_secret_env: DATABRICKS_CLIENT_SECRET } or auth: { profile: prod } (a ~/.databrickscfg profile)',
+  profile: 'e.g. profile: prod (a [prod] section of ~/.databrickscfg)',
   warehouse_id: 'e.g. warehouse_id: 4b9b953939869799 (from the warehouse connection details)',
   progress_table: 'e.g. progress_table: main.streamdoctor.streaming_progress',
   jobs: 'write a list: jobs: [ { id: 19064954 } ]',
@@ -118,6 +119,10 @@ export function loadWatchConfig(text: string, path: string): LoadWatchConfigResu
 
   const parsed = watchFileSchema.safeParse(data);
   if (!parsed.success) {
+    // A misspelled key already says what to fix; "name where the credentials are" on the same object only repeats it.
+    const misspelledAt = new Set(
+      parsed.error.issues.filter((issue) => issue.code === 'unrecognized_keys').map((issue) => formatPath(issue.path.filter((part): part is string | number => typeof part !== 'symbol'))),
+    );
     for (const issue of parsed.error.issues) {
       const issuePath = issue.path.filter((part): part is string | number => typeof part !== 'symbol');
       if (issue.code === 'unrecognized_keys') {
@@ -133,6 +138,7 @@ export function loadWatchConfig(text: string, path: string): LoadWatchConfigResu
         continue;
       }
       if (secretPaths.has(formatPath(issuePath))) continue;
+      if (issue.code === 'custom' && misspelledAt.has(formatPath(issuePath))) continue;
       // "name where the credentials are" adds nothing when the secret itself was written inline.
       if (issue.code === 'custom' && secrets.some((secret) => secret.key && formatPath(secret.path.slice(0, -1)) === formatPath(issuePath))) continue;
       errors.push(issueAt(doc, lineCounter, issuePath, withHint(friendly(issue), issuePath)));
@@ -205,9 +211,11 @@ function build(data: WatchFileParsed): WatchConfig {
     name: workspace.name,
     host: normalizeHost(workspace.host),
     auth:
-      workspace.auth.token_env !== undefined
-        ? { kind: 'pat', tokenEnv: workspace.auth.token_env }
-        : { kind: 'oauth-m2m', clientIdEnv: workspace.auth.client_id_env!, clientSecretEnv: workspace.auth.client_secret_env! },
+      workspace.auth === undefined || workspace.auth.profile !== undefined
+        ? { kind: 'databricks-config', profile: workspace.auth?.profile ?? null }
+        : workspace.auth.token_env !== undefined
+          ? { kind: 'pat', tokenEnv: workspace.auth.token_env }
+          : { kind: 'oauth-m2m', clientIdEnv: workspace.auth.client_id_env!, clientSecretEnv: workspace.auth.client_secret_env! },
     warehouseId: workspace.warehouse_id ?? null,
     progressTable: workspace.progress_table ?? null,
     jobs: workspace.jobs.map((job) => ({ jobId: job.id, name: job.name ?? null, continuous: job.continuous ?? null, channel: job.channel ?? defaultChannel })),

@@ -27,19 +27,24 @@ export const channel = z.string().regex(CHANNEL, {
   error: 'must be a Slack channel written like "#streaming-alerts" (lower case, quoted in YAML) or a channel id like C0123456789',
 });
 
-export const AUTH_KEYS = ['token_env', 'client_id_env', 'client_secret_env'] as const;
+export const AUTH_KEYS = ['token_env', 'client_id_env', 'client_secret_env', 'profile'] as const;
+const profileName = z.string().regex(/^[A-Za-z0-9_.@-]{1,100}$/, { error: 'must be the name of a profile in ~/.databrickscfg (the text in its [brackets]), e.g. profile: prod' });
 const auth = z
-  .strictObject({ token_env: envName.optional(), client_id_env: envName.optional(), client_secret_env: envName.optional() })
+  .strictObject({ token_env: envName.optional(), client_id_env: envName.optional(), client_secret_env: envName.optional(), profile: profileName.optional() })
   .superRefine((value, ctx) => {
     const oauth = value.client_id_env !== undefined || value.client_secret_env !== undefined;
+    if (value.profile !== undefined && (oauth || value.token_env !== undefined)) {
+      ctx.addIssue({ code: 'custom', message: 'write either profile (a ~/.databrickscfg profile) or token_env / client_id_env + client_secret_env, not both' });
+      return;
+    }
     if (oauth && (value.client_id_env === undefined || value.client_secret_env === undefined)) {
       ctx.addIssue({ code: 'custom', message: 'OAuth needs both client_id_env and client_secret_env, e.g. client_id_env: DATABRICKS_CLIENT_ID and client_secret_env: DATABRICKS_CLIENT_SECRET' });
     }
     if (oauth && value.token_env !== undefined) {
       ctx.addIssue({ code: 'custom', message: 'write either token_env (a personal access token) or client_id_env + client_secret_env (OAuth), not both' });
     }
-    if (!oauth && value.token_env === undefined) {
-      ctx.addIssue({ code: 'custom', message: 'name where the credentials are: token_env: DATABRICKS_TOKEN, or client_id_env/client_secret_env for a service principal' });
+    if (!oauth && value.token_env === undefined && value.profile === undefined) {
+      ctx.addIssue({ code: 'custom', message: 'name where the credentials are: token_env: DATABRICKS_TOKEN, client_id_env/client_secret_env for a service principal, or profile: <name in ~/.databrickscfg>' });
     }
   });
 
@@ -64,7 +69,8 @@ const workspace = z.strictObject({
   host: z.string().refine((text) => /^https?:\/\/[^/\s]+\/?$/.test(text) || /^[a-z0-9.-]+\.[a-z]{2,}$/i.test(text), {
     error: 'must be the workspace URL, e.g. https://adb-1234567890123456.7.azuredatabricks.net',
   }),
-  auth,
+  // Unset: Databricks unified auth (DATABRICKS_TOKEN / DATABRICKS_CLIENT_*, else a ~/.databrickscfg profile).
+  auth: auth.optional(),
   warehouse_id: z
     .union([
       z.string().regex(/^[A-Za-z0-9]+$/, { error: 'must be the warehouse id from its connection details, e.g. 4b9b953939869799' }),

@@ -2,10 +2,12 @@
  * From the validated watch file to what the pipeline runs: one progress-table source per workspace,
  * one event-log source per Lakeflow pipeline, one job-runs source per workspace with jobs, the
  * routing defaults (query → job → pipeline → default channel), and per-query engine options.
- * Credentials are resolved from the environment variables the file names (never from the file).
+ * Credentials are resolved from the environment variables the file names (never from the file), or
+ * for `auth: { profile }` / no `auth`, Databricks-style from `DATABRICKS_*` and `~/.databrickscfg`,
+ * which is read here, once, only when a workspace needs it.
  */
 import type { SourceEntry, SourceRegistry } from '../../jobs/progress-source.js';
-import { resolveWorkspaceCredentials, type StreamWatch, type WatchConfig, type WorkspaceWatch } from '../config/index.js';
+import { readDatabricksConfigFile, resolveWorkspaceCredentials, type DatabricksConfigFileText, type StreamWatch, type WatchConfig, type WorkspaceWatch } from '../config/index.js';
 import { createDatabricksClient, type DatabricksClient } from '../databricks/databricks-client.js';
 import type { EngineOptions } from '../diagnosis/engine-options.js';
 import type { Logger } from '../observability/logger.js';
@@ -30,6 +32,11 @@ export interface WatchSourcesOptions {
   defaultWarehouseId?: string | null;
   /** Builds a workspace's client (tests pass their own). @defaultValue createDatabricksClient */
   createClient?: typeof createDatabricksClient;
+  /**
+   * The Databricks profiles file (null: none). @defaultValue read from `DATABRICKS_CONFIG_FILE` or
+   * `~/.databrickscfg` when a workspace uses a profile or names no auth
+   */
+  databricksConfigFile?: DatabricksConfigFileText | null;
 }
 
 export interface WatchRuntime {
@@ -60,8 +67,14 @@ export function buildWatchRuntime(config: WatchConfig, options: WatchSourcesOpti
   const sources = new Map<string, SourceEntry>();
   const createClient = options.createClient ?? createDatabricksClient;
   const now = options.now ?? Date.now;
+  let configFile: DatabricksConfigFileText | null = options.databricksConfigFile ?? null;
+  if (options.databricksConfigFile === undefined && config.workspaces.some((w) => w.auth.kind === 'databricks-config')) {
+    const read = readDatabricksConfigFile(options.env);
+    if (read.ok) configFile = read.file;
+    else problems.push(read.problem);
+  }
   for (const workspace of config.workspaces) {
-    const credentials = resolveWorkspaceCredentials(workspace, options.env);
+    const credentials = resolveWorkspaceCredentials(workspace, options.env, configFile);
     if (!credentials.ok) {
       problems.push(credentials.error);
       continue;

@@ -25,12 +25,21 @@ describe('readEnvConfig', () => {
     expect(config).toMatchObject({ demo: false, port: 8080, logLevel: 'debug', configPath: './streamdoctor.yml' });
   });
 
-  it('prefers OAuth M2M when the client pair is set, and flags half a pair', () => {
-    expect(readEnvConfig({ DATABRICKS_HOST: 'https://h.cloud.databricks.com', DATABRICKS_TOKEN: 't', DATABRICKS_CLIENT_ID: 'id', DATABRICKS_CLIENT_SECRET: 's' }).databricks.auth).toEqual({
-      kind: 'oauth-m2m',
-      clientId: 'id',
-      clientSecret: 's',
-    });
+  it('refuses a token and an OAuth pair together unless DATABRICKS_AUTH_TYPE picks one, and flags half a pair', () => {
+    const both = { DATABRICKS_HOST: 'https://h.cloud.databricks.com', DATABRICKS_TOKEN: 'dapi-secret-value', DATABRICKS_CLIENT_ID: 'id', DATABRICKS_CLIENT_SECRET: 'oauth-secret-value' };
+    const refused = readEnvConfig(both);
+    expect(refused.databricks.auth).toBeNull();
+    expect(refused.problems).toEqual([
+      'both a token (DATABRICKS_TOKEN) and OAuth credentials (DATABRICKS_CLIENT_ID and DATABRICKS_CLIENT_SECRET) are set; remove DATABRICKS_TOKEN, or remove DATABRICKS_CLIENT_ID and DATABRICKS_CLIENT_SECRET, or set DATABRICKS_AUTH_TYPE=pat or DATABRICKS_AUTH_TYPE=oauth-m2m to pick one',
+    ]);
+    expect(refused.problems.join('\n')).not.toMatch(/secret-value/);
+    expect(readEnvConfig({ ...both, DATABRICKS_AUTH_TYPE: 'oauth-m2m' }).databricks.auth).toEqual({ kind: 'oauth-m2m', clientId: 'id', clientSecret: 'oauth-secret-value' });
+    expect(readEnvConfig({ ...both, DATABRICKS_AUTH_TYPE: 'pat' }).databricks.auth).toEqual({ kind: 'pat', token: 'dapi-secret-value' });
+    expect(readEnvConfig({ ...both, DATABRICKS_AUTH_TYPE: 'azure-cli' }).problems[0]).toBe(
+      'DATABRICKS_AUTH_TYPE is "azure-cli"; StreamDoctor supports pat and oauth-m2m: set one of them or remove it',
+    );
+    // The credentials an auth type names may be in a profile, resolved per workspace: not a problem here.
+    expect(readEnvConfig({ DATABRICKS_HOST: 'https://h.cloud.databricks.com', DATABRICKS_AUTH_TYPE: 'pat', DATABRICKS_CONFIG_PROFILE: 'prod' }).problems).toEqual([]);
     const half = readEnvConfig({ DATABRICKS_HOST: 'https://h.cloud.databricks.com', DATABRICKS_CLIENT_ID: 'id' });
     expect(half.problems[0]).toContain('DATABRICKS_CLIENT_ID is set without DATABRICKS_CLIENT_SECRET');
   });

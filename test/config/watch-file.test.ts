@@ -152,3 +152,33 @@ treshold: {}
     expect(resolveWorkspaceCredentials(oauth, { SP_ID: 'abc' })).toEqual({ ok: false, error: expect.stringContaining('SP_SECRET') });
   });
 });
+
+describe('workspace auth: a ~/.databrickscfg profile', () => {
+  const withAuth = (auth: string) => MINIMAL.replace('    auth:\n      token_env: DATABRICKS_TOKEN\n', auth);
+
+  it('reads auth: { profile } and no auth as Databricks unified auth', () => {
+    const named = loadWatchConfig(withAuth('    auth:\n      profile: prod\n'), 'streamdoctor.yml');
+    if (!named.ok) throw new Error(named.message);
+    expect(named.config.workspaces[0]!.auth).toEqual({ kind: 'databricks-config', profile: 'prod' });
+    const unnamed = loadWatchConfig(withAuth(''), 'streamdoctor.yml');
+    if (!unnamed.ok) throw new Error(unnamed.message);
+    expect(unnamed.config.workspaces[0]!.auth).toEqual({ kind: 'databricks-config', profile: null });
+  });
+
+  const refused: { name: string; auth: string; error: { path: string; line: number; message: string } }[] = [
+    { name: 'a misspelled key', auth: '    auth:\n      profle: prod\n', error: { path: 'workspaces[0].auth.profle', line: 5, message: 'unknown key "profle"; did you mean "profile"?' } },
+    {
+      name: 'a profile and variables together',
+      auth: '    auth:\n      profile: prod\n      token_env: DATABRICKS_TOKEN\n',
+      error: { path: 'workspaces[0].auth', line: 5, message: 'write either profile (a ~/.databrickscfg profile) or token_env / client_id_env + client_secret_env, not both' },
+    },
+    { name: 'a profile name with spaces', auth: '    auth:\n      profile: my prod\n', error: { path: 'workspaces[0].auth.profile', line: 5, message: 'must be the name of a profile in ~/.databrickscfg' } },
+    { name: 'an empty auth', auth: '    auth: {}\n', error: { path: 'workspaces[0].auth', line: 4, message: 'or profile: <name in ~/.databrickscfg>' } },
+  ];
+  it.each(refused)('refuses $name with its location', ({ auth, error }) => {
+    const result = errorsOf(withAuth(auth));
+    expect(result.errors).toHaveLength(1);
+    expect(result.errors[0]).toMatchObject({ path: error.path, line: error.line });
+    expect(result.errors[0]!.message).toContain(error.message);
+  });
+});
