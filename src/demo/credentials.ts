@@ -56,7 +56,10 @@ export function detectStartMode(env: NodeJS.ProcessEnv, options: { forceDemo?: b
   if (options.forceDemo) return { mode: 'demo', reason: 'asked for with --demo' };
   const anySet = [...SLACK_CREDENTIAL_VARS, ...DATABRICKS_CREDENTIAL_VARS].some((name) => isSet(env, name));
   if (!anySet) return { mode: 'demo', reason: 'no Slack or Databricks credentials are set' };
-  const problems = [...missingSlack(env), ...missingDatabricks(env)];
+  // A watch file or a ~/.databrickscfg profile says where each workspace's credentials are; the
+  // start checks those precisely (src/config/databricks-auth.ts), the variables need not be set.
+  const fromProfile = isSet(env, 'STREAMDOCTOR_CONFIG') || isSet(env, 'DATABRICKS_CONFIG_PROFILE');
+  const problems = [...missingSlack(env), ...(fromProfile ? [] : missingDatabricks(env))];
   return problems.length === 0 ? { mode: 'live' } : { mode: 'invalid', problems };
 }
 

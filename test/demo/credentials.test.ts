@@ -38,6 +38,13 @@ describe('detectStartMode', () => {
     });
   });
 
+  it('runs live when a watch file or a Databricks profile says where the credentials are', () => {
+    expect(detectStartMode({ ...slack, STREAMDOCTOR_CONFIG: '/etc/streamdoctor.yml' })).toEqual({ mode: 'live' });
+    expect(detectStartMode({ ...slack, DATABRICKS_CONFIG_PROFILE: 'prod' })).toEqual({ mode: 'live' });
+    // Slack is still checked.
+    expect(detectStartMode({ SLACK_BOT_TOKEN: 'xoxb-1', DATABRICKS_CONFIG_PROFILE: 'prod' }).mode).toBe('invalid');
+  });
+
   it('runs the demo when asked, even with credentials', () => {
     expect(detectStartMode({ ...slack, ...pat }, { forceDemo: true })).toMatchObject({ mode: 'demo' });
   });
