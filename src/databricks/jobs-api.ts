@@ -1,6 +1,6 @@
-/** Jobs runs (reference §2b): list with paging, get one run. */
+/** Jobs (reference §2b): list runs with paging, get one run, get a job's settings (its cluster specs). */
 import type { DatabricksHttpClient } from './http-client.js';
-import type { ListRunsResponse, Run } from './wire-types.js';
+import type { Job, ListRunsResponse, Run } from './wire-types.js';
 
 export interface ListRunsRequest {
   jobId: number;
@@ -46,5 +46,13 @@ export class JobsApi {
 
   getRun(runId: number): Promise<Run> {
     return this.http.request<Run>({ method: 'GET', path: '/api/2.2/jobs/runs/get', query: { run_id: runId } });
+  }
+
+  /**
+   * A job's settings: tasks and the job clusters they run on. Jobs API 2.1, which returns every task
+   * and job cluster in one response (2.2 pages them).
+   */
+  getJob(jobId: number): Promise<Job> {
+    return this.http.request<Job>({ method: 'GET', path: '/api/2.1/jobs/get', query: { job_id: jobId } });
   }
 }

@@ -127,3 +127,59 @@ export interface ListRunsResponse {
   next_page_token?: string;
   prev_page_token?: string;
 }
+
+/** `autoscale` of a cluster spec: the cluster runs between these many workers. */
+export interface AutoScale {
+  min_workers?: number;
+  max_workers?: number;
+}
+
+/**
+ * A cluster spec (`compute.ClusterSpec`) as jobs carry it in `job_clusters[].new_cluster` or a task's
+ * `new_cluster`: fixed `num_workers` or `autoscale`, one node type for the workers (absent when an
+ * instance pool gives the nodes).
+ */
+export interface ClusterSpec {
+  spark_version?: string;
+  node_type_id?: string;
+  driver_node_type_id?: string;
+  instance_pool_id?: string;
+  num_workers?: number;
+  autoscale?: AutoScale;
+  policy_id?: string;
+  data_security_mode?: string;
+}
+
+export interface JobCluster {
+  job_cluster_key: string;
+  new_cluster?: ClusterSpec;
+}
+
+export interface JobTask {
+  task_key: string;
+  job_cluster_key?: string;
+  new_cluster?: ClusterSpec;
+  existing_cluster_id?: string;
+  /** Serverless tasks name an environment instead of a cluster. */
+  environment_key?: string;
+}
+
+export interface JobSettings {
+  name?: string;
+  tasks?: JobTask[];
+  job_clusters?: JobCluster[];
+  continuous?: { pause_status?: string };
+  max_concurrent_runs?: number;
+}
+
+/** `GET /api/2.1/jobs/get` (reference §2b). */
+export interface Job {
+  job_id: number;
+  creator_user_name?: string;
+  run_as_user_name?: string;
+  created_time?: number;
+  settings?: JobSettings;
+  /** Set when `tasks` / `job_clusters` continue on another page (2.2 only). */
+  has_more?: boolean;
+  next_page_token?: string;
+}

@@ -45,6 +45,12 @@ export interface Advice {
   setting?: string;
   /** The value to set, as it would be written in code, e.g. `"180000"`. */
   value?: string;
+  /**
+   * Capacity advice: the throughput the query needs as a multiple of today's (load factor plus
+   * headroom), and the load factor it came from, so apps can say it in workers of a known cluster.
+   */
+  throughputFactor?: number;
+  loadFactor?: number;
 }
 
 /**

@@ -196,6 +196,8 @@ function insufficientCapacity(ctx: DetectorContext, capped: boolean): Explained 
             ? 'A longer trigger interval will not help: batches already run back to back, and a longer interval only adds idle time.'
             : `A longer trigger interval than ${fmt.seconds(interval)} will not help: it only adds idle time.`
         }`,
+        throughputFactor: needed,
+        loadFactor: rho,
       },
     ],
   };

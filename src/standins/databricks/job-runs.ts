@@ -1,4 +1,7 @@
-/** Jobs and their runs, listed the way `GET /api/2.2/jobs/runs/list` lists them (newest first, paged). */
+/**
+ * Jobs and their runs, listed the way `GET /api/2.2/jobs/runs/list` lists them (newest first, paged),
+ * and each job's settings as `GET /api/2.1/jobs/get` returns them (tasks and job cluster specs).
+ */
 
 export interface StandinRun {
   job_id: number;
@@ -19,11 +22,39 @@ export interface StandinRun {
   status: { state: string; termination_details?: { code: string; type: string; message: string } };
 }
 
+/** A cluster spec as `jobs/get` returns it (wire shape). */
+export interface StandinClusterSpec {
+  spark_version?: string;
+  node_type_id?: string;
+  driver_node_type_id?: string;
+  instance_pool_id?: string;
+  num_workers?: number;
+  autoscale?: { min_workers: number; max_workers: number };
+}
+
+export interface StandinTask {
+  task_key: string;
+  job_cluster_key?: string;
+  new_cluster?: StandinClusterSpec;
+  existing_cluster_id?: string;
+  environment_key?: string;
+}
+
 export interface JobInfo {
   jobId: number;
   name: string;
   continuous: boolean;
+  /**
+   * Where the job's tasks run, as `jobs/get` says it. @defaultValue one task on job cluster `main`,
+   * 2 × `i3.xlarge` workers
+   */
+  compute?: { job_clusters?: { job_cluster_key: string; new_cluster: StandinClusterSpec }[]; tasks: StandinTask[] };
 }
+
+const DEFAULT_COMPUTE: NonNullable<JobInfo['compute']> = {
+  job_clusters: [{ job_cluster_key: 'main', new_cluster: { spark_version: '15.4.x-scala2.12', node_type_id: 'i3.xlarge', num_workers: 2 } }],
+  tasks: [{ task_key: 'stream', job_cluster_key: 'main' }],
+};
 
 export class JobRuns {
   private readonly jobs = new Map<number, JobInfo>();
@@ -38,6 +69,38 @@ export class JobRuns {
 
   hasJob(jobId: number): boolean {
     return this.jobs.has(jobId);
+  }
+
+  /** The job as `GET /api/2.1/jobs/get` returns it, or undefined when there is no such job. */
+  getJob(jobId: number): Record<string, unknown> | undefined {
+    const job = this.jobs.get(jobId);
+    if (!job) return undefined;
+    const compute = job.compute ?? DEFAULT_COMPUTE;
+    return {
+      job_id: job.jobId,
+      creator_user_name: 'svc-streaming@acme.com',
+      run_as_user_name: 'svc-streaming@acme.com',
+      run_as_owner: true,
+      created_time: 1_735_689_600_000,
+      settings: {
+        name: job.name,
+        email_notifications: {},
+        webhook_notifications: {},
+        timeout_seconds: 0,
+        max_concurrent_runs: 1,
+        ...(job.continuous ? { continuous: { pause_status: 'UNPAUSED' } } : {}),
+        tasks: compute.tasks.map((task) => ({
+          ...task,
+          notebook_task: { notebook_path: `/Repos/streaming/${job.name}/${task.task_key}`, source: 'WORKSPACE' },
+          run_if: 'ALL_SUCCESS',
+          timeout_seconds: 0,
+          email_notifications: {},
+        })),
+        ...(compute.job_clusters?.length ? { job_clusters: compute.job_clusters } : {}),
+        format: 'MULTI_TASK',
+        queue: { enabled: true },
+      },
+    };
   }
 
   /** Starts a run (RUNNING). */

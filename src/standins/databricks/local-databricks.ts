@@ -1,6 +1,6 @@
 /**
  * The local Databricks: a real HTTP server on loopback that speaks the endpoints StreamDoctor uses, as
- * the reference documents them (OAuth token, SQL statements, pipeline events, job runs), with
+ * the reference documents them (OAuth token, SQL statements, pipeline events, job runs, job settings), with
  * simulator-driven streams and faults on demand. Used by the tests, `bench:poll` and the demo.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -339,6 +339,16 @@ export async function startLocalDatabricks(options: LocalDatabricksOptions = {})
       const info = eventLog.info(decodeURIComponent(match[1]!));
       if (!info) throw new HttpError(404, 'RESOURCE_DOES_NOT_EXIST', `Pipeline ${match[1]} does not exist.`);
       sendJson(res, 200, { pipeline_id: info.pipelineId, name: info.name, state: 'RUNNING', health: 'HEALTHY' });
+      return;
+    }
+    if (/^\/api\/2\.[12]\/jobs\/get$/.test(path) && method === 'GET') {
+      count('GET /api/2.1/jobs/get');
+      const text = params.get('job_id');
+      if (text === null || text === '') throw new HttpError(400, 'INVALID_PARAMETER_VALUE', 'Missing required field: job_id');
+      const jobId = intParam(params, 'job_id')!;
+      const job = jobsHolder.runs!.getJob(jobId);
+      if (!job) throw new HttpError(404, 'RESOURCE_DOES_NOT_EXIST', `Job ${jobId} does not exist.`);
+      sendJson(res, 200, job);
       return;
     }
     if ((match = /^\/api\/2\.[12]\/jobs\/runs\/(list|get)$/.exec(path)) && method === 'GET') {

@@ -1,0 +1,87 @@
+/**
+ * Capacity advice in the unit people change. The engine says how much more throughput a query needs
+ * (`Advice.throughputFactor`, from the load factor); on a known cluster that becomes workers:
+ * `ceil(workers × factor)` for a fixed size, `ceil(max × factor)` for the autoscale max. Pure.
+ */
+import type { Advice, Incident } from '../diagnosis/types.js';
+import type { StreamCluster } from './stream-cluster.js';
+
+export interface WorkerChange {
+  setting: 'num_workers' | 'autoscale.max_workers';
+  from: number;
+  to: number;
+}
+
+/** Float noise (20 × 1.05 = 21.000000000000004) must not add a worker. */
+const EPSILON = 1e-9;
+
+/** The worker count the factor asks for, or null when it asks for no more (factor ≤ 1) or the cluster is single-node. */
+export function workersNeeded(factor: number, cluster: StreamCluster): WorkerChange | null {
+  if (!Number.isFinite(factor) || factor <= 1) return null;
+  const size = cluster.size;
+  const from = size.kind === 'fixed' ? size.workers : size.maxWorkers;
+  // A single-node cluster (0 workers) does not scale by a factor: today's wording says what to do.
+  if (from < 1) return null;
+  const to = Math.ceil(from * factor - EPSILON);
+  if (to <= from) return null;
+  return { setting: size.kind === 'fixed' ? 'num_workers' : 'autoscale.max_workers', from, to };
+}
+
+/** Where the cluster is, as people find it in the job's settings. */
+export function clusterLabel(cluster: StreamCluster): string {
+  if (cluster.jobClusterKey !== null) return `job cluster ${code(cluster.jobClusterKey)}`;
+  return `the cluster of task ${code(cluster.taskKey ?? '?')}`;
+}
+
+function code(text: string): string {
+  return `\`${text.replace(/`/g, 'ˋ').replace(/\s+/g, ' ').slice(0, 100)}\``;
+}
+
+function factorText(value: number): string {
+  return `${value.toFixed(2).replace(/\.?0+$/, '')}×`;
+}
+
+function number(value: number): string {
+  return value.toFixed(2).replace(/\.?0+$/, '');
+}
+
+/** The sentence the engine's capacity advice opens with; what follows it (trigger interval) is kept. */
+const ENGINE_LEAD_END = 'more or larger workers.';
+
+/**
+ * The engine's capacity advice said in workers of the cluster, or null when it is not capacity
+ * advice or the cluster gives no worker change (then today's wording stays).
+ */
+export function capacityAdviceInWorkers(advice: Advice, cluster: StreamCluster): Advice | null {
+  const factor = advice.throughputFactor;
+  if (factor === undefined) return null;
+  const change = workersNeeded(factor, cluster);
+  if (!change) return null;
+  const cores = cluster.coresPerWorker;
+  const where = clusterLabel(cluster);
+  const what =
+    change.setting === 'num_workers'
+      ? `Raise \`num_workers\` from ${change.from} to ${change.to} on ${where}${cores !== null ? ` (${cores} cores each, ${change.from * cores} → ${change.to * cores} cores)` : ''}`
+      : `Raise autoscale max from ${change.from} to ${change.to} workers on ${where}${cores !== null ? ` (${cores} cores each, at most ${change.from * cores} → ${change.to * cores} cores)` : ''}`;
+  const basis = advice.loadFactor !== undefined ? ` (load factor ${advice.loadFactor.toFixed(2)} plus headroom to drain the backlog)` : '';
+  const figure = `${change.from} × ${number(factor)} = ${number(change.from * factor)}, rounded up`;
+  const at = advice.text.indexOf(ENGINE_LEAD_END);
+  const rest = at >= 0 ? advice.text.slice(at + ENGINE_LEAD_END.length).trim() : '';
+  return {
+    ...advice,
+    text: `${what}: the query needs about ${factorText(factor)} its current throughput${basis}, and ${figure}.${rest ? ` ${rest}` : ''}`,
+    setting: change.setting,
+    value: String(change.to),
+  };
+}
+
+/** The incident with every capacity advice item said in workers (the same object when nothing changes). */
+export function incidentInWorkers(incident: Incident, cluster: StreamCluster): Incident {
+  let changed = false;
+  const advice = incident.advice.map((item) => {
+    const converted = capacityAdviceInWorkers(item, cluster);
+    if (converted) changed = true;
+    return converted ?? item;
+  });
+  return changed ? { ...incident, advice } : incident;
+}

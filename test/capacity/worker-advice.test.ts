@@ -1,0 +1,154 @@
+import { describe, expect, it } from 'vitest';
+import { capacityAdviceInWorkers, coresOfNodeType, incidentInWorkers, streamClusterOf, workersNeeded, type StreamCluster } from '../../src/capacity/index.js';
+import type { Advice, Incident } from '../../src/diagnosis/types.js';
+
+// The engine's capacity advice as it reads today (src/diagnosis/causes/lag-causes.ts).
+const ENGINE: Advice = {
+  text: 'Give the query about 1.31× its current throughput (load factor 1.14 plus headroom to drain the backlog): more or larger workers. A longer trigger interval will not help: batches already run back to back, and a longer interval only adds idle time.',
+  throughputFactor: 1.311,
+  loadFactor: 1.14,
+};
+
+const fixed = (workers: number, nodeTypeId: string | null = 'm5.2xlarge'): StreamCluster => ({
+  jobClusterKey: 'main',
+  taskKey: null,
+  nodeTypeId,
+  coresPerWorker: coresOfNodeType(nodeTypeId),
+  size: { kind: 'fixed', workers },
+});
+const autoscale = (min: number, max: number, nodeTypeId: string | null = 'Standard_D8s_v3'): StreamCluster => ({
+  jobClusterKey: 'main',
+  taskKey: null,
+  nodeTypeId,
+  coresPerWorker: coresOfNodeType(nodeTypeId),
+  size: { kind: 'autoscale', minWorkers: min, maxWorkers: max },
+});
+
+describe('workers from the throughput factor', () => {
+  it.each([
+    { name: 'fixed 4 × 1.311', cluster: fixed(4), factor: 1.311, expected: { setting: 'num_workers', from: 4, to: 6 } },
+    { name: 'fixed 10 × 1.2 exactly (no extra worker from float noise)', cluster: fixed(10), factor: 1.2, expected: { setting: 'num_workers', from: 10, to: 12 } },
+    { name: 'fixed 20 × 1.05 exactly', cluster: fixed(20), factor: 1.05, expected: { setting: 'num_workers', from: 20, to: 21 } },
+    { name: 'fixed 1 × 1.05 rounds up to a whole worker', cluster: fixed(1), factor: 1.05, expected: { setting: 'num_workers', from: 1, to: 2 } },
+    { name: 'autoscale max 8 × 1.5', cluster: autoscale(2, 8), factor: 1.5, expected: { setting: 'autoscale.max_workers', from: 8, to: 12 } },
+    { name: 'factor 1 asks for nothing', cluster: fixed(4), factor: 1, expected: null },
+    { name: 'factor below 1 asks for nothing', cluster: autoscale(2, 8), factor: 0.8, expected: null },
+    { name: 'single node (0 workers) keeps the wording', cluster: fixed(0), factor: 1.5, expected: null },
+    { name: 'not a number', cluster: fixed(4), factor: Number.NaN, expected: null },
+  ])('$name', ({ cluster, factor, expected }) => {
+    expect(workersNeeded(factor, cluster)).toEqual(expected);
+  });
+});
+
+describe('capacity advice in workers', () => {
+  it('fixed size with a known node type: workers, cores and the figure it came from; the trigger sentence stays', () => {
+    const advice = capacityAdviceInWorkers(ENGINE, fixed(4))!;
+    expect(advice.text).toBe(
+      'Raise `num_workers` from 4 to 6 on job cluster `main` (8 cores each, 32 → 48 cores): the query needs about 1.31× its current throughput (load factor 1.14 plus headroom to drain the backlog), and 4 × 1.31 = 5.24, rounded up. A longer trigger interval will not help: batches already run back to back, and a longer interval only adds idle time.',
+    );
+    expect(advice).toMatchObject({ setting: 'num_workers', value: '6', throughputFactor: 1.311, loadFactor: 1.14 });
+  });
+
+  it('autoscale: raise the max', () => {
+    const advice = capacityAdviceInWorkers({ ...ENGINE, throughputFactor: 1.5, loadFactor: 1.3 }, autoscale(2, 8))!;
+    expect(advice.text).toMatch(/^Raise autoscale max from 8 to 12 workers on job cluster `main` \(8 cores each, at most 64 → 96 cores\): the query needs about 1\.5× its current throughput \(load factor 1\.30 plus headroom to drain the backlog\), and 8 × 1\.5 = 12, rounded up\. A longer trigger/);
+    expect(advice).toMatchObject({ setting: 'autoscale.max_workers', value: '12' });
+  });
+
+  it('unknown node type: workers without cores', () => {
+    const advice = capacityAdviceInWorkers(ENGINE, fixed(4, 'x9.mega'))!;
+    expect(advice.text).toMatch(/^Raise `num_workers` from 4 to 6 on job cluster `main`: the query needs/);
+    expect(advice.text).not.toMatch(/cores/);
+    const pooled = capacityAdviceInWorkers(ENGINE, { ...fixed(4, null), jobClusterKey: null, taskKey: 'ingest' })!;
+    expect(pooled.text).toMatch(/^Raise `num_workers` from 4 to 6 on the cluster of task `ingest`: /);
+  });
+
+  it('factor ≤ 1, single node and advice without a factor keep the wording', () => {
+    expect(capacityAdviceInWorkers({ ...ENGINE, throughputFactor: 0.9 }, fixed(4))).toBeNull();
+    expect(capacityAdviceInWorkers(ENGINE, fixed(0))).toBeNull();
+    expect(capacityAdviceInWorkers({ text: 'Raise maxOffsetsPerTrigger from 1000 to 2000.', setting: 'maxOffsetsPerTrigger', value: '2000' }, fixed(4))).toBeNull();
+  });
+
+  it('only capacity items of an incident change', () => {
+    const other: Advice = { text: 'Raise maxOffsetsPerTrigger from 1000 to 2000.', setting: 'maxOffsetsPerTrigger', value: '2000' };
+    const incident = { advice: [other, ENGINE] } as Incident;
+    const converted = incidentInWorkers(incident, fixed(4));
+    expect(converted.advice[0]).toBe(other);
+    expect(converted.advice[1]!.setting).toBe('num_workers');
+    const untouched = { advice: [other] } as Incident;
+    expect(incidentInWorkers(untouched, fixed(4))).toBe(untouched);
+  });
+});
+
+describe('cores per node type', () => {
+  it.each([
+    ['i3.xlarge', 4],
+    ['m5.2xlarge', 8],
+    ['r6gd.16xlarge', 64],
+    ['c5.9xlarge', 36],
+    ['m5.large', 2],
+    ['Standard_DS3_v2', 4],
+    ['Standard_DS13_v2', 8],
+    ['Standard_D4s_v3', 4],
+    ['Standard_E16ds_v4', 16],
+    ['Standard_F8s', 8],
+    ['Standard_L8s_v3', 8],
+    ['n2-highmem-4', 4],
+    ['n1-standard-16', 16],
+    ['n2d-standard-8-lssd', 8],
+    ['x9.mega', null],
+    ['p3.2xlarge', null],
+    ['a2-highgpu-1g', null],
+    ['', null],
+  ])('%s → %s', (nodeType, cores) => {
+    expect(coresOfNodeType(nodeType)).toBe(cores);
+  });
+});
+
+describe('the stream cluster of a job (jobs/get)', () => {
+  const base = { job_id: 77, settings: { name: 'orders' } };
+  it('one task on a shared job cluster with a fixed size', () => {
+    const cluster = streamClusterOf({
+      ...base,
+      settings: {
+        tasks: [{ task_key: 'stream', job_cluster_key: 'main' }],
+        job_clusters: [{ job_cluster_key: 'main', new_cluster: { node_type_id: 'i3.2xlarge', num_workers: 4 } }],
+      },
+    });
+    expect(cluster).toEqual({ jobClusterKey: 'main', taskKey: null, nodeTypeId: 'i3.2xlarge', coresPerWorker: 8, size: { kind: 'fixed', workers: 4 } });
+  });
+  it('a task with its own autoscaling cluster', () => {
+    const cluster = streamClusterOf({ ...base, settings: { tasks: [{ task_key: 'ingest', new_cluster: { node_type_id: 'n2-highmem-8', autoscale: { min_workers: 2, max_workers: 8 } } }] } });
+    expect(cluster).toMatchObject({ jobClusterKey: null, taskKey: 'ingest', coresPerWorker: 8, size: { kind: 'autoscale', minWorkers: 2, maxWorkers: 8 } });
+  });
+  it('two tasks on one job cluster is that cluster', () => {
+    const cluster = streamClusterOf({
+      ...base,
+      settings: {
+        tasks: [
+          { task_key: 'a', job_cluster_key: 'main' },
+          { task_key: 'b', job_cluster_key: 'main' },
+        ],
+        job_clusters: [{ job_cluster_key: 'main', new_cluster: { node_type_id: 'i3.xlarge', num_workers: 2 } }],
+      },
+    });
+    expect(cluster?.jobClusterKey).toBe('main');
+  });
+  it('several clusters, an existing cluster, serverless or no size: unknown', () => {
+    const twoClusters = {
+      tasks: [
+        { task_key: 'a', job_cluster_key: 'one' },
+        { task_key: 'b', job_cluster_key: 'two' },
+      ],
+      job_clusters: [
+        { job_cluster_key: 'one', new_cluster: { num_workers: 2 } },
+        { job_cluster_key: 'two', new_cluster: { num_workers: 3 } },
+      ],
+    };
+    expect(streamClusterOf({ ...base, settings: twoClusters })).toBeNull();
+    expect(streamClusterOf({ ...base, settings: { tasks: [{ task_key: 'a', existing_cluster_id: '0101-abc' }] } })).toBeNull();
+    expect(streamClusterOf({ ...base, settings: { tasks: [{ task_key: 'a', environment_key: 'default' }] } })).toBeNull();
+    expect(streamClusterOf({ ...base, settings: { tasks: [{ task_key: 'a', new_cluster: { node_type_id: 'i3.xlarge' } }] } })).toBeNull();
+    expect(streamClusterOf({ job_id: 1 })).toBeNull();
+  });
+});
