@@ -8,13 +8,14 @@
  * burst, no group_wait added to the first alert).
  */
 import type { Job } from 'bullmq';
+import type { CapacityAdvisor } from '../src/capacity/capacity-advisor.js';
 import type { Logger } from '../src/observability/logger.js';
 import type { AlertRefresher } from '../src/slack/deps.js';
 import { renderAlertNote, type AlertNote } from '../src/slack/render/alert.js';
 import { renderRelapseReply } from '../src/slack/render/incident-thread.js';
 import type { PipelineMetrics } from '../src/observability/metrics.js';
 import type { RedisStore } from '../src/store/index.js';
-import type { IncidentRecord, RoutingDefaults } from '../src/store/types.js';
+import type { IncidentRecord, RoutingDefaults, StreamRecord } from '../src/store/types.js';
 import { safeJobId } from './job-ids.js';
 import { MessageBusyError, type MessagePoster } from './message-poster.js';
 import type { NotifyRenderer } from './notify-renderer.js';
@@ -31,6 +32,11 @@ export interface NotifyDeps {
   logger: Logger;
   /** Routing defaults from the watch file. */
   routing?: RoutingDefaults;
+  /**
+   * Says capacity advice in workers of the stream's job cluster when it is known (src/capacity).
+   * @defaultValue none: the engine's wording
+   */
+  advisor?: CapacityAdvisor;
   /** Turns a route written by name into the channel id (Slack needs ids to update and read). */
   chat?: Pick<SlackChat, 'channelId'>;
   /**
@@ -94,6 +100,8 @@ class JoinedGroupSignal extends Error {
 export function createNotifyProcessor(deps: NotifyDeps) {
   const now = deps.now ?? Date.now;
   const debounce = deps.groupDebounceMs ?? 500;
+  const inWorkers = (record: IncidentRecord, stream: StreamRecord | null): Promise<IncidentRecord> =>
+    deps.advisor ? deps.advisor.inWorkers(record, stream) : Promise.resolve(record);
 
   /**
    * A group just formed: the earliest opening of the window that has (or is getting) a message of
@@ -149,7 +157,8 @@ export function createNotifyProcessor(deps: NotifyDeps) {
     const others = members.filter((m) => m.id !== lead.id);
     const nowMs = now();
     const render = async () => {
-      const msg = deps.renderer.incident(lead, { nowMs, stream: await deps.store.streams.get(lead.queryId), silence: null }, others);
+      const stream = await deps.store.streams.get(lead.queryId);
+      const msg = deps.renderer.incident(await inWorkers(lead, stream), { nowMs, stream, silence: null }, others);
       return { text: msg.text, blocks: msg.blocks };
     };
     const key = `group.${groupId}`;
@@ -228,13 +237,15 @@ export function createNotifyProcessor(deps: NotifyDeps) {
     if (groupId) return toGroup(groupId);
     let rendered: IncidentRecord = record;
     let result;
+    // Read the job's cluster spec (cached) before taking the message lock, not while holding it.
+    await inWorkers(record, stream);
     try {
       result = await deps.poster.postOrUpdate(channel, record.id, async () => {
         // Re-read under the lock: a racing job may have moved the record on, or folded it into a
         // storm group that formed meanwhile (then the group's message shows it, not this one).
         rendered = (await deps.store.incidents.get(record.id)) ?? record;
         if (rendered.groupId) throw new JoinedGroupSignal(rendered.groupId);
-        const msg = deps.renderer.incident(rendered, { nowMs, stream, silence });
+        const msg = deps.renderer.incident(await inWorkers(rendered, stream), { nowMs, stream, silence });
         return { text: msg.text, blocks: msg.blocks };
       });
     } catch (err) {

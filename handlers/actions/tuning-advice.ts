@@ -2,7 +2,7 @@
  * The Tuning advice button: opens a modal with the full advice. The trigger_id lives 3 s, so the
  * modal opens right after one store read; if that fails the advice comes as an ephemeral message.
  */
-import { nowOf, type SlackDeps } from '../../src/slack/deps.js';
+import { adviceOf, nowOf, type SlackDeps } from '../../src/slack/deps.js';
 import { databricksUrlFor } from '../../src/slack/operations/databricks-url.js';
 import { renderAdviceMessage, renderAdviceModal } from '../../src/slack/render/advice.js';
 import { tellClicker, type BlockActionArgs } from './action-args.js';
@@ -10,9 +10,11 @@ import { tellClicker, type BlockActionArgs } from './action-args.js';
 export async function tuningAdviceAction(args: BlockActionArgs, deps: SlackDeps): Promise<void> {
   await args.ack();
   const incidentId = args.action.type === 'button' ? args.action.value : undefined;
-  const record = incidentId ? await deps.store.getIncident(incidentId) : null;
-  if (!record) return tellClicker(args, 'This incident is gone (it expired from the store), so its advice is too. `/stream tune <query>` shows the latest.');
-  const stream = await deps.store.getStream(record.queryId);
+  const stored = incidentId ? await deps.store.getIncident(incidentId) : null;
+  if (!stored) return tellClicker(args, 'This incident is gone (it expired from the store), so its advice is too. `/stream tune <query>` shows the latest.');
+  const stream = await deps.store.getStream(stored.queryId);
+  // Cached job cluster specs, bounded wait: the trigger_id still has most of its 3 s.
+  const record = await adviceOf(deps, stored, stream);
   const options = { nowMs: nowOf(deps), queryName: stream?.name ?? record.queryName, databricksUrl: databricksUrlFor(stream) };
   try {
     await args.client.views.open({ trigger_id: args.body.trigger_id, view: renderAdviceModal(record, { ...options, shareable: record.slack != null }) });

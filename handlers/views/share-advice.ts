@@ -1,6 +1,6 @@
 /** Submitting the advice modal ("Share in thread") posts the advice in the alert's thread. */
 import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
-import { nowOf, type SlackDeps } from '../../src/slack/deps.js';
+import { adviceOf, nowOf, type SlackDeps } from '../../src/slack/deps.js';
 import { userMention } from '../../src/slack/mrkdwn.js';
 import { contextBlock, plainText, sectionBlock } from '../../src/slack/limits.js';
 import { databricksUrlFor } from '../../src/slack/operations/databricks-url.js';
@@ -25,7 +25,7 @@ export async function shareAdvice(args: ViewSubmitArgs, deps: SlackDeps): Promis
   }
   await args.ack();
   const stream = await deps.store.getStream(record.queryId);
-  const message = renderAdviceMessage(record, { nowMs: nowOf(deps), queryName: stream?.name ?? record.queryName, databricksUrl: databricksUrlFor(stream) });
+  const message = renderAdviceMessage(await adviceOf(deps, record, stream), { nowMs: nowOf(deps), queryName: stream?.name ?? record.queryName, databricksUrl: databricksUrlFor(stream) });
   await args.client.chat.postMessage({
     channel: record.slack.channel,
     thread_ts: record.slack.ts,

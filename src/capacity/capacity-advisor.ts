@@ -13,13 +13,33 @@ export interface CapacityAdvisor {
   inWorkers<T extends { incident: Incident }>(record: T, stream: Pick<StreamInfo, 'workspace' | 'jobId'> | null | undefined): Promise<T>;
 }
 
-export function jobClusterAdvisor(cache: JobClusterCache): CapacityAdvisor {
+export interface JobClusterAdvisorOptions {
+  /**
+   * Longest wait for a job's spec that is not cached yet; past it the advice keeps its wording and
+   * the read goes on filling the cache for the next render (an alert is never held up by Databricks).
+   * @defaultValue 2000
+   */
+  waitMs?: number;
+}
+
+function within<T>(promise: Promise<T>, ms: number, fallback: T): Promise<T> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(fallback), ms);
+    timer.unref?.();
+    void promise.then((value) => {
+      clearTimeout(timer);
+      resolve(value);
+    });
+  });
+}
+
+export function jobClusterAdvisor(cache: JobClusterCache, options: JobClusterAdvisorOptions = {}): CapacityAdvisor {
   return {
     async inWorkers(record, stream) {
       if (!record.incident.advice.some((advice) => advice.throughputFactor !== undefined)) return record;
-      const jobId = stream?.jobId && /^\d{1,18}$/.test(stream.jobId) ? Number(stream.jobId) : null;
+      const jobId = stream?.jobId && /^\d{1,15}$/.test(stream.jobId) ? Number(stream.jobId) : null;
       if (jobId === null) return record;
-      const cluster = await cache.clusterFor(stream?.workspace ?? null, jobId);
+      const cluster = await within(cache.clusterFor(stream?.workspace ?? null, jobId), options.waitMs ?? 2_000, null);
       if (!cluster) return record;
       const incident = incidentInWorkers(record.incident, cluster);
       return incident === record.incident ? record : { ...record, incident };

@@ -2,6 +2,7 @@
  * What the Slack handlers need, passed in (never imported as singletons) so tests can build them
  * over a real Redis with a unique prefix and a local Slack.
  */
+import type { CapacityAdvisor } from '../capacity/capacity-advisor.js';
 import type { Logger } from '../observability/logger.js';
 import type { RedisStore } from '../store/redis-store.js';
 import type { RoutingDefaults } from '../store/types.js';
@@ -55,8 +56,22 @@ export interface SlackDeps {
   fileHosts?: string[];
   /** Slash command name. @defaultValue '/stream' */
   command?: string;
+  /**
+   * Says capacity advice in workers of the stream's job cluster when it is known (src/capacity), as
+   * the alerts do. @defaultValue none: the engine's wording
+   */
+  advisor?: CapacityAdvisor;
 }
 
 export function nowOf(deps: Pick<SlackDeps, 'now'>): number {
   return (deps.now ?? Date.now)();
+}
+
+/** The record as the alerts show it: capacity advice in workers when the stream's job cluster is known. */
+export function adviceOf<T extends Parameters<CapacityAdvisor['inWorkers']>[0]>(
+  deps: Pick<SlackDeps, 'advisor'>,
+  record: T,
+  stream: Parameters<CapacityAdvisor['inWorkers']>[1],
+): Promise<T> {
+  return deps.advisor ? deps.advisor.inWorkers(record, stream) : Promise.resolve(record);
 }

@@ -1,5 +1,5 @@
 /** `/stream tune <query>`: the full advice for the stream's latest incident, or why it needs none. */
-import { nowOf } from '../../../src/slack/deps.js';
+import { adviceOf, nowOf } from '../../../src/slack/deps.js';
 import { formatBatchVsTrigger, formatSeconds } from '../../../src/slack/format.js';
 import { inlineCode } from '../../../src/slack/mrkdwn.js';
 import { databricksUrlFor } from '../../../src/slack/operations/databricks-url.js';
@@ -23,6 +23,6 @@ export async function tuneSubcommand(ctx: CommandContext, query: string | null):
   }
   await replyPrivately(
     ctx,
-    renderAdviceMessage(latest, { nowMs: nowOf(ctx.deps), queryName: stream.name, databricksUrl: databricksUrlFor(stream) }),
+    renderAdviceMessage(await adviceOf(ctx.deps, latest, stream), { nowMs: nowOf(ctx.deps), queryName: stream.name, databricksUrl: databricksUrlFor(stream) }),
   );
 }

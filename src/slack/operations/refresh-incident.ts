@@ -5,7 +5,7 @@
  */
 import type { IncidentRecord } from '../../store/types.js';
 import type { SlackDeps } from '../deps.js';
-import { nowOf } from '../deps.js';
+import { adviceOf, nowOf } from '../deps.js';
 import { renderAlert } from '../render/alert.js';
 import type { RenderedMessage } from '../render/types.js';
 
@@ -24,5 +24,5 @@ export async function renderForRecord(deps: SlackDeps, record: IncidentRecord): 
     deps.store.silences.get(record.queryId),
     groupedWith(deps, record),
   ]);
-  return renderAlert(record, { nowMs: nowOf(deps), stream, silence, grouped });
+  return renderAlert(await adviceOf(deps, record, stream), { nowMs: nowOf(deps), stream, silence, grouped });
 }
