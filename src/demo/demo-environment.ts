@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StreamSimulator } from '../simulator/index.js';
-import { startLocalDatabricks, type LocalDatabricks } from '../standins/databricks/index.js';
+import { startLocalDatabricks, type JobInfo, type LocalDatabricks } from '../standins/databricks/index.js';
 import { startLocalSlack, DEFAULT_BOT, type LocalSlack } from '../standins/slack/index.js';
 import { DEMO_CHANNELS } from './demo-channels.js';
 import { DEMO_SPEED, DEMO_STREAMS, type DemoStream } from './demo-streams.js';
@@ -65,6 +65,15 @@ async function startSlackOnPreferredPort(host: string, port: number, rateLimit: 
   return startLocalSlack({ ...options, port: 0 });
 }
 
+/** The job cluster `jobs/get` reports for a demo stream: as many 4-core workers as its simulated cores. */
+function demoCompute(cores: number): JobInfo['compute'] {
+  const workers = Math.max(1, Math.round(cores / 4));
+  return {
+    job_clusters: [{ job_cluster_key: 'main', new_cluster: { spark_version: '15.4.x-scala2.12', node_type_id: 'i3.xlarge', num_workers: workers } }],
+    tasks: [{ task_key: 'stream', job_cluster_key: 'main' }],
+  };
+}
+
 export async function startDemoEnvironment(options: DemoEnvironmentOptions = {}): Promise<DemoEnvironment> {
   const host = options.host ?? '127.0.0.1';
   const speed = options.speed ?? DEMO_SPEED;
@@ -85,7 +94,7 @@ export async function startDemoEnvironment(options: DemoEnvironmentOptions = {})
       warehouses: [DEMO_WAREHOUSE_ID],
       progressTables: [DEMO_PROGRESS_TABLE],
       pipelines: streams.flatMap((s) => (s.pipeline ? [s.pipeline] : [])),
-      jobs: streams.flatMap((s) => (s.job ? [{ jobId: s.job.jobId, name: s.job.name, continuous: true }] : [])),
+      jobs: streams.flatMap((s) => (s.job ? [{ jobId: s.job.jobId, name: s.job.name, continuous: true, compute: demoCompute(s.spec(startMs).processing.cores ?? 8) }] : [])),
     });
     closers.push(() => databricks.close());
     for (const stream of streams) {
