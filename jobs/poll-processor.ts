@@ -18,6 +18,7 @@ import { safeJobId } from './job-ids.js';
 import { drainOutbox } from './detect-processor.js';
 import { requestRefresh } from './notify-processor.js';
 import { applySignals, isSignalStream } from './signal-incidents.js';
+import { DEFAULT_SOURCE_FAILING_AFTER_MS, recordReadFailure, recordReadSuccess } from './source-health.js';
 
 export interface PollDeps {
   store: RedisStore;
@@ -34,6 +35,13 @@ export interface PollDeps {
    * @defaultValue 7 days
    */
   streamRetentionMs?: number;
+  /**
+   * A source whose polls have failed for this long gets its source-health incident ("StreamDoctor
+   * cannot read …") in the defaults channel; the next successful poll resolves it
+   * (`STREAMDOCTOR_SOURCE_FAILING_SECONDS`).
+   * @defaultValue 300000 (5 minutes)
+   */
+  sourceFailingAfterMs?: number;
 }
 
 export interface PollOutcome {
@@ -91,6 +99,27 @@ export function createPollProcessor(deps: PollDeps) {
   // Forgotten every 10 minutes, so a registry lost with a Redis without persistence comes back.
   const registered = new Map<string, string>();
   let registeredSince = Date.now();
+
+  /** Source health: the streak, and its incident past the threshold (never fails the poll further). */
+  async function noteFailure(sourceId: string, workspace: string | undefined, err: unknown): Promise<void> {
+    try {
+      const nowMs = Date.now();
+      const touched = await recordReadFailure(deps.store, { sourceId, ...(workspace ? { workspace } : {}), failingAfterMs: deps.sourceFailingAfterMs ?? DEFAULT_SOURCE_FAILING_AFTER_MS }, err, nowMs);
+      if (touched) await drainOutbox(deps.store, deps.queues, touched, nowMs);
+      const { lastSuccessAt } = await deps.store.sources.get(sourceId);
+      if (lastSuccessAt !== null) deps.metrics.sourceLastSuccess.set({ source: sourceId }, lastSuccessAt / 1000);
+    } catch (healthErr) {
+      deps.logger.warn({ err: healthErr, sourceId }, 'could not record the source failure');
+    }
+  }
+
+  async function noteSuccess(sourceId: string): Promise<void> {
+    const nowMs = Date.now();
+    deps.metrics.sourceLastSuccess.set({ source: sourceId }, nowMs / 1000);
+    const touched = await recordReadSuccess(deps.store, sourceId, nowMs);
+    if (touched) await drainOutbox(deps.store, deps.queues, touched, nowMs);
+  }
+
   return async function processPoll(job: Job<PollJobData>): Promise<PollOutcome> {
     if (job.name === POLL_JOB.sweep) {
       const retired = await retireSilentStreams(deps);
@@ -122,8 +151,10 @@ export function createPollProcessor(deps: PollDeps) {
       deps.metrics.polls.inc({ source: sourceId, outcome: 'error' });
       deps.metrics.apiErrors.inc({ kind: errorKind(err) });
       deps.logger.warn({ err, sourceId }, 'poll failed');
+      await noteFailure(sourceId, entry.workspace, err);
       throw err;
     }
+    await noteSuccess(sourceId);
     for (const warning of result.warnings ?? []) deps.logger.warn({ sourceId, warning }, 'source warning');
     // Which watched jobs run now: detect judges a silent query stalled only while its job runs.
     // Recording also drops answers of jobs no longer watched (past the store's retention).

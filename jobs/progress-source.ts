@@ -49,6 +49,8 @@ export interface SourceEntry {
   /** Stable id, used in scheduler ids and as the cursor key. */
   id: string;
   source: PollableSource;
+  /** Workspace name (watch file), for the source-health message. @defaultValue none: the id alone */
+  workspace?: string;
   /** Job id, pipeline id, run page URL … for a query, from the watch config or the source. */
   describe?: (progress: Progress) => Partial<StreamInfo>;
 }

@@ -72,9 +72,9 @@ function targetOf(signal: Signal, sourceId: string): Target | null {
   }
 }
 
-/** Stream entries that stand for a job or a pipeline rather than a streaming query. */
+/** Stream entries that stand for a job, a pipeline or a source (its health) rather than a streaming query. */
 export function isSignalStream(queryId: string): boolean {
-  return /^(job|pipeline)-/.test(queryId);
+  return /^(job|pipeline|source)-/.test(queryId);
 }
 
 /** How fresh a job-runs answer must be to count (a few missed polls). */
@@ -82,10 +82,13 @@ const LIVENESS_MAX_AGE_MS = 5 * 60_000;
 
 /**
  * Whether the job or pipeline hosting a stream is known to be down: its `failed` incident is open,
- * or the last job-runs poll (at most 5 minutes ago) saw no active run of its job. Such a stream's
+ * or the last job-runs poll (at most 5 minutes ago) saw no active run of its job; or the source
+ * that reports it cannot be read now (its last poll failed). Such a stream's
  * silence is explained; the detect step does not judge it `stalled`. Unknown means "not down".
  */
-export async function hostIsDown(store: RedisStore, stream: { jobId?: string; pipelineId?: string } | null | undefined, wallNowMs: number = Date.now()): Promise<boolean> {
+export async function hostIsDown(store: RedisStore, stream: { jobId?: string; pipelineId?: string; source?: string } | null | undefined, wallNowMs: number = Date.now()): Promise<boolean> {
+  // A source the bot cannot read explains its streams' silence too (its own source-health incident).
+  if (stream?.source && (await store.sources.isFailing(stream.source))) return true;
   if (stream?.jobId && (await store.jobs.isKnownStopped(stream.jobId, wallNowMs, LIVENESS_MAX_AGE_MS))) return true;
   const hosts = [stream?.jobId ? `job-${stream.jobId}` : null, stream?.pipelineId ? `pipeline-${stream.pipelineId}` : null].filter((h): h is string => h !== null);
   for (const host of hosts) {

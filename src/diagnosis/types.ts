@@ -11,7 +11,9 @@ export type IncidentKind =
   | 'stalled'
   | 'data_loss_risk'
   /** From job runs / pipeline state (issue 3), not from progress. */
-  | 'failed';
+  | 'failed'
+  /** StreamDoctor cannot read a progress source (credentials, warehouse, table): jobs/source-health.ts. */
+  | 'source_unreadable';
 
 export type Severity = 'warning' | 'critical';
 export type Health = 'ok' | 'warning' | 'critical';

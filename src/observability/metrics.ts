@@ -19,6 +19,8 @@ export interface PipelineMetrics {
   notificationLatency: Histogram;
   openIncidents: Gauge;
   queueDepth: Gauge<'queue' | 'state'>;
+  /** Epoch seconds of each source's last successful poll (alert on `time() - x > …`). */
+  sourceLastSuccess: Gauge<'source'>;
 }
 
 export interface MetricsOptions {
@@ -49,6 +51,12 @@ export function createMetrics(options: MetricsOptions = {}): PipelineMetrics {
     }),
     openIncidents: new Gauge({ name: 'streamdoctor_open_incidents', help: 'Open incidents', registers }),
     queueDepth: new Gauge({ name: 'streamdoctor_queue_depth', help: 'Jobs per queue and state', labelNames: ['queue', 'state'], registers }),
+    sourceLastSuccess: new Gauge({
+      name: 'streamdoctor_source_last_success_timestamp_seconds',
+      help: 'When each progress source was last read successfully (epoch seconds)',
+      labelNames: ['source'],
+      registers,
+    }),
   };
 }
 

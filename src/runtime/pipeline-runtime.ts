@@ -52,6 +52,8 @@ export interface WorkerRuntimeOptions extends PipelineBaseOptions {
   afterPost?: (key: string, ts: string) => Promise<void> | void;
   /** Clock of detect, notify and digest (the demo passes its accelerated time). @defaultValue Date.now */
   now?: () => number;
+  /** Reads failing this long open the source-health incident. @defaultValue 300000 (5 minutes) */
+  sourceFailingAfterMs?: number;
 }
 
 export interface WorkerRuntime {
@@ -105,6 +107,7 @@ export async function startWorker(options: WorkerRuntimeOptions): Promise<Worker
       ...(options.timeZone ? { timeZone: options.timeZone } : {}),
       ...(options.groupDebounceMs !== undefined ? { groupDebounceMs: options.groupDebounceMs } : {}),
       ...(options.now ? { now: options.now } : {}),
+      ...(options.sourceFailingAfterMs !== undefined ? { sourceFailingAfterMs: options.sourceFailingAfterMs } : {}),
     },
     { ...options.workers, connection: workerConnection, prefix: queuePrefixOf(options) },
   );

@@ -7,6 +7,7 @@
  * - `STREAMDOCTOR_TIME_ZONE`: IANA zone of the digest. @defaultValue 'UTC'
  * - `STREAMDOCTOR_DEFAULT_CHANNEL`: channel for streams no rule routes. @defaultValue none
  * - `STREAMDOCTOR_WORKER_QUEUES`: comma list of queues this worker serves. @defaultValue all
+ * - `STREAMDOCTOR_SOURCE_FAILING_SECONDS`: a source whose reads have failed this long gets one "StreamDoctor cannot read …" incident in the default channel, resolved by the next successful read. @defaultValue 300
  * - `STREAMDOCTOR_STORM_WINDOW_SECONDS` / `STREAMDOCTOR_STORM_THRESHOLD`: alert-storm grouping: openings per channel within the window that form one grouped message (the first one is posted at once and the group takes its message over; a whole number ≥ 2, anything else is reported as a problem). @defaultValue 30 / 2
  */
 const QUEUES = ['poll', 'detect', 'notify', 'digest'] as const;
@@ -19,6 +20,7 @@ export interface PipelineSettings {
   workerQueues: (typeof QUEUES)[number][] | null;
   stormWindowMs: number;
   stormThreshold: number;
+  sourceFailingAfterMs: number;
   problems: string[];
 }
 
@@ -76,6 +78,7 @@ export function readPipelineSettings(env: NodeJS.ProcessEnv): PipelineSettings {
     workerQueues,
     stormWindowMs: Math.round(positive(env, 'STREAMDOCTOR_STORM_WINDOW_SECONDS', 30, problems) * 1000),
     stormThreshold: stormThreshold(env, problems),
+    sourceFailingAfterMs: Math.round(positive(env, 'STREAMDOCTOR_SOURCE_FAILING_SECONDS', 300, problems) * 1000),
     problems,
   };
 }

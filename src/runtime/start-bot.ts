@@ -79,6 +79,7 @@ export async function startBot(envVars: NodeJS.ProcessEnv, overrides: StartBotOv
       routing,
       timeZone: watchSetup.timeZone,
       store: { storm: { windowMs: settings.stormWindowMs, threshold: settings.stormThreshold } },
+      sourceFailingAfterMs: settings.sourceFailingAfterMs,
       ...(overrides.now ? { now: overrides.now } : {}),
       schedule: {
         sourceIds: [...sources.keys()],

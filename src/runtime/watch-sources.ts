@@ -88,6 +88,7 @@ export function buildWatchRuntime(config: WatchConfig, options: WatchSourcesOpti
       } else {
         sources.set(`${workspace.name}.progress`, {
           id: `${workspace.name}.progress`,
+          workspace: workspace.name,
           source: new ProgressTableSource({
             client,
             warehouseId,
@@ -107,6 +108,7 @@ export function buildWatchRuntime(config: WatchConfig, options: WatchSourcesOpti
       const id = `${workspace.name}.pipeline.${pipeline.pipelineId}`;
       sources.set(id, {
         id,
+        workspace: workspace.name,
         source: new PipelineEventsSource({ client, pipelineIds: [pipeline.pipelineId], now }),
         describe: describeFor(config, workspace, { pipelineId: pipeline.pipelineId }),
       });
@@ -115,6 +117,7 @@ export function buildWatchRuntime(config: WatchConfig, options: WatchSourcesOpti
       const id = `${workspace.name}.jobs`;
       sources.set(id, {
         id,
+        workspace: workspace.name,
         source: new JobRunsSource({
           client,
           jobs: workspace.jobs.map((job) => ({ jobId: job.jobId, ...(job.name ? { name: job.name } : {}), ...(job.continuous !== null ? { continuous: job.continuous } : {}) })),

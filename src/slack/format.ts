@@ -13,6 +13,7 @@ export const KIND_LABEL: Record<IncidentKind, string> = {
   stalled: 'Stalled (no progress)',
   data_loss_risk: 'Data-loss risk (retention breach)',
   failed: 'Run failed',
+  source_unreadable: 'Cannot read source',
 };
 
 export function kindLabel(kind: string): string {

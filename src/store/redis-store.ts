@@ -14,6 +14,7 @@ import { SilenceStore } from './silence-store.js';
 import { StreamRegistry } from './stream-registry.js';
 import { StormStore, type StormOptions } from './storm-store.js';
 import { JobLivenessStore, type JobLivenessOptions } from './job-liveness-store.js';
+import { SourceHealthStore } from './source-health-store.js';
 import type {
   IncidentRecord,
   RouteScope,
@@ -46,6 +47,8 @@ export class RedisStore {
   readonly history: HistoryStore;
   readonly storms: StormStore;
   readonly jobs: JobLivenessStore;
+  /** Per progress source: last successful read, current failure streak, its health incident. */
+  readonly sources: SourceHealthStore;
 
   constructor(options: RedisStoreOptions) {
     this.redis = options.redis;
@@ -58,6 +61,7 @@ export class RedisStore {
     this.history = new HistoryStore(this.redis, this.keys);
     this.storms = new StormStore(this.redis, this.keys, options.storm);
     this.jobs = new JobLivenessStore(this.redis, this.keys, options.jobLiveness);
+    this.sources = new SourceHealthStore(this.redis, this.keys);
   }
 
   // Registry

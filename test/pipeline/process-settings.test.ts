@@ -12,6 +12,7 @@ describe('readPipelineSettings', () => {
       workerQueues: null,
       stormWindowMs: 30_000,
       stormThreshold: 2,
+      sourceFailingAfterMs: 300_000,
       problems: [],
     });
   });
@@ -25,8 +26,9 @@ describe('readPipelineSettings', () => {
       STREAMDOCTOR_WORKER_QUEUES: 'detect, notify',
       STREAMDOCTOR_STORM_WINDOW_SECONDS: '60',
       STREAMDOCTOR_STORM_THRESHOLD: '5',
+      STREAMDOCTOR_SOURCE_FAILING_SECONDS: '90',
     });
-    expect(settings).toMatchObject({ pollEveryMs: 2500, digestAt: '7:45', timeZone: 'Europe/Lisbon', defaultChannel: 'C0DATAALRT', workerQueues: ['detect', 'notify'], stormWindowMs: 60_000, stormThreshold: 5, problems: [] });
+    expect(settings).toMatchObject({ pollEveryMs: 2500, digestAt: '7:45', timeZone: 'Europe/Lisbon', defaultChannel: 'C0DATAALRT', workerQueues: ['detect', 'notify'], stormWindowMs: 60_000, stormThreshold: 5, sourceFailingAfterMs: 90_000, problems: [] });
   });
 
   it('lists each mistake with the fix, and keeps going with defaults', () => {
@@ -35,7 +37,9 @@ describe('readPipelineSettings', () => {
       STREAMDOCTOR_DIGEST_AT: '9am',
       STREAMDOCTOR_TIME_ZONE: 'Mars/Olympus',
       STREAMDOCTOR_WORKER_QUEUES: 'detect,notfy',
+      STREAMDOCTOR_SOURCE_FAILING_SECONDS: '0',
     });
+    expect(settings.sourceFailingAfterMs).toBe(300_000);
     expect(settings.pollEveryMs).toBe(10_000);
     expect(settings.workerQueues).toEqual(['detect']);
     expect(settings.problems).toEqual([
@@ -43,6 +47,7 @@ describe('readPipelineSettings', () => {
       'STREAMDOCTOR_DIGEST_AT must be HH:MM (24-hour), e.g. 09:00; got "9am"',
       'STREAMDOCTOR_TIME_ZONE must be an IANA zone such as Europe/Lisbon; got "Mars/Olympus"',
       'STREAMDOCTOR_WORKER_QUEUES: unknown queue(s) notfy; use any of poll, detect, notify, digest',
+      'STREAMDOCTOR_SOURCE_FAILING_SECONDS must be a positive number; got "0"',
     ]);
   });
 

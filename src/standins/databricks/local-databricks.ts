@@ -90,6 +90,12 @@ export interface LocalDatabricks {
   endRun(runId: number, result: 'SUCCESS' | 'FAILED' | 'CANCELED' | 'TIMEDOUT', message: string): void;
   /** Expires every issued OAuth token. */
   expireTokens(): number;
+  /** Revokes a personal access token: requests with it answer 401 until `restoreToken`. */
+  revokeToken(pat: string): boolean;
+  restoreToken(pat: string): void;
+  /** Deletes a SQL warehouse: statements on it answer 404 RESOURCE_DOES_NOT_EXIST until `createWarehouse`. */
+  deleteWarehouse(warehouseId: string): boolean;
+  createWarehouse(warehouseId: string): void;
   setStatementLatency(ms: number): void;
   requests(): RequestCounts;
   resetRequestCounts(): void;
@@ -415,6 +421,22 @@ export async function startLocalDatabricks(options: LocalDatabricksOptions = {})
       return sendJson(res, 200, { pending: faults.pending() });
     }
     if (path === '/__admin/expire-tokens' && method === 'POST') return sendJson(res, 200, { expired: issuer.expireAll() });
+    if (path === '/__admin/tokens' && (method === 'POST' || method === 'DELETE')) {
+      // DELETE revokes a personal access token, POST accepts it (again).
+      const body = parseJsonBody(await readBody(req));
+      if (typeof body.token !== 'string' || !body.token) throw new HttpError(400, 'INVALID_PARAMETER_VALUE', 'token is required.');
+      if (method === 'DELETE') return sendJson(res, 200, { revoked: issuer.revoke(body.token) });
+      issuer.allow(body.token);
+      return sendJson(res, 200, {});
+    }
+    if (path === '/__admin/warehouses' && (method === 'POST' || method === 'DELETE')) {
+      // DELETE deletes a SQL warehouse, POST creates it (again).
+      const body = parseJsonBody(await readBody(req));
+      if (typeof body.warehouse_id !== 'string' || !body.warehouse_id) throw new HttpError(400, 'INVALID_PARAMETER_VALUE', 'warehouse_id is required.');
+      if (method === 'DELETE') return sendJson(res, 200, { deleted: warehouses.delete(body.warehouse_id) });
+      warehouses.add(body.warehouse_id);
+      return sendJson(res, 200, {});
+    }
     if (path === '/__admin/clock') {
       if (method === 'POST') {
         const body = parseJsonBody(await readBody(req));
@@ -529,6 +551,12 @@ export async function startLocalDatabricks(options: LocalDatabricksOptions = {})
       jobRuns.endRun(runId, clock.now(), result, message);
     },
     expireTokens: () => issuer.expireAll(),
+    revokeToken: (pat) => issuer.revoke(pat),
+    restoreToken: (pat) => issuer.allow(pat),
+    deleteWarehouse: (warehouseId) => warehouses.delete(warehouseId),
+    createWarehouse: (warehouseId) => {
+      warehouses.add(warehouseId);
+    },
     setStatementLatency: (ms) => statements.setLatency(ms),
     requests: () => ({ total: counts.total, byRoute: { ...counts.byRoute } }),
     resetRequestCounts: () => {

@@ -46,6 +46,16 @@ export class TokenIssuer {
     return expiresAt !== undefined && Date.now() < expiresAt;
   }
 
+  /** Revokes a personal access token (the "token revoked by an admin" fault); true when it was accepted. */
+  revoke(pat: string): boolean {
+    return this.pats.delete(pat);
+  }
+
+  /** Accepts a personal access token (again). */
+  allow(pat: string): void {
+    this.pats.add(pat);
+  }
+
   /** Expires every OAuth token issued so far (the "token that expires" fault). */
   expireAll(): number {
     const count = this.issued.size;
