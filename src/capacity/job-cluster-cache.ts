@@ -30,6 +30,7 @@ interface Entry {
 
 export class JobClusterCache {
   private readonly entries = new Map<string, Entry>();
+  private readonly readerIds = new Map<JobReader, number>();
   private readonly now: () => number;
 
   constructor(private readonly options: JobClusterCacheOptions) {
@@ -38,12 +39,15 @@ export class JobClusterCache {
 
   /** The cluster of a job's stream, or null when it is unknown (see streamClusterOf) or cannot be read. */
   clusterFor(workspace: string | null, jobId: number): Promise<StreamCluster | null> {
-    const key = `${workspace ?? ''}\u0000${jobId}`;
+    const jobs = this.options.jobsFor(workspace);
+    if (!jobs) return Promise.resolve(null);
+    // Keyed by the workspace's client, so two names for one workspace share its entries.
+    let readerId = this.readerIds.get(jobs);
+    if (readerId === undefined) this.readerIds.set(jobs, (readerId = this.readerIds.size + 1));
+    const key = `${readerId}:${jobId}`;
     const nowMs = this.now();
     const cached = this.entries.get(key);
     if (cached && cached.expiresAt > nowMs) return cached.value;
-    const jobs = this.options.jobsFor(workspace);
-    if (!jobs) return Promise.resolve(null);
     const entry: Entry = { value: Promise.resolve(null), expiresAt: nowMs + (this.options.ttlMs ?? 600_000) };
     entry.value = jobs.getJob(jobId).then(
       (job) => streamClusterOf(job),

@@ -13,6 +13,7 @@ import { upsertSchedules, type ScheduleSettings } from '../../jobs/schedules.js'
 import type { SlackChat } from '../../jobs/slack-chat.js';
 import type { TrackerFactory } from '../../jobs/tracker-factory.js';
 import { createPipelineWorkers, type PipelineWorkers, type WorkerSettings } from '../../jobs/workers.js';
+import type { CapacityAdvisor } from '../capacity/capacity-advisor.js';
 import type { Logger } from '../observability/logger.js';
 import { createMetrics, type PipelineMetrics } from '../observability/metrics.js';
 import { RedisStore, type RedisStoreOptions } from '../store/index.js';
@@ -52,6 +53,8 @@ export interface WorkerRuntimeOptions extends PipelineBaseOptions {
   afterPost?: (key: string, ts: string) => Promise<void> | void;
   /** Clock of detect, notify and digest (the demo passes its accelerated time). @defaultValue Date.now */
   now?: () => number;
+  /** Capacity advice in workers of a stream's job cluster in alerts. @defaultValue none: the engine's wording */
+  capacityAdvisor?: CapacityAdvisor;
   /** Reads failing this long open the source-health incident. @defaultValue 300000 (5 minutes) */
   sourceFailingAfterMs?: number;
 }
@@ -107,6 +110,7 @@ export async function startWorker(options: WorkerRuntimeOptions): Promise<Worker
       ...(options.timeZone ? { timeZone: options.timeZone } : {}),
       ...(options.groupDebounceMs !== undefined ? { groupDebounceMs: options.groupDebounceMs } : {}),
       ...(options.now ? { now: options.now } : {}),
+      ...(options.capacityAdvisor ? { advisor: options.capacityAdvisor } : {}),
       ...(options.sourceFailingAfterMs !== undefined ? { sourceFailingAfterMs: options.sourceFailingAfterMs } : {}),
     },
     { ...options.workers, connection: workerConnection, prefix: queuePrefixOf(options) },

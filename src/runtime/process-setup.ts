@@ -3,8 +3,10 @@
  * and say clearly what is wrong when something is; then the watch file gives sources, routing and
  * engine options.
  */
+import { JobClusterCache, jobClusterAdvisor, type CapacityAdvisor } from '../capacity/index.js';
 import { readEnvConfig, type EnvConfig } from '../config/env.js';
 import { readWatchConfigFile, type WatchConfig } from '../config/index.js';
+import { createDatabricksClient, type DatabricksClient } from '../databricks/databricks-client.js';
 import type { EngineOptions } from '../diagnosis/engine-options.js';
 import type { RoutingDefaults } from '../store/types.js';
 import { buildWatchRuntime } from './watch-sources.js';
@@ -30,6 +32,11 @@ export interface WatchSetup {
   pollEveryMs: number;
   digestAt: string;
   timeZone: string;
+  /**
+   * Capacity advice in workers of a stream's job cluster, read with `jobs/get` through the
+   * workspace's client (src/capacity). Undefined without a watch file: the engine's wording.
+   */
+  capacityAdvisor?: CapacityAdvisor;
 }
 
 export interface LoadWatchSetupOptions {
@@ -60,9 +67,17 @@ export async function loadWatchSetup(
     logger.warn('STREAMDOCTOR_CONFIG is not set: no streams are watched (see examples/streamdoctor.example.yml)');
   }
   // Missing credentials or warehouse throw WatchSourcesError, whose code is also streamdoctor_process_config.
+  // The sources' clients, by host: the capacity advisor reads job settings through the same ones.
+  const clients = new Map<string, DatabricksClient>();
+  const createClient: typeof createDatabricksClient = (clientOptions) => {
+    const client = createDatabricksClient(clientOptions);
+    clients.set(clientOptions.host, client);
+    return client;
+  };
   const built = watch
-    ? buildWatchRuntime(watch, { env: envVars, logger, defaultWarehouseId: env.databricks.warehouseId, ...(options.now ? { now: options.now } : {}) })
+    ? buildWatchRuntime(watch, { env: envVars, logger, defaultWarehouseId: env.databricks.warehouseId, createClient, ...(options.now ? { now: options.now } : {}) })
     : null;
+  const capacityAdvisor = watch ? watchAdvisor(watch, clients, logger) : undefined;
   const routing: RoutingDefaults = built?.routing ?? {};
   if (settings.defaultChannel) routing.defaultChannel = settings.defaultChannel;
   return {
@@ -74,7 +89,20 @@ export async function loadWatchSetup(
     pollEveryMs: envVars.STREAMDOCTOR_POLL_SECONDS?.trim() ? settings.pollEveryMs : (watch?.pollIntervalMs ?? settings.pollEveryMs),
     digestAt: watch?.digest?.time ?? settings.digestAt,
     timeZone: watch?.digest?.timeZone ?? settings.timeZone,
+    ...(capacityAdvisor ? { capacityAdvisor } : {}),
   };
+}
+
+/** Job cluster specs per workspace of the watch file (a stream without one: the only workspace, if one). */
+function watchAdvisor(watch: WatchConfig, clients: Map<string, DatabricksClient>, logger: Logger): CapacityAdvisor {
+  const cache = new JobClusterCache({
+    jobsFor(name) {
+      const workspace = name === null ? (watch.workspaces.length === 1 ? watch.workspaces[0] : undefined) : watch.workspaces.find((w) => w.name === name);
+      return (workspace && clients.get(workspace.host)?.jobs) ?? null;
+    },
+    logger,
+  });
+  return jobClusterAdvisor(cache);
 }
 
 export class ProcessSetupError extends Error {

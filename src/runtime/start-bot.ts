@@ -80,6 +80,7 @@ export async function startBot(envVars: NodeJS.ProcessEnv, overrides: StartBotOv
       timeZone: watchSetup.timeZone,
       store: { storm: { windowMs: settings.stormWindowMs, threshold: settings.stormThreshold } },
       sourceFailingAfterMs: settings.sourceFailingAfterMs,
+      ...(watchSetup.capacityAdvisor ? { capacityAdvisor: watchSetup.capacityAdvisor } : {}),
       ...(overrides.now ? { now: overrides.now } : {}),
       schedule: {
         sourceIds: [...sources.keys()],
@@ -104,6 +105,7 @@ export async function startBot(envVars: NodeJS.ProcessEnv, overrides: StartBotOv
             routingDefaults: routing,
             alerts: queueAlertRefresher(queues, overrides.now),
             digest: queueDigestRequester(queues, { timeZone: watchSetup.timeZone, ...(overrides.now ? { now: overrides.now } : {}) }),
+            ...(watchSetup.capacityAdvisor ? { advisor: watchSetup.capacityAdvisor } : {}),
             ...(overrides.now ? { now: overrides.now } : {}),
           },
         });

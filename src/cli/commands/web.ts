@@ -42,6 +42,7 @@ export async function run(_argv: string[]): Promise<number> {
                   routingDefaults: watch.routing,
                   alerts: queueAlertRefresher(queues),
                   digest: queueDigestRequester(queues, { timeZone: watch.timeZone }),
+                  ...(watch.capacityAdvisor ? { advisor: watch.capacityAdvisor } : {}),
                 },
               });
               const { port } = await handle.start(env.port);
