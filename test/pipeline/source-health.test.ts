@@ -58,7 +58,7 @@ async function lastSuccessGauge(rt: WorkerRuntime): Promise<number | null> {
   return metric.values.find((v) => v.labels.source === SOURCE)?.value ?? null;
 }
 
-async function start(): Promise<WorkerRuntime> {
+async function start(statementTimeoutMs?: number): Promise<WorkerRuntime> {
   const p = uniquePrefix('srchealth');
   prefix = p.prefix;
   databricks = await startLocalDatabricks({ tokens: [TOKEN], warehouses: [WAREHOUSE] });
@@ -70,6 +70,7 @@ async function start(): Promise<WorkerRuntime> {
     warehouseId: WAREHOUSE,
     table: 'main.streamdoctor.streaming_progress',
     watched: { queryIds: ['4f1e1c4a-7d4b-4a8e-9d7e-2b6c0c9a1f00'], queryNames: [] },
+    ...(statementTimeoutMs ? { waitTimeout: '0s', statement: { timeoutMs: statementTimeoutMs, pollIntervalMs: 100 } } : {}),
   });
   runtime = await startWorker({
     redisUrl: REDIS_URL,
@@ -167,6 +168,19 @@ describe('source health in Slack', () => {
 
     databricks!.restoreToken(TOKEN);
     databricks!.createWarehouse(WAREHOUSE);
+    await succeedAndResolve(rt, record.id, message.ts);
+  }, 60_000);
+
+  it('a stopped warehouse that does not start: statements time out, the incident says to start it; started, it resolves', async () => {
+    const rt = await start(500);
+    expect(await pollOnce(rt)).toBe('completed');
+    databricks!.stopWarehouse(WAREHOUSE);
+    const { record, message } = await failUntilPosted(rt);
+    expect(record.incident.severity).toBe('warning');
+    const blocks = JSON.stringify(message.blocks);
+    expect(blocks).toContain('StreamDoctor cannot read prod.progress: statements did not finish in time');
+    expect(blocks).toContain('start the SQL warehouse if it is stopped');
+    databricks!.startWarehouse(WAREHOUSE);
     await succeedAndResolve(rt, record.id, message.ts);
   }, 60_000);
 });

@@ -1,7 +1,7 @@
 /**
  * The local Databricks' access faults, programmatic and over `/__admin`: a revoked personal access
  * token answers 401 until restored; a deleted SQL warehouse answers 404 RESOURCE_DOES_NOT_EXIST on
- * statements until created again.
+ * statements until created again; on a stopped warehouse that does not start, statements stay PENDING.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalDatabricks, type LocalDatabricks } from '../../src/standins/databricks/index.js';
@@ -49,5 +49,19 @@ describe('local Databricks access faults', () => {
     expect((await call('POST', '/__admin/warehouses', { warehouse_id: 'wh-1' })).status).toBe(200);
     expect((await statement()).status).toBe(200);
     expect((await call('DELETE', '/__admin/warehouses', {})).status).toBe(400);
+  });
+
+  it('keeps statements PENDING on a stopped warehouse until it starts', async () => {
+    local.stopWarehouse('wh-1');
+    const pending = await call('POST', '/api/2.0/sql/statements', { statement: 'SELECT 1', warehouse_id: 'wh-1', wait_timeout: '0s' });
+    expect(pending).toMatchObject({ status: 200, json: { status: { state: 'PENDING' } } });
+    const id = pending.json.statement_id as string;
+    expect(await call('GET', `/api/2.0/sql/statements/${id}`)).toMatchObject({ status: 200, json: { status: { state: 'PENDING' } } });
+    local.startWarehouse('wh-1');
+    expect(await statement()).toMatchObject({ status: 200, json: { status: { state: 'SUCCEEDED' } } });
+    expect((await call('POST', '/__admin/warehouses/stop', { warehouse_id: 'wh-1' })).status).toBe(200);
+    expect(await call('POST', '/api/2.0/sql/statements', { statement: 'SELECT 1', warehouse_id: 'wh-1', wait_timeout: '0s' })).toMatchObject({ json: { status: { state: 'PENDING' } } });
+    expect((await call('POST', '/__admin/warehouses/start', { warehouse_id: 'wh-1' })).status).toBe(200);
+    expect(await statement()).toMatchObject({ json: { status: { state: 'SUCCEEDED' } } });
   });
 });

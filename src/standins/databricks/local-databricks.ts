@@ -96,6 +96,12 @@ export interface LocalDatabricks {
   /** Deletes a SQL warehouse: statements on it answer 404 RESOURCE_DOES_NOT_EXIST until `createWarehouse`. */
   deleteWarehouse(warehouseId: string): boolean;
   createWarehouse(warehouseId: string): void;
+  /**
+   * Stops a SQL warehouse that then does not come back up (no capacity, a failing start): statements on
+   * it stay PENDING until `startWarehouse`, so clients time out.
+   */
+  stopWarehouse(warehouseId: string): void;
+  startWarehouse(warehouseId: string): void;
   setStatementLatency(ms: number): void;
   requests(): RequestCounts;
   resetRequestCounts(): void;
@@ -180,6 +186,7 @@ export async function startLocalDatabricks(options: LocalDatabricksOptions = {})
   const faults = new FaultInjector();
   const issuer = new TokenIssuer(options.tokens ?? [DEFAULT_PAT], options.oauthClients ?? [], options.tokenLifetimeSec ?? 3600);
   const warehouses = new Set(options.warehouses ?? ['local-warehouse']);
+  const stoppedWarehouses = new Set<string>();
   const tables = new Map<string, ProgressTable>();
   for (const name of options.progressTables ?? ['main.streamdoctor.streaming_progress']) {
     const normalized = normalizeTableName(name);
@@ -283,6 +290,8 @@ export async function startLocalDatabricks(options: LocalDatabricksOptions = {})
       const id = statements.submit(evaluation, {
         rowLimit,
         byteLimit,
+        // A stopped warehouse that does not start: the statement never leaves PENDING.
+        ...(stoppedWarehouses.has(body.warehouse_id) ? { latencyMs: Number.POSITIVE_INFINITY } : {}),
         forcedFailure:
           fault?.kind === 'statement_failed'
             ? sqlFailure('INTERNAL_ERROR', 'XX000', fault.message ?? 'Query execution failed: the warehouse lost its executors.', 'INTERNAL_ERROR')
@@ -437,6 +446,13 @@ export async function startLocalDatabricks(options: LocalDatabricksOptions = {})
       warehouses.add(body.warehouse_id);
       return sendJson(res, 200, {});
     }
+    if ((path === '/__admin/warehouses/stop' || path === '/__admin/warehouses/start') && method === 'POST') {
+      const body = parseJsonBody(await readBody(req));
+      if (typeof body.warehouse_id !== 'string' || !body.warehouse_id) throw new HttpError(400, 'INVALID_PARAMETER_VALUE', 'warehouse_id is required.');
+      if (path.endsWith('/stop')) stoppedWarehouses.add(body.warehouse_id);
+      else stoppedWarehouses.delete(body.warehouse_id);
+      return sendJson(res, 200, {});
+    }
     if (path === '/__admin/clock') {
       if (method === 'POST') {
         const body = parseJsonBody(await readBody(req));
@@ -556,6 +572,12 @@ export async function startLocalDatabricks(options: LocalDatabricksOptions = {})
     deleteWarehouse: (warehouseId) => warehouses.delete(warehouseId),
     createWarehouse: (warehouseId) => {
       warehouses.add(warehouseId);
+    },
+    stopWarehouse: (warehouseId) => {
+      stoppedWarehouses.add(warehouseId);
+    },
+    startWarehouse: (warehouseId) => {
+      stoppedWarehouses.delete(warehouseId);
     },
     setStatementLatency: (ms) => statements.setLatency(ms),
     requests: () => ({ total: counts.total, byRoute: { ...counts.byRoute } }),
