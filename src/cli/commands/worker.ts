@@ -25,6 +25,7 @@ export async function run(_argv: string[]): Promise<number> {
       routing: watch.routing,
       timeZone: watch.timeZone,
       store: { storm: { windowMs: settings.stormWindowMs, threshold: settings.stormThreshold } },
+      sourceFailingAfterMs: settings.sourceFailingAfterMs,
       ...(watch.capacityAdvisor ? { capacityAdvisor: watch.capacityAdvisor } : {}),
       ...(settings.workerQueues ? { workers: { queues: settings.workerQueues } } : {}),
     });
