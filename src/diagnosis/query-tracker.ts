@@ -315,10 +315,10 @@ export class QueryTracker {
     if (finding.verdict === 'hold') return null; // no new evidence either way
     state.clearStreak = 0;
     const incident = state.incident;
+    const topCauseChanged = incident.causes[0]?.code !== finding.causes[0]?.code;
     const escalated = this.refresh(incident, finding);
     if (finding.memo) Object.assign(state.memo, finding.memo);
     if (finding.causes.length > 0) state.memo.explainedAt = this.batches;
-    const topCauseChanged = incident.causes[0]?.code !== finding.causes[0]?.code;
     return escalated || (topCauseChanged && finding.causes.length > 0) ? this.change('updated', incident) : null;
   }
 

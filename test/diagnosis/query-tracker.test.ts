@@ -107,6 +107,29 @@ describe('QueryTracker', () => {
     expect(tracker.snapshot().lastBatchId).toBeNull();
   });
 
+  it('tells an open incident whose top cause changed (an update people see)', () => {
+    // A cap that binds, then the cluster loses capacity: the cause moves from the cap to capacity.
+    const sim = new StreamSimulator(
+      {
+        name: 'payments',
+        arrival: steppedRate(8_000, [{ atMs: START + 30 * MIN, rowsPerSec: 13_000 }]),
+        processing: { rowsPerSecPerCore: 2_500, cores: 8, overheadMs: 600 },
+        triggerMs: 30_000,
+        source: { kind: 'kafka', partitions: 16, maxOffsetsPerTrigger: 330_000 },
+        events: [{ type: 'change', atBatch: 90, rowsPerSecPerCore: 1_000 }],
+      },
+      { startMs: START, seed: 3 },
+    );
+    const tracker = QueryTracker.create('q', 'payments');
+    const lag: IncidentChange[] = [];
+    for (let i = 0; i < 120; i++) {
+      const parsed = parseProgress(JSON.parse(sim.next().json));
+      if (!parsed.ok) throw new Error(parsed.error);
+      lag.push(...tracker.observe(parsed.progress).filter((c) => c.incident.kind === 'lag'));
+    }
+    expect(lag.map((c) => `${c.type} ${c.incident.causes[0]?.code}`)).toEqual(['opened rate_limit_too_low', 'updated insufficient_capacity']);
+  });
+
   it('snapshot carries the latest key numbers', () => {
     const history = progressOf(overload, 90);
     const tracker = QueryTracker.create(overload.id, null);
