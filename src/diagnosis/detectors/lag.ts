@@ -9,10 +9,16 @@
  *   behind is clearly past one trigger interval (`creepBacklogTriggers`);
  * - drift: a slow steady rise over 24 batches that the rates confirm (arrivals above what is
  *   admitted or processed);
+ * - admission: a capped Kafka query reads its cap in every batch while the offsets behind rise at
+ *   each (what arrives beyond the cap, exactly, with no arrival estimate);
+ * - saturation: with no backlog figure at all, the cap read in every batch for longer than the
+ *   catch-up budget;
  * - level: a backlog of more than `lagLevelSec` that will not drain within the catch-up budget.
  * Trends are vetoed when uncapped durations are only converging to o/(1−ρ) with ρ < 1, or the
- * load factor says capacity is comfortably above arrivals. Resolves when the signal is back near
- * its level before the episode (and, with the backlog inside the batches, batches fit the trigger).
+ * load factor says capacity is comfortably above arrivals. After a stall or a restart after
+ * downtime the aftermath is judged first (src/diagnosis/aftermath.ts). Resolves when the signal is
+ * back within its level and noise band before the episode (and, with the backlog inside the
+ * batches, batches fit the trigger); the tracker adds the hold period and the relapse cool-down.
  */
 import { batchesSince, catchUpEtaSec, withoutDisruption, type Disruption } from '../aftermath.js';
 import { explainLag } from '../causes/lag-causes.js';
