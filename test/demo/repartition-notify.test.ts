@@ -13,7 +13,7 @@ import { parseProgress } from '../../src/progress/parse-progress.js';
 import { startWorker, type WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
 import { StreamSimulator } from '../../src/simulator/index.js';
 import { startLocalSlack, type LocalSlack } from '../../src/standins/slack/index.js';
-import { deletePrefix, REDIS_URL, silentLogger, uniquePrefix, unusedTrackers, waitFor } from '../pipeline/helpers/harness.js';
+import { commitAndDrain, deletePrefix, REDIS_URL, silentLogger, uniquePrefix, unusedTrackers, waitFor } from '../pipeline/helpers/harness.js';
 
 const START = Date.UTC(2026, 10, 29, 20, 0, 0);
 let runtime: WorkerRuntime | undefined;
@@ -62,23 +62,7 @@ async function start(): Promise<WorkerRuntime> {
 /** Commits the changes as one detect run would, then hands them to notify. */
 async function commitTogether(rt: WorkerRuntime, queryId: string, name: string, changes: IncidentChange[]): Promise<void> {
   await rt.store.registerStream({ queryId, name });
-  const current = await rt.store.queries.loadForDetect(queryId);
-  await rt.store.queries.commitDetect(queryId, {
-    expectedVersion: current.stateVersion,
-    state: {},
-    lastSeq: current.lastSeq,
-    snapshot: null,
-    health: 'ok',
-    name,
-    lastRunId: null,
-    lastBatchId: null,
-    lastObservedAt: null,
-    timeBehindSec: null,
-    changes,
-    nowMs: Date.now(),
-  });
-  const { drainOutbox } = await import('../../jobs/detect-processor.js');
-  await drainOutbox(rt.store, rt.queues, queryId, Date.now());
+  await commitAndDrain(rt, queryId, changes, { health: 'ok', name });
 }
 
 describe('notify, for incidents that open and resolve in one detect run', () => {

@@ -11,7 +11,7 @@ import { startLocalSlack, type LocalSlack } from '../../src/standins/slack/index
 import { incidentIdOf } from '../../src/store/index.js';
 import { lagIncident } from '../store/fixtures.js';
 import type { IncidentChange } from '../../src/diagnosis/types.js';
-import { deletePrefix, REDIS_URL, silentLogger, uniquePrefix, unusedTrackers, waitFor } from '../pipeline/helpers/harness.js';
+import { commitAndDrain, deletePrefix, REDIS_URL, silentLogger, uniquePrefix, unusedTrackers, waitFor } from '../pipeline/helpers/harness.js';
 
 let runtime: WorkerRuntime | undefined;
 let slack: LocalSlack | undefined;
@@ -26,14 +26,7 @@ afterEach(async () => {
 });
 
 async function change(rt: WorkerRuntime, type: IncidentChange['type'], incident: IncidentChange['incident']): Promise<void> {
-  const current = await rt.store.queries.loadForDetect(QID);
-  await rt.store.queries.commitDetect(QID, {
-    expectedVersion: current.stateVersion, state: {}, lastSeq: current.lastSeq, snapshot: null, health: type === 'resolved' ? 'ok' : 'warning', name: null,
-    lastRunId: null, lastBatchId: null, lastObservedAt: null, timeBehindSec: null,
-    changes: [{ type, queryId: QID, queryName: 'orders_enrich', incident }], nowMs: Date.now(),
-  });
-  const { drainOutbox } = await import('../../jobs/detect-processor.js');
-  await drainOutbox(rt.store, rt.queues, QID, Date.now());
+  await commitAndDrain(rt, QID, [{ type, queryId: QID, queryName: 'orders_enrich', incident }], { health: type === 'resolved' ? 'ok' : 'warning' });
 }
 
 describe('a route written by channel name', () => {

@@ -14,7 +14,7 @@ import { PermissionChecker } from '../../src/slack/permissions.js';
 import { startLocalSlack, type LocalSlack } from '../../src/standins/slack/index.js';
 import { incidentIdOf } from '../../src/store/index.js';
 import { lagIncident } from '../store/fixtures.js';
-import { deletePrefix, REDIS_URL, silentLogger, uniquePrefix, unusedTrackers, waitFor } from '../pipeline/helpers/harness.js';
+import { commitAndDrain, deletePrefix, REDIS_URL, silentLogger, uniquePrefix, unusedTrackers, waitFor } from '../pipeline/helpers/harness.js';
 
 let runtime: WorkerRuntime | undefined;
 let slack: LocalSlack | undefined;
@@ -50,14 +50,7 @@ async function setup(): Promise<WorkerRuntime> {
 async function open(rt: WorkerRuntime, queryId: string): Promise<string> {
   const incident = lagIncident('2026-11-29T10:06:40.000Z');
   await rt.store.registerStream({ queryId, name: `payments_${queryId.slice(-2)}` });
-  const current = await rt.store.queries.loadForDetect(queryId);
-  await rt.store.queries.commitDetect(queryId, {
-    expectedVersion: current.stateVersion, state: {}, lastSeq: current.lastSeq, snapshot: null, health: 'warning', name: null,
-    lastRunId: null, lastBatchId: null, lastObservedAt: null, timeBehindSec: null,
-    changes: [{ type: 'opened', queryId, queryName: `payments_${queryId.slice(-2)}`, incident }], nowMs: Date.now(),
-  });
-  const { drainOutbox } = await import('../../jobs/detect-processor.js');
-  await drainOutbox(rt.store, rt.queues, queryId, Date.now());
+  await commitAndDrain(rt, queryId, [{ type: 'opened', queryId, queryName: `payments_${queryId.slice(-2)}`, incident }]);
   return incidentIdOf(queryId, incident);
 }
 

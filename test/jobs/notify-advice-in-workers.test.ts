@@ -12,7 +12,7 @@ import { startLocalDatabricks, type LocalDatabricks } from '../../src/standins/d
 import { startLocalSlack, type LocalSlack } from '../../src/standins/slack/index.js';
 import { incidentIdOf } from '../../src/store/index.js';
 import { lagIncident } from '../store/fixtures.js';
-import { deletePrefix, REDIS_URL, silentLogger, uniquePrefix, unusedTrackers, waitFor } from '../pipeline/helpers/harness.js';
+import { commitAndDrain, deletePrefix, REDIS_URL, silentLogger, uniquePrefix, unusedTrackers, waitFor } from '../pipeline/helpers/harness.js';
 
 const PAT = 'dapi-local-notify-workers-00000000011';
 const CHANNEL = 'C0DATAALRT';
@@ -77,24 +77,8 @@ async function setup() {
 
 async function open(rt: WorkerRuntime, queryId: string, stream: { jobId?: string; workspace?: string }) {
   await rt.store.registerStream({ queryId, name: `orders_${queryId.slice(-2)}`, ...stream });
-  const current = await rt.store.queries.loadForDetect(queryId);
   const change: IncidentChange = { type: 'opened', queryId, queryName: `orders_${queryId.slice(-2)}`, incident: capacity };
-  await rt.store.queries.commitDetect(queryId, {
-    expectedVersion: current.stateVersion,
-    state: {},
-    lastSeq: current.lastSeq,
-    snapshot: null,
-    health: 'warning',
-    name: null,
-    lastRunId: null,
-    lastBatchId: null,
-    lastObservedAt: null,
-    timeBehindSec: null,
-    changes: [change],
-    nowMs: Date.now(),
-  });
-  const { drainOutbox } = await import('../../jobs/detect-processor.js');
-  await drainOutbox(rt.store, rt.queues, queryId, Date.now());
+  await commitAndDrain(rt, queryId, [change]);
   const id = incidentIdOf(queryId, capacity);
   const posted = await waitFor(async () => (await rt.store.getIncident(id))?.slack, 'posted');
   return JSON.stringify(slack!.messages(CHANNEL).find((m) => m.ts === posted.ts)?.blocks);

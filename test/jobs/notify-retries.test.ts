@@ -11,7 +11,7 @@ import { startWorker, type WorkerRuntime } from '../../src/runtime/pipeline-runt
 import { startLocalSlack, type LocalSlack } from '../../src/standins/slack/index.js';
 import { incidentIdOf } from '../../src/store/index.js';
 import { lagIncident } from '../store/fixtures.js';
-import { deletePrefix, REDIS_URL, silentLogger, uniquePrefix, unusedTrackers, waitFor } from '../pipeline/helpers/harness.js';
+import { commitAndDrain, deletePrefix, REDIS_URL, silentLogger, uniquePrefix, unusedTrackers, waitFor } from '../pipeline/helpers/harness.js';
 
 let runtime: WorkerRuntime | undefined;
 let slack: LocalSlack | undefined;
@@ -70,14 +70,7 @@ describe('notify retries', () => {
     const queryId = '8f1e2d3c-4b5a-4c6d-8e7f-000000000801';
     const incident = lagIncident('2026-11-29T10:06:40.000Z');
     await rt.store.registerStream({ queryId, name: 'orders_enrich' });
-    const current = await rt.store.queries.loadForDetect(queryId);
-    await rt.store.queries.commitDetect(queryId, {
-      expectedVersion: current.stateVersion, state: {}, lastSeq: current.lastSeq, snapshot: null, health: 'warning', name: null,
-      lastRunId: null, lastBatchId: null, lastObservedAt: null, timeBehindSec: null,
-      changes: [{ type: 'opened', queryId, queryName: 'orders_enrich', incident }], nowMs: Date.now(),
-    });
-    const { drainOutbox } = await import('../../jobs/detect-processor.js');
-    await drainOutbox(rt.store, rt.queues, queryId, Date.now());
+    await commitAndDrain(rt, queryId, [{ type: 'opened', queryId, queryName: 'orders_enrich', incident }]);
     const failed = await waitFor(async () => (await rt.queues.notify.getFailed())[0], 'the notify job failed', 10_000);
     expect(failed.attemptsMade).toBe(1);
     expect(failed.failedReason).toContain('streamdoctor_slack_permanent: Slack answered channel_not_found');

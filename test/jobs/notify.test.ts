@@ -10,7 +10,7 @@ import { startWorker, type WorkerRuntime } from '../../src/runtime/pipeline-runt
 import { startLocalSlack, type LocalSlack } from '../../src/standins/slack/index.js';
 import { incidentIdOf } from '../../src/store/index.js';
 import { lagIncident } from '../store/fixtures.js';
-import { deletePrefix, REDIS_URL, silentLogger, uniquePrefix, unusedTrackers, waitFor } from '../pipeline/helpers/harness.js';
+import { commitAndDrain, deletePrefix, REDIS_URL, silentLogger, uniquePrefix, unusedTrackers, waitFor } from '../pipeline/helpers/harness.js';
 
 let runtime: WorkerRuntime | undefined;
 let slack: LocalSlack | undefined;
@@ -47,23 +47,9 @@ const QID = (i: number) => `7a1c0f3e-5b2d-4c8e-9f10-${String(i).padStart(12, '0'
 /** Commits an engine change for a query and enqueues its notify jobs, as a detect run would. */
 async function change(rt: WorkerRuntime, queryId: string, type: IncidentChange['type'], incident = lagIncident('2026-11-29T10:06:40.000Z')) {
   await rt.store.registerStream({ queryId, name: `orders_${queryId.slice(-2)}` });
-  const current = await rt.store.queries.loadForDetect(queryId);
-  await rt.store.queries.commitDetect(queryId, {
-    expectedVersion: current.stateVersion,
-    state: {},
-    lastSeq: current.lastSeq,
-    snapshot: null,
+  await commitAndDrain(rt, queryId, [{ type, queryId, queryName: `orders_${queryId.slice(-2)}`, incident }], {
     health: type === 'resolved' ? 'ok' : 'warning',
-    name: null,
-    lastRunId: null,
-    lastBatchId: null,
-    lastObservedAt: null,
-    timeBehindSec: null,
-    changes: [{ type, queryId, queryName: `orders_${queryId.slice(-2)}`, incident }],
-    nowMs: Date.now(),
   });
-  const { drainOutbox } = await import('../../jobs/detect-processor.js');
-  await drainOutbox(rt.store, rt.queues, queryId, Date.now());
   return incidentIdOf(queryId, incident);
 }
 

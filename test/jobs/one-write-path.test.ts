@@ -15,7 +15,7 @@ import { PermissionChecker } from '../../src/slack/permissions.js';
 import { startLocalSlack, type LocalSlack } from '../../src/standins/slack/index.js';
 import { incidentIdOf } from '../../src/store/index.js';
 import { lagIncident } from '../store/fixtures.js';
-import { deletePrefix, REDIS_URL, silentLogger, uniquePrefix, unusedTrackers, waitFor } from '../pipeline/helpers/harness.js';
+import { commitAndDrain, deletePrefix, REDIS_URL, silentLogger, uniquePrefix, unusedTrackers, waitFor } from '../pipeline/helpers/harness.js';
 
 let runtime: WorkerRuntime | undefined;
 let slack: LocalSlack | undefined;
@@ -48,14 +48,7 @@ async function setup(): Promise<{ rt: WorkerRuntime; deps: SlackDeps; client: we
   // A job's stream: Databricks gave no run page, so the button links the job page.
   await rt.store.registerStream({ queryId: QID, name: 'sensor_ingest', jobId: '4471', workspace: 'adb-1234567890123456.7.azuredatabricks.net' });
   const incident = lagIncident('2026-11-29T10:06:40.000Z');
-  const current = await rt.store.queries.loadForDetect(QID);
-  await rt.store.queries.commitDetect(QID, {
-    expectedVersion: current.stateVersion, state: {}, lastSeq: current.lastSeq, snapshot: null, health: 'warning', name: null,
-    lastRunId: null, lastBatchId: null, lastObservedAt: null, timeBehindSec: null,
-    changes: [{ type: 'opened', queryId: QID, queryName: 'sensor_ingest', incident }], nowMs: Date.now(),
-  });
-  const { drainOutbox } = await import('../../jobs/detect-processor.js');
-  await drainOutbox(rt.store, rt.queues, QID, Date.now());
+  await commitAndDrain(rt, QID, [{ type: 'opened', queryId: QID, queryName: 'sensor_ingest', incident }]);
   const id = incidentIdOf(QID, incident);
   const ref = await waitFor(async () => (await rt.store.getIncident(id))?.slack, 'first post');
   await waitFor(async () => (await rt.queues.depths()).notify!.active === 0, 'idle');

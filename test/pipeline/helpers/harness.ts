@@ -1,7 +1,10 @@
 /** Shared pieces of the pipeline tests: unique prefixes, a silent logger, polling waits. */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { drainOutbox } from '../../../jobs/detect-processor.js';
 import type { TrackerFactory } from '../../../jobs/tracker-factory.js';
+import type { Health, IncidentChange } from '../../../src/diagnosis/types.js';
+import type { WorkerRuntime } from '../../../src/runtime/pipeline-runtime.js';
 import { createLogger } from '../../../src/observability/logger.js';
 
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -58,3 +61,31 @@ export const unusedTrackers: TrackerFactory = {
     throw new Error('not used: this test does not run detect');
   },
 };
+
+/**
+ * Commits engine changes for a query and drains its outbox into notify jobs, as a detect run does
+ * (tests that start from the store's side of the pipeline).
+ */
+export async function commitAndDrain(
+  rt: Pick<WorkerRuntime, 'store' | 'queues'>,
+  queryId: string,
+  changes: IncidentChange[],
+  options: { health?: Health; name?: string | null } = {},
+): Promise<void> {
+  const current = await rt.store.queries.loadForDetect(queryId);
+  await rt.store.queries.commitDetect(queryId, {
+    expectedVersion: current.stateVersion,
+    state: {},
+    lastSeq: current.lastSeq,
+    snapshot: null,
+    health: options.health ?? 'warning',
+    name: options.name ?? null,
+    lastRunId: null,
+    lastBatchId: null,
+    lastObservedAt: null,
+    timeBehindSec: null,
+    changes,
+    nowMs: Date.now(),
+  });
+  await drainOutbox(rt.store, rt.queues, queryId, Date.now());
+}
