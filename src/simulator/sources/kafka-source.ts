@@ -7,6 +7,7 @@
 import { javaDoubleToString, javaLongToString } from '../java-format.js';
 import type { SeededRandom } from '../random.js';
 import type { KafkaSourceSpec } from '../spec.js';
+import { PartitionedLog } from './partitioned-log.js';
 import { sortedMap, sourceProgress, type SimSource, type SourceRenderContext } from './source.js';
 
 export class KafkaSource implements SimSource {
@@ -18,15 +19,10 @@ export class KafkaSource implements SimSource {
   private readonly topic: string;
   private readonly bytesPerRow: number;
   private readonly latestOffsetAsEnd: boolean;
-  private readonly weights: number[];
-  private readonly carry: number[];
-  private readonly latest: number[];
-  private readonly consumed: number[];
+  private readonly log: PartitionedLog;
   private plannedStart: number[];
   private plannedEnd: number[];
   private latestAtPlan: number[];
-  private arrived = 0;
-  private consumedTotal = 0;
 
   constructor(spec: KafkaSourceSpec, random: SeededRandom) {
     this.topic = spec.topic ?? 'events';
@@ -37,45 +33,33 @@ export class KafkaSource implements SimSource {
     this.latestOffsetAsEnd = spec.latestOffsetAsEnd ?? false;
     this.description = `KafkaV2[Subscribe[${this.topic}]]`;
     const skew = spec.skew ?? 0.1;
-    this.weights = Array.from({ length: partitions }, () => Math.max(0.05, 1 + skew * random.normal()));
-    const total = this.weights.reduce((a, b) => a + b, 0);
-    for (let p = 0; p < partitions; p++) this.weights[p]! /= total;
-    this.carry = new Array<number>(partitions).fill(0);
+    const weights = Array.from({ length: partitions }, () => Math.max(0.05, 1 + skew * random.normal()));
+    const total = weights.reduce((a, b) => a + b, 0);
+    for (let p = 0; p < partitions; p++) weights[p]! /= total;
     // Partitions of a long-lived topic do not start at the same offset.
     const base = spec.startingOffset ?? 1_000_000;
-    this.latest = Array.from({ length: partitions }, (_, p) => base + Math.floor(random.next() * 5_000) + p);
-    this.consumed = [...this.latest];
-    this.plannedStart = [...this.latest];
-    this.plannedEnd = [...this.latest];
-    this.latestAtPlan = [...this.latest];
+    this.log = new PartitionedLog(weights, Array.from({ length: partitions }, (_, p) => base + Math.floor(random.next() * 5_000) + p));
+    this.plannedStart = [...this.log.latest];
+    this.plannedEnd = [...this.log.latest];
+    this.latestAtPlan = [...this.log.latest];
   }
 
   receive(rows: number): void {
-    if (rows <= 0) return;
-    let added = 0;
-    for (let p = 0; p < this.latest.length; p++) {
-      const share = rows * this.weights[p]! + this.carry[p]!;
-      const whole = Math.floor(share);
-      this.carry[p] = share - whole;
-      this.latest[p]! += whole;
-      added += whole;
-    }
-    this.arrived += added;
+    this.log.receive(rows);
   }
 
   availableRows(): number {
-    let sum = 0;
-    for (let p = 0; p < this.latest.length; p++) sum += this.latest[p]! - this.consumed[p]!;
+    const sum = this.log.backlogRows();
     return this.cap === null ? sum : Math.min(sum, this.cap);
   }
 
   plan(): number {
-    this.latestAtPlan = [...this.latest];
-    this.plannedStart = [...this.consumed];
-    const lags = this.latest.map((latest, p) => latest - this.consumed[p]!);
+    this.latestAtPlan = [...this.log.latest];
+    this.plannedStart = [...this.log.consumed];
+    const lags = this.log.lags();
     const total = lags.reduce((a, b) => a + b, 0);
     if (this.cap === null || total <= this.cap) {
-      this.plannedEnd = [...this.latest];
+      this.plannedEnd = [...this.log.latest];
       return total;
     }
     // Prorate the cap by each partition's backlog (as Spark's rate limit does); largest remainders
@@ -91,27 +75,24 @@ export class KafkaSource implements SimSource {
         left -= 1;
       }
     }
-    this.plannedEnd = this.consumed.map((c, p) => c + take[p]!);
+    this.plannedEnd = this.log.consumed.map((c, p) => c + take[p]!);
     return this.cap - left;
   }
 
   commit(): void {
-    for (let p = 0; p < this.consumed.length; p++) {
-      this.consumedTotal += this.plannedEnd[p]! - this.consumed[p]!;
-      this.consumed[p] = this.plannedEnd[p]!;
-    }
+    this.log.commit(this.plannedEnd);
   }
 
   backlogRows(): number {
-    return this.arrived - this.consumedTotal;
+    return this.log.backlogRows();
   }
 
   arrivedRows(): number {
-    return this.arrived;
+    return this.log.arrivedRows();
   }
 
   consumedRows(): number {
-    return this.consumedTotal;
+    return this.log.consumedRows();
   }
 
   private offsets(values: number[]): Record<string, Record<string, number>> {
@@ -121,7 +102,7 @@ export class KafkaSource implements SimSource {
   }
 
   render(ctx: SourceRenderContext): Record<string, unknown> {
-    const latest = ctx.latestAfterBatch ? this.latest : this.latestAtPlan;
+    const latest = ctx.latestAfterBatch ? this.log.latest : this.latestAtPlan;
     const behind = latest.map((l, p) => Math.max(0, l - this.plannedEnd[p]!));
     const sum = behind.reduce((a, b) => a + b, 0);
     const entries: [string, string][] = [

@@ -9,6 +9,7 @@
 import { javaDoubleToString, javaLongToString } from '../java-format.js';
 import type { SeededRandom } from '../random.js';
 import type { KinesisSourceSpec } from '../spec.js';
+import { PartitionedLog } from './partitioned-log.js';
 import { sortedMap, sourceProgress, type SimSource, type SourceRenderContext } from './source.js';
 
 /** Gap between consecutive sequence numbers of a shard (real ones are 56 digits and far apart). */
@@ -22,17 +23,12 @@ export class KinesisSource implements SimSource {
   cap: number | null = null;
   private readonly stream: string;
   private readonly bytesPerRow: number;
-  private readonly weights: number[];
+  private readonly log: PartitionedLog;
   /** Shards do not lag equally: the busiest is furthest behind. */
   private readonly behindShare: number[];
   private readonly firstSeq: bigint[];
-  private readonly carry: number[];
-  private readonly arrivedPerShard: number[];
-  private readonly consumedPerShard: number[];
   private plannedStart: number[];
   private plannedEnd: number[];
-  private arrived = 0;
-  private consumedTotal = 0;
   /** Ms behind per shard as printed in the previous report (the start position carries it). */
   private lastBehind: number[];
 
@@ -42,61 +38,49 @@ export class KinesisSource implements SimSource {
     this.inputTasks = shards;
     this.bytesPerRow = spec.bytesPerRow ?? 450;
     this.description = `KinesisV2[${this.stream}]`;
-    this.weights = Array.from({ length: shards }, () => Math.max(0.05, 1 + 0.1 * random.normal()));
-    const total = this.weights.reduce((a, b) => a + b, 0);
-    for (let s = 0; s < shards; s++) this.weights[s]! /= total;
-    const top = Math.max(...this.weights);
-    this.behindShare = this.weights.map((w) => 0.8 + (0.2 * w) / top);
+    const weights = Array.from({ length: shards }, () => Math.max(0.05, 1 + 0.1 * random.normal()));
+    const total = weights.reduce((a, b) => a + b, 0);
+    for (let s = 0; s < shards; s++) weights[s]! /= total;
+    const top = Math.max(...weights);
+    this.behindShare = weights.map((w) => 0.8 + (0.2 * w) / top);
     this.firstSeq = Array.from(
       { length: shards },
       (_, s) => 49_652_022_592_149_344_892_294_981_243_280_420_130_985_816_456_924_495_874n + BigInt(s) * 22_300_745_198_530_623_141_535_718_272_648_361_505_980_416n + BigInt(random.int(1_000_000)),
     );
-    this.carry = new Array<number>(shards).fill(0);
-    this.arrivedPerShard = new Array<number>(shards).fill(0);
-    this.consumedPerShard = new Array<number>(shards).fill(0);
-    this.plannedStart = [...this.consumedPerShard];
-    this.plannedEnd = [...this.consumedPerShard];
+    this.log = new PartitionedLog(weights, new Array<number>(shards).fill(0));
+    this.plannedStart = [...this.log.consumed];
+    this.plannedEnd = [...this.log.consumed];
     this.lastBehind = new Array<number>(shards).fill(0);
   }
 
   receive(rows: number): void {
-    if (rows <= 0) return;
-    for (let s = 0; s < this.weights.length; s++) {
-      const share = rows * this.weights[s]! + this.carry[s]!;
-      const whole = Math.floor(share);
-      this.carry[s] = share - whole;
-      this.arrivedPerShard[s]! += whole;
-      this.arrived += whole;
-    }
+    this.log.receive(rows);
   }
 
   availableRows(): number {
-    return this.arrived - this.consumedTotal;
+    return this.log.backlogRows();
   }
 
   plan(): number {
-    this.plannedStart = [...this.consumedPerShard];
-    this.plannedEnd = [...this.arrivedPerShard];
-    return this.arrived - this.consumedTotal;
+    this.plannedStart = [...this.log.consumed];
+    this.plannedEnd = [...this.log.latest];
+    return this.log.backlogRows();
   }
 
   commit(): void {
-    for (let s = 0; s < this.plannedEnd.length; s++) {
-      this.consumedTotal += this.plannedEnd[s]! - this.consumedPerShard[s]!;
-      this.consumedPerShard[s] = this.plannedEnd[s]!;
-    }
+    this.log.commit(this.plannedEnd);
   }
 
   backlogRows(): number {
-    return this.arrived - this.consumedTotal;
+    return this.log.backlogRows();
   }
 
   arrivedRows(): number {
-    return this.arrived;
+    return this.log.arrivedRows();
   }
 
   consumedRows(): number {
-    return this.consumedTotal;
+    return this.log.consumedRows();
   }
 
   private positions(records: number[], behind: number[]): Record<string, unknown>[] {
@@ -116,7 +100,7 @@ export class KinesisSource implements SimSource {
   render(ctx: SourceRenderContext): Record<string, unknown> {
     const behindMs = ctx.oldestUnreadAtMs === null ? 0 : Math.max(0, ctx.reportMs - ctx.oldestUnreadAtMs);
     const behind = this.behindShare.map((share) => Math.round(behindMs * share));
-    const unreadBytes = (this.arrived - this.consumedTotal - (ctx.rows > 0 ? ctx.rows : 0)) * this.bytesPerRow;
+    const unreadBytes = (this.log.backlogRows() - (ctx.rows > 0 ? ctx.rows : 0)) * this.bytesPerRow;
     const metrics = sortedMap<string>([
       ['avgMsBehindLatest', javaDoubleToString(behind.reduce((a, b) => a + b, 0) / behind.length)],
       ['maxMsBehindLatest', javaLongToString(Math.max(...behind))],
@@ -127,9 +111,9 @@ export class KinesisSource implements SimSource {
       ['numProcessedRecords', javaLongToString(ctx.rows)],
       ['numRegisteredConsumers', '1'],
       ['numStreams', '1'],
-      ['numTotalShards', javaLongToString(this.weights.length)],
+      ['numTotalShards', javaLongToString(this.log.partitions)],
       // The enhanced fan-out consumer keeps pushing into a bounded buffer while a batch runs.
-      ['totalPrefetchedBytes', javaLongToString(Math.min(Math.max(0, unreadBytes), 64 * 1024 * 1024 * this.weights.length))],
+      ['totalPrefetchedBytes', javaLongToString(Math.min(Math.max(0, unreadBytes), 64 * 1024 * 1024 * this.log.partitions))],
     ]);
     const start = ctx.firstBatch ? null : this.positions(this.plannedStart, this.lastBehind);
     this.lastBehind = behind;
