@@ -46,7 +46,9 @@ export function disruptionAt(features: readonly BatchFeatures[]): Disruption | n
       : null;
   }
   // Compared with the batch just before as well: batches that grow geometrically under overload
-  // are many times the median of the window, but never five times their predecessor.
+  // are many times the median of the window, but never five times their predecessor. (Checked
+  // first: this runs on every batch.)
+  if (f.d < OUTSIZED_FACTOR * previous.d || f.d < MIN_DISRUPTION_MS) return null;
   const before: number[] = [];
   for (let j = n - 2; j >= Math.max(0, n - 9); j -= 1) before.push(features[j]!.d);
   if (before.length < 3) return null;

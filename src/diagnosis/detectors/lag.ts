@@ -39,7 +39,7 @@ export function detectLag(ctx: DetectorContext): Finding {
     if (Number.isFinite(series[i]!)) values.unshift(series[i]!);
   }
   if (values.length < 3) return CLEAR;
-  const isTime = analysis.signal !== 'files' && analysis.signal !== 'bytes';
+  const isTime = isTimeSignal(analysis.signal);
   const minAbs = MIN_ABS[analysis.signal]!;
   const current = values[values.length - 1]!;
   const windowBase = median(values.slice(0, 3));
@@ -101,7 +101,7 @@ export function detectLag(ctx: DetectorContext): Finding {
  */
 function judgeAftermath(ctx: DetectorContext, disruption: Disruption): Finding | null {
   const { analysis } = ctx;
-  const isTime = analysis.signal !== 'files' && analysis.signal !== 'bytes';
+  const isTime = isTimeSignal(analysis.signal);
   const behind = isTime ? analysis.timeBehindSec : (analysis.series[analysis.series.length - 1] ?? null);
   if (behind === null || !Number.isFinite(behind)) return null;
   if (isTime && behind * 1000 < Math.max(2 * 60_000, 2 * analysis.triggerMs)) return null;
@@ -254,6 +254,11 @@ function waitingText(ctx: DetectorContext, value: number): string {
   return `${fmt.seconds(value)} of data`;
 }
 
+/** Whether the lag signal is seconds of data (not files or bytes waiting). */
+function isTimeSignal(signal: DetectorContext['analysis']['signal']): boolean {
+  return signal !== 'files' && signal !== 'bytes';
+}
+
 function clock(epochMs: number): string {
   return `${fmt.iso(epochMs).slice(11, 16)} UTC`;
 }
@@ -311,7 +316,7 @@ function driftEvidence(ctx: DetectorContext, minAbs: number): boolean {
   if (mannKendallZ(values, 0.002) < 3) return false;
   const ends = ctx.features.slice(-DRIFT_WINDOW).map((f) => (f.t + f.d) / 1000);
   const slopePerSec = theilSen(ends, values);
-  const isTime = analysis.signal !== 'files' && analysis.signal !== 'bytes';
+  const isTime = isTimeSignal(analysis.signal);
   return isTime ? slopePerSec >= 0.01 : slopePerSec > 0;
 }
 
@@ -539,7 +544,7 @@ export function lagMetrics(ctx: DetectorContext): IncidentMetrics {
   };
   if (analysis.triggerMs > 0) metrics.triggerIntervalMs = analysis.triggerMs;
   if (analysis.timeBehindSec !== null) metrics.timeBehindSec = round1(analysis.timeBehindSec);
-  const isTime = analysis.signal !== 'files' && analysis.signal !== 'bytes';
+  const isTime = isTimeSignal(analysis.signal);
   if (isTime && analysis.trendPerMin !== null) metrics.timeBehindTrendSecPerMin = round1(analysis.trendPerMin);
   if (latest.kafkaBehind !== null) {
     metrics.backlog = latest.kafkaBehind;
