@@ -11,7 +11,7 @@ import { detectDataLossRisk } from './detectors/data-loss-risk.js';
 import type { DetectorContext, Finding, WatermarkWatch } from './detectors/detector.js';
 import { detectLag } from './detectors/lag.js';
 import { detectSlowRepartition } from './detectors/slow-repartition.js';
-import { detectStalled, stallThresholdMs } from './detectors/stalled.js';
+import { detectStalled, silentSinceMs, stallThresholdMs } from './detectors/stalled.js';
 import { detectStateGrowth } from './detectors/state-growth.js';
 import { resolveEngineOptions, TUNING, type EngineOptions, type ResolvedEngineOptions } from './engine-options.js';
 import { FeatureRing } from './feature-ring.js';
@@ -33,7 +33,7 @@ import {
   type OpenIncidentState,
   type TrackerState,
 } from './tracker-state.js';
-import type { Health, Incident, IncidentChange, IncidentKind, QueryReport, QuerySnapshot } from './types.js';
+import type { Health, Incident, IncidentChange, IncidentKind, LiveFacts, QueryReport, QuerySnapshot } from './types.js';
 
 export type { TrackerState };
 export { TrackerStateError };
@@ -169,26 +169,26 @@ export class QueryTracker {
     return changes;
   }
 
-  /** Judges what depends on the clock (a stall) at `nowMs`. */
-  tick(nowMs: number): IncidentChange[] {
+  /** Judges what depends on the clock (a stall) at `nowMs`; `live` adds what is known beside the progress. */
+  tick(nowMs: number, live: LiveFacts = {}): IncidentChange[] {
     if (this.ring.size === 0) return [];
-    const ctx = { ...this.context(nowMs), memo: this.open.stalled?.memo ?? null, explain: true, openKinds: Object.keys(this.open) };
+    const ctx = { ...this.context(nowMs, live), memo: this.open.stalled?.memo ?? null, explain: true, openKinds: Object.keys(this.open) };
     const finding = detectStalled(ctx);
     if (finding.verdict !== 'fire') return [];
-    const openedAtMs = (this.lastSeenMs ?? nowMs) + stallThresholdMs(ctx);
+    const openedAtMs = silentSinceMs(ctx) + stallThresholdMs(ctx);
     const change = this.apply('stalled', finding, this.ring.last()!.batchId, Math.min(openedAtMs, nowMs));
     return change ? [change] : [];
   }
 
   /** The query's report: open incidents first, then resolved ones, newest first within each. */
-  report(nowMs?: number): QueryReport {
+  report(nowMs?: number, live: LiveFacts = {}): QueryReport {
     const open = Object.values(this.open).map((state) => state!.incident);
     if (nowMs !== undefined && !this.open.stalled && this.ring.size > 0) {
       // A stall judged at `nowMs` without changing the tracker (tick() records it).
-      const ctx = { ...this.context(nowMs), memo: null, explain: true, openKinds: Object.keys(this.open) };
+      const ctx = { ...this.context(nowMs, live), memo: null, explain: true, openKinds: Object.keys(this.open) };
       const finding = detectStalled(ctx);
       if (finding.verdict === 'fire') {
-        const at = Math.min((this.lastSeenMs ?? nowMs) + stallThresholdMs(ctx), nowMs);
+        const at = Math.min(silentSinceMs(ctx) + stallThresholdMs(ctx), nowMs);
         open.push(this.newIncident('stalled', finding, this.ring.last()!.batchId, at));
       }
     }
@@ -254,8 +254,11 @@ export class QueryTracker {
     return this.analysisCache;
   }
 
-  private context(nowMs: number): Omit<DetectorContext, 'memo' | 'explain' | 'openKinds'> {
+  private context(nowMs: number, live: LiveFacts = {}): Omit<DetectorContext, 'memo' | 'explain' | 'openKinds'> {
     const features = this.ring.all();
+    const latest = features[features.length - 1];
+    const lastEndMs = Math.max(this.lastSeenMs ?? -Infinity, latest ? latest.t + latest.d : -Infinity);
+    const runStartedAtMs = live.runStartedAtMs != null && live.runStartedAtMs > lastEndMs ? live.runStartedAtMs : null;
     return {
       features,
       latest: features[features.length - 1]!,
@@ -264,6 +267,7 @@ export class QueryTracker {
       options: this.options,
       nowMs,
       lastSeenMs: this.lastSeenMs ?? nowMs,
+      runStartedAtMs,
       watermark: this.watermark,
       batches: this.batches,
       lastReportRows: this.lastReportRows,

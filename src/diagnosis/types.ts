@@ -172,3 +172,14 @@ export interface QuerySnapshot {
   /** Growth of `filesWaiting`, files per minute (negative when draining; null when unknown). */
   filesWaitingTrendPerMin?: number | null;
 }
+
+/** What is known about a query beside its progress, for judging silence (`QueryTracker.tick`). */
+export interface LiveFacts {
+  /**
+   * Start of the query's job run that is active now, epoch ms (job runs). A run that began after the
+   * latest report is a restart still planning or running its first batch: silence counts from its
+   * start, with the patience of a run without history.
+   * @defaultValue unknown (silence counts from the latest report)
+   */
+  runStartedAtMs?: number | null;
+}

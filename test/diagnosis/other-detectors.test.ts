@@ -108,6 +108,28 @@ describe('stalled', () => {
     expect(run.tracker.tick(now + MIN)).toEqual([]); // no repeat
   });
 
+  it('a run that restarted after the last report is silent from its start, with a new run’s patience', () => {
+    const run = runStream(
+      { arrival: 8_000, processing: cluster, triggerMs: 30_000, source: { kind: 'kafka', partitions: 16 } },
+      40,
+    );
+    // Down for 10 min, then a new run plans its first batch over the backlog: 14 min after the
+    // last report (4 min into the new run) progress alone reads a stall, the run start does not.
+    const restartedAt = run.lastEndMs + 10 * MIN;
+    const now = run.lastEndMs + 14 * MIN;
+    expect(run.tracker.report(now).health).toBe('critical');
+    expect(run.tracker.report(now, { runStartedAtMs: restartedAt }).health).toBe('ok');
+    expect(run.tracker.tick(now, { runStartedAtMs: restartedAt })).toEqual([]);
+    // A run start older than the last report says nothing new.
+    expect(run.tracker.report(now, { runStartedAtMs: run.lastEndMs - 60 * MIN }).health).toBe('critical');
+    // A new run that stays silent past the patience of a run without history is a stall, dated from its start.
+    const late = restartedAt + 21 * MIN;
+    const changes = run.tracker.tick(late, { runStartedAtMs: restartedAt });
+    expect(changes.map((c) => `${c.type}:${c.incident.kind}`)).toEqual(['opened:stalled']);
+    expect(changes[0]!.incident.metrics?.silentSec).toBe(21 * 60);
+    expect(Date.parse(changes[0]!.incident.openedAt)).toBe(restartedAt + 20 * MIN);
+  });
+
   it('an idle query (nothing arriving, nothing behind) may be silent', () => {
     const run = runStream(
       {

@@ -34,6 +34,11 @@ export interface DetectorContext {
   nowMs: number;
   /** End of the latest report of any kind (idle reports included), epoch ms. */
   lastSeenMs: number;
+  /**
+   * Start of the query's current run when it is known from outside the progress (the job's active
+   * run) and later than the latest report: the query restarted and has not reported yet. Null otherwise.
+   */
+  runStartedAtMs: number | null;
   /** Input rows of the latest report of any kind (0 after a no-data report: the query is idle). */
   lastReportRows: number;
   /** Batches this tracker has seen (beyond the ring). */

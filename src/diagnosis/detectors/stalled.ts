@@ -12,7 +12,17 @@ export function stallThresholdMs(ctx: DetectorContext): number {
   const threshold = Math.max(TUNING.stallFactor * ctx.analysis.cadenceMs, TUNING.stallMinMs);
   // A run's first reports say little about its cadence (a first batch at once, the trigger not yet
   // known): a long trigger would read as silence. Wait longer until the run has a history.
-  return reportsInRun(ctx.features) < STALL_MIN_REPORTS ? Math.max(threshold, TUNING.stallUnsureMs) : threshold;
+  const fresh = ctx.runStartedAtMs !== null || reportsInRun(ctx.features) < STALL_MIN_REPORTS;
+  return fresh ? Math.max(threshold, TUNING.stallUnsureMs) : threshold;
+}
+
+/**
+ * When the silence began: the latest report's end, or the start of a run that began after it (a
+ * restarted query plans its first batch over everything that arrived while it was down, and says
+ * nothing until that batch ends).
+ */
+export function silentSinceMs(ctx: Pick<DetectorContext, 'lastSeenMs' | 'latest' | 'runStartedAtMs'>): number {
+  return Math.max(ctx.lastSeenMs, ctx.latest.t + ctx.latest.d, ctx.runStartedAtMs ?? -Infinity);
 }
 
 /** Reports of the current run a cadence is trusted from. */
@@ -29,7 +39,7 @@ function reportsInRun(features: DetectorContext['features']): number {
 
 export function detectStalled(ctx: DetectorContext): Finding {
   const { latest, analysis } = ctx;
-  const silentMs = ctx.nowMs - Math.max(ctx.lastSeenMs, latest.t + latest.d);
+  const silentMs = ctx.nowMs - silentSinceMs(ctx);
   const threshold = stallThresholdMs(ctx);
   if (silentMs <= threshold) return CLEAR;
   const recentRows = ctx.features.slice(-5).some((f) => f.rows > 0);
