@@ -4,7 +4,7 @@
  * (see keys.ts). The sub-stores are public for callers that want the full API; the most used
  * operations are also methods here.
  */
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { HistoryStore } from './history-store.js';
 import { IncidentStore } from './incident-store.js';
 import { StoreKeys } from './keys.js';
@@ -143,16 +143,29 @@ export class RedisStore {
     return total;
   }
 
-  /** Deletes every key under this store's prefix (tests and resets; SCAN, never FLUSHDB). */
+  /**
+   * Deletes every key under this store's prefix (tests and resets; SCAN, never FLUSHDB). On a Redis
+   * Cluster each master is scanned and each key unlinked alone (one UNLINK over keys of several slots
+   * is CROSSSLOT).
+   */
   async deleteEverything(): Promise<number> {
-    let cursor = '0';
+    const cluster = (this.redis as unknown as { isCluster?: boolean }).isCluster ? (this.redis as unknown as Cluster) : null;
     let deleted = 0;
     const pattern = `${this.keys.prefix}:*`;
-    for (let rounds = 0; rounds < 100_000; rounds++) {
-      const [next, batch] = await this.redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-      if (batch.length > 0) deleted += await this.redis.unlink(...batch);
-      cursor = next;
-      if (cursor === '0') break;
+    // A cluster client learns its nodes on connecting: one command first, so none is missed.
+    if (cluster) await cluster.ping();
+    for (const node of cluster ? cluster.nodes('master') : [this.redis]) {
+      let cursor = '0';
+      for (let rounds = 0; rounds < 100_000; rounds++) {
+        const [next, batch] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+        if (batch.length > 0) {
+          deleted += cluster
+            ? (await Promise.all(batch.map((key) => this.redis.unlink(key)))).reduce((a, b) => a + b, 0)
+            : await this.redis.unlink(...batch);
+        }
+        cursor = next;
+        if (cursor === '0') break;
+      }
     }
     return deleted;
   }

@@ -18,9 +18,11 @@ import { startWorker } from '../../src/runtime/pipeline-runtime.js';
 import { startLocalSlack } from '../../src/standins/slack/index.js';
 import { RedisStore, incidentIdOf } from '../../src/store/index.js';
 import { lagIncident } from './fixtures.js';
+import { deletePrefix, onCluster, scanKeys, TEST_REDIS_URL } from '../helpers/redis.js';
 import { silentLogger, unusedTrackers, waitFor } from '../pipeline/helpers/harness.js';
 
-const available = findOnPath('redis-server') !== null && findOnPath('redis-cli') !== null;
+// Under `npm run test:cluster` the run's own cluster (STREAMDOCTOR_TEST_REDIS_URL) is used instead.
+const available = onCluster || (findOnPath('redis-server') !== null && findOnPath('redis-cli') !== null);
 const nodes: ChildProcess[] = [];
 let dir = '';
 let url = '';
@@ -30,6 +32,10 @@ async function clusterReady(ports: number[]): Promise<boolean> {
 }
 
 beforeAll(async () => {
+  if (onCluster) {
+    url = TEST_REDIS_URL;
+    return;
+  }
   if (!available) return;
   dir = mkdtempSync(join(tmpdir(), 'sd-cluster-'));
   const ports = [await freePort(), await freePort(), await freePort()];
@@ -46,6 +52,7 @@ beforeAll(async () => {
 }, 30_000);
 
 afterAll(async () => {
+  if (onCluster) await deletePrefix(url, 'sdcluster', 'sdnotify');
   for (const node of nodes) {
     if (node.exitCode === null) {
       const exited = new Promise((resolve) => node.once('exit', resolve));
@@ -92,6 +99,20 @@ describe.skipIf(!available)('Redis Cluster', () => {
       expect(await store.silences.unsilence(ids[0]!)).toBe(true);
       await store.routing.setRoute('query', ids[1]!, 'C0STREAMNG');
       expect(await store.routing.resolve({ queryId: ids[1]! })).toBe('C0STREAMNG');
+    } finally {
+      redis.disconnect();
+    }
+  });
+
+  it('deleteEverything removes the prefix on every master (one UNLINK per key: keys of many slots)', async () => {
+    const redis = createRedis(url, 'worker');
+    try {
+      const store = new RedisStore({ redis, prefix: 'sdwipe' });
+      for (let i = 0; i < 20; i++) await store.streams.upsert({ queryId: `e1e2e3e4-0000-4000-8000-${String(i).padStart(12, '0')}`, name: `s${i}` });
+      const before = await scanKeys(redis, 'sdwipe:*');
+      expect(new Set(before.map((k) => k.split('}')[0])).size).toBeGreaterThan(3);
+      expect(await store.deleteEverything()).toBe(before.length);
+      expect(await scanKeys(redis, 'sdwipe:*')).toEqual([]);
     } finally {
       redis.disconnect();
     }
