@@ -1,6 +1,7 @@
 /**
  * One worker process of `npm run bench:pipeline`: the real pipeline (progress-table source over the
  * local Databricks, the engine, notify to the local Slack). Configured by a JSON file (argv[2]).
+ * Started with STREAMDOCTOR_STAGE_CPU=1; answers `cpu` over IPC with its CPU per stage.
  */
 import { readFileSync } from 'node:fs';
 import { engineTrackers } from '../jobs/engine-trackers.js';
@@ -10,6 +11,7 @@ import { createLogger } from '../src/observability/logger.js';
 import { startWorker } from '../src/runtime/pipeline-runtime.js';
 import { installShutdown } from '../src/runtime/shutdown.js';
 import { ProgressTableSource } from '../src/sources/progress-table-source.js';
+import { stageCpu } from '../src/util/stage-cpu.js';
 
 interface BenchWorkerConfig {
   redisUrl: string;
@@ -49,4 +51,7 @@ const worker = await startWorker({
   ...(process.env.BENCH_GROUP_DEBOUNCE_MS ? { groupDebounceMs: Number(process.env.BENCH_GROUP_DEBOUNCE_MS) } : {}),
 });
 installShutdown(() => worker.close(), { logger });
-process.stdout.write('ready\n');
+process.on('message', (raw: { id: number; op: string }) => {
+  if (raw.op === 'cpu') process.send?.({ id: raw.id, result: stageCpu.snapshot() });
+});
+process.send?.({ id: 0, result: 'ready' });

@@ -16,6 +16,7 @@ import type { DetectJobData, NotifyJobData } from './queue-names.js';
 import type { PipelineQueues } from './queues.js';
 import { hostIsDown } from './signal-incidents.js';
 import type { TrackerFactory, TrackerLike } from './tracker-factory.js';
+import { stageCpu } from '../src/util/stage-cpu.js';
 
 export interface DetectDeps {
   store: RedisStore;
@@ -72,6 +73,7 @@ export function createDetectProcessor(deps: DetectDeps) {
     const { queryId } = job.data;
     const load = await deps.store.queries.loadForDetect(queryId);
     const name = load.stream?.name ?? null;
+    const cpuLoad = stageCpu.enabled ? process.cpuUsage() : null;
     let tracker: TrackerLike;
     if (load.state) {
       try {
@@ -83,6 +85,11 @@ export function createDetectProcessor(deps: DetectDeps) {
     } else {
       tracker = deps.trackers.create(queryId, name);
     }
+    if (cpuLoad) {
+      const d = process.cpuUsage(cpuLoad);
+      stageCpu.add('detect.load', d.user + d.system);
+    }
+    const cpuRun = stageCpu.enabled ? process.cpuUsage() : null;
     const last = {
       runId: load.stream?.lastRunId ?? null,
       batchId: load.stream?.lastObservedBatchId ?? null,
@@ -111,21 +118,27 @@ export function createDetectProcessor(deps: DetectDeps) {
       last.batchId = progress.batchId;
       last.atMs = progress.timestampMs;
     }
+    if (cpuRun) {
+      const d = process.cpuUsage(cpuRun);
+      stageCpu.add('detect.run', d.user + d.system);
+    }
     const nowMs = now();
     // The tick judges silence (stalled). A query whose job (or pipeline) is down is silent for a
     // reason the host's `failed` incident already gives: one alert for one cause. A silent query
     // whose job runs is still judged stalled.
     const skipTick = await hostIsDown(deps.store, load.stream);
-    if (!skipTick) {
-      try {
-        changes.push(...tracker.tick(nowMs));
-      } catch (err) {
-        deps.metrics.apiErrors.inc({ kind: 'streamdoctor_engine_error' });
-        deps.logger.error({ err, queryId }, 'engine tick failed; skipped');
+    const snapshot = stageCpu.sync('detect.run', () => {
+      if (!skipTick) {
+        try {
+          changes.push(...tracker.tick(nowMs));
+        } catch (err) {
+          deps.metrics.apiErrors.inc({ kind: 'streamdoctor_engine_error' });
+          deps.logger.error({ err, queryId }, 'engine tick failed; skipped');
+        }
       }
-    }
-    const snapshot = tracker.snapshot();
-    await deps.store.queries.commitDetect(queryId, {
+      return tracker.snapshot();
+    });
+    await stageCpu.sync('detect.commit', () => deps.store.queries.commitDetect(queryId, {
       expectedVersion: load.stateVersion,
       state: tracker.toState(),
       lastSeq: load.lastSeq,
@@ -139,13 +152,13 @@ export function createDetectProcessor(deps: DetectDeps) {
       changes,
       nowMs,
       observed,
-    });
+    }));
     deps.metrics.progressEvents.inc(observed);
     if (duplicates > 0) deps.metrics.progressDuplicates.inc(duplicates);
     for (const change of changes) deps.metrics.detections.inc({ kind: change.incident.kind, change: change.type });
     if (load.corrupt > 0) deps.logger.warn({ queryId, corrupt: load.corrupt }, 'skipped unreadable inbox entries');
     // Also drains intents a crashed run committed but never enqueued.
-    if (changes.length > 0 || load.outboxLength > 0) await drainOutbox(deps.store, deps.queues, queryId, nowMs);
+    if (changes.length > 0 || load.outboxLength > 0) await stageCpu.sync('detect.commit', () => drainOutbox(deps.store, deps.queues, queryId, nowMs));
     return { observed, duplicates, changes: changes.length };
   };
 }

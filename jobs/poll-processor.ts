@@ -19,6 +19,7 @@ import { drainOutbox } from './detect-processor.js';
 import { requestRefresh } from './notify-processor.js';
 import { applySignals, isSignalStream } from './signal-incidents.js';
 import { DEFAULT_SOURCE_FAILING_AFTER_MS, recordReadFailure, recordReadSuccess } from './source-health.js';
+import { stageCpu } from '../src/util/stage-cpu.js';
 
 export interface PollDeps {
   store: RedisStore;
@@ -146,7 +147,7 @@ export function createPollProcessor(deps: PollDeps) {
     let result;
     const pollStarted = Date.now();
     try {
-      result = await entry.source.poll(cursor);
+      result = await stageCpu.around('poll.fetch', () => entry.source.poll(cursor));
     } catch (err) {
       deps.metrics.polls.inc({ source: sourceId, outcome: 'error' });
       deps.metrics.apiErrors.inc({ kind: errorKind(err) });
@@ -170,6 +171,7 @@ export function createPollProcessor(deps: PollDeps) {
 
     const sourceMs = Date.now() - pollStarted;
     const byQuery = new Map<string, { stream: StreamInfo; progress: Progress[] }>();
+    const cpuGroup = process.cpuUsage();
     for (const item of result.progress) {
       const queryId = item.progress.id;
       if (!queryId) continue;
@@ -188,6 +190,8 @@ export function createPollProcessor(deps: PollDeps) {
     // Streams under pressure first: their detect jobs reach the front of the queue, so the alerts
     // that matter do not wait behind thousands of healthy streams. (A scheduling hint, not a verdict.)
     const entries = [...byQuery.values()].sort((a, b) => pressure(b.progress) - pressure(a.progress));
+    const groupCpu = process.cpuUsage(cpuGroup);
+    stageCpu.add('poll.store', stageCpu.enabled ? groupCpu.user + groupCpu.system : 0);
     // Bounded parallelism: one source may report thousands of queries per cycle.
     for (let i = 0; i < entries.length; i += 200) {
       const slice = entries.slice(i, i + 200);
@@ -198,12 +202,12 @@ export function createPollProcessor(deps: PollDeps) {
             await deps.store.streams.upsert(stream);
             registered.set(stream.queryId, signature);
           }
-          return deps.store.queries.pushProgress(stream.queryId, progress);
+          return stageCpu.sync('poll.store', () => deps.store.queries.pushProgress(stream.queryId, progress));
         }),
       );
       dropped += counts.reduce((a, b) => a + b, 0);
       // Detect starts on this slice while the next one is stored.
-      await deps.queues.enqueueDetect(slice.map((e) => e.stream.queryId));
+      await stageCpu.sync('poll.store', () => deps.queues.enqueueDetect(slice.map((e) => e.stream.queryId)));
     }
     await deps.store.setCursor(sourceId, JSON.stringify(result.cursor ?? null));
     if (result.more) {

@@ -16,6 +16,7 @@ import { createPollProcessor, type PollDeps } from './poll-processor.js';
 import { QUEUE } from './queue-names.js';
 import { BACKOFF_CAP_MS, cappedBackoff } from './queues.js';
 import { SlackRateLimitedError } from './slack-chat.js';
+import { stageCpu } from '../src/util/stage-cpu.js';
 
 export interface WorkerSettings {
   /** Connection for the workers' blocking commands (maxRetriesPerRequest is forced to null). */
@@ -129,7 +130,8 @@ export function createPipelineWorkers(deps: PipelineDeps, settings: WorkerSettin
   add('poll', createPollProcessor(deps) as Processor);
   add('detect', createDetectProcessor(deps) as Processor);
   let notifyWorker: Worker | undefined;
-  add('notify', notifyBackPressure(() => notifyWorker, createNotifyProcessor(deps) as Processor, deps.metrics, deps.logger));
+  const notify = createNotifyProcessor(deps) as Processor;
+  add('notify', notifyBackPressure(() => notifyWorker, (job, token) => stageCpu.around('notify', () => notify(job, token)), deps.metrics, deps.logger));
   notifyWorker = workers.find((w) => w.name === QUEUE.notify);
   add('digest', notifyBackPressure(() => workers.find((w) => w.name === QUEUE.digest), createDigestProcessor(deps) as Processor, deps.metrics, deps.logger));
   return {

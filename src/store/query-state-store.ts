@@ -16,6 +16,7 @@ import { decodeStream } from './stream-registry.js';
 import type { StreamRecord, StreamSnapshot } from './types.js';
 import { incidentIdOf } from './incident-id.js';
 import { decodeProgress, encodeProgress } from './inbox-codec.js';
+import { stageCpu } from '../util/stage-cpu.js';
 
 export interface QueryStateOptions {
   /**
@@ -312,6 +313,10 @@ export class QueryStateStore {
       .exec();
     if (!results) throw new StoreError('streamdoctor_store_invalid', 'detect load transaction aborted');
     for (const [err] of results) if (err) throw err;
+    return stageCpu.sync('detect.load', () => this.decodeLoad(queryId, results));
+  }
+
+  private decodeLoad(queryId: string, results: [Error | null, unknown][]): DetectLoad {
     const meta = (results[0]![1] ?? {}) as Record<string, string>;
     const stateText = results[1]![1] as string | null;
     const rawEntries = (results[2]![1] ?? []) as Buffer[];
