@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     reporters: ['default', './test/helpers/summary-reporter.ts'],
+    // bin/streamdoctor.mjs runs dist/: rebuilt here when a source is newer.
+    globalSetup: ['./test/helpers/build-dist.ts'],
     // Integration tests share one Redis and bind loopback ports; files run one at a time.
     fileParallelism: false,
     testTimeout: 30_000,

@@ -1,9 +1,14 @@
 #!/usr/bin/env node
-// The `streamdoctor` command. TypeScript sources are compiled on load by tsx, so a fresh
-// clone works right after `npm ci` with no build step.
-import { register } from 'tsx/esm/api';
-
-register();
-const { main } = await import('../src/cli/main.ts');
+// The `streamdoctor` command: runs the compiled JavaScript in dist/ (`npm run build`; `npm ci`
+// builds it), with stack traces mapped back to the TypeScript sources.
+process.setSourceMapsEnabled(true);
+let main;
+try {
+  ({ main } = await import('../dist/src/cli/main.js'));
+} catch (error) {
+  if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !String(error.message).includes('/dist/src/cli/main.js')) throw error;
+  process.stderr.write('streamdoctor: dist/ is missing; build it with `npm run build` (npm ci does it)\n');
+  process.exit(1);
+}
 const code = await main(process.argv.slice(2));
 if (typeof code === 'number') process.exitCode = code;
