@@ -399,6 +399,8 @@ function creepEvidence(ctx: DetectorContext): boolean {
   // Material growth over the window: near capacity, durations settle above the trigger (o/(1−ρ))
   // and wander there with the input's noise without getting longer on the whole.
   if (durations[durations.length - 1]! < 1.2 * median(durations.slice(0, 4))) return false;
+  // Batches no longer than the query's earlier ones have been: its noise, not a creep.
+  if (withinHistory(ctx.features.map((f) => f.d), durations[durations.length - 1]!, recent.length)) return false;
   // Near capacity (ρ ≈ 0.9–0.97) noise alone makes runs of overrunning, lengthening batches, but
   // the backlog they leave stays within about a trigger interval and a bit (the steady
   // max(T, d) plus noise); a creep that costs ground carries it clearly past that.
@@ -470,6 +472,16 @@ function trendEvidence(
   }
   return true;
 }
+
+/** Whether `current` is no higher than the ring read before the judged `window` (its 95th percentile). */
+function withinHistory(series: readonly number[], current: number, window: number): boolean {
+  const before: number[] = [];
+  for (let i = 0; i < series.length - window; i += 1) if (Number.isFinite(series[i]!)) before.push(series[i]!);
+  return before.length >= HISTORY_MIN && current <= quantile(before, 0.95);
+}
+
+/** Earlier batches needed before their range says what is normal. */
+const HISTORY_MIN = 16;
 
 function finding(ctx: DetectorContext, verdict: 'fire', memo: Record<string, number>): Finding {
   const { analysis, latest } = ctx;
