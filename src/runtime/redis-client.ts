@@ -56,7 +56,13 @@ export function createRedis(url: string, role: RedisRole, extra: RedisOptions = 
   const redis = cluster
     ? (new Cluster(cluster.nodes, {
         redisOptions: { ...redisOptionsFor(role), ...extra, ...(cluster.username ? { username: cluster.username } : {}), ...(cluster.password ? { password: cluster.password } : {}) },
-        ...(role === 'worker' ? {} : { enableOfflineQueue: false }),
+        // A worker waits through a failover as it waits through a restart: a command to a master that
+        // died is retried (every 300 ms, up to 64 redirections: ~20 s) until its replica has taken over
+        // (cluster-node-timeout + election). ioredis' defaults (100 ms × 16) give up in under 2 s, and
+        // the store's detect commit or the poster's claim would fail half-way.
+        ...(role === 'worker'
+          ? { maxRedirections: 64, retryDelayOnFailover: 300, retryDelayOnClusterDown: 300, retryDelayOnTryAgain: 300 }
+          : { enableOfflineQueue: false }),
         ...(extra.enableAutoPipelining ? { enableAutoPipelining: true } : {}),
         clusterRetryStrategy: (times: number) => Math.min(200 * times, 2000),
       }) as unknown as Redis)
