@@ -4,7 +4,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Job } from 'bullmq';
-import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { alreadyObserved, createDetectProcessor } from '../../jobs/detect-processor.js';
 import { engineTrackers } from '../../jobs/engine-trackers.js';
@@ -14,8 +13,9 @@ import { createMetrics } from '../../src/observability/metrics.js';
 import { RedisStore } from '../../src/store/index.js';
 import { silentLogger } from '../pipeline/helpers/harness.js';
 import { kafkaProgress, lagIncident } from '../store/fixtures.js';
+import { testRedis } from '../helpers/redis.js';
 
-const redis = new Redis('redis://127.0.0.1:6379');
+const redis = testRedis();
 let store: RedisStore;
 let queues: PipelineQueues;
 const QID = '9d2b7a10-3c4e-4f5a-8b6c-7d8e9f0a1b2c';

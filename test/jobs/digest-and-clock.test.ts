@@ -2,7 +2,6 @@
  * The daily digest (one per channel per day, never twice) and the clock's schedules (idempotent
  * upserts from several clocks, digest time in the configured zone, stale sources removed).
  */
-import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { dayIn } from '../../jobs/digest-processor.js';
 import { PipelineQueues } from '../../jobs/queues.js';
@@ -12,6 +11,7 @@ import { startClock, startWorker, type WorkerRuntime } from '../../src/runtime/p
 import { startLocalSlack, type LocalSlack } from '../../src/standins/slack/index.js';
 import { lagIncident } from '../store/fixtures.js';
 import { deletePrefix, REDIS_URL, silentLogger, uniquePrefix, unusedTrackers, waitFor } from '../pipeline/helpers/harness.js';
+import { testRedis } from '../helpers/redis.js';
 
 let runtime: WorkerRuntime | undefined;
 let slack: LocalSlack | undefined;
@@ -48,7 +48,7 @@ describe('clock schedules', () => {
       startClock({ redisUrl: REDIS_URL, ...p, logger: silentLogger, schedule }),
       startClock({ redisUrl: REDIS_URL, ...p, logger: silentLogger, schedule }),
     ]);
-    const redis = new Redis(REDIS_URL);
+    const redis = testRedis();
     const queues = new PipelineQueues({ connection: redis, prefix: p.queuePrefix });
     try {
       const polls = await queues.poll.getJobSchedulers(0, -1);

@@ -9,12 +9,13 @@
  */
 import { createServer, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { MessagePoster } from '../../jobs/message-poster.js';
 import { MessageLookupError, WebClientChat } from '../../jobs/slack-chat.js';
 import { DEFAULT_BOT, startLocalSlack, type LocalSlack } from '../../src/standins/slack/index.js';
 import { StoreKeys } from '../../src/store/keys.js';
 import { deletePrefix, REDIS_URL, uniquePrefix } from '../pipeline/helpers/harness.js';
+import { testRedis } from '../helpers/redis.js';
 
 const PAYMENTS = 'C0PAYMENTS'; // public, the bot never joined it
 const OLD_SCOPES = ['commands', 'chat:write', 'chat:write.public', 'files:write', 'files:read', 'channels:read', 'groups:read', 'usergroups:read'];
@@ -31,7 +32,7 @@ afterEach(async () => {
 
 async function setup(scopes?: string[]) {
   prefix = uniquePrefix('interrupted').prefix;
-  redis = new Redis(REDIS_URL);
+  redis = testRedis();
   const bot = scopes ? { ...DEFAULT_BOT, scopes } : DEFAULT_BOT;
   slack = await startLocalSlack({
     rateLimit: false,

@@ -4,7 +4,7 @@
  * The old drain trimmed by count after enqueueing, so what arrived meanwhile could be trimmed unread
  * (a job-failure notification lost). Real Redis, real queues.
  */
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { drainOutbox } from '../../jobs/detect-processor.js';
 import { PipelineQueues } from '../../jobs/queues.js';
@@ -12,6 +12,7 @@ import type { IncidentChange } from '../../src/diagnosis/types.js';
 import { RedisStore } from '../../src/store/index.js';
 import { lagIncident } from '../store/fixtures.js';
 import { deletePrefix, REDIS_URL, uniquePrefix } from '../pipeline/helpers/harness.js';
+import { testRedis } from '../helpers/redis.js';
 
 let redis: Redis | undefined;
 let queues: PipelineQueues | undefined;
@@ -35,7 +36,7 @@ describe('drainOutbox', () => {
   it('keeps intents committed while another drain is enqueueing', async () => {
     const p = uniquePrefix('outbox');
     prefix = p.prefix;
-    redis = new Redis(REDIS_URL);
+    redis = testRedis();
     const store = new RedisStore({ redis, prefix: p.prefix });
     queues = new PipelineQueues({ connection: redis, prefix: p.queuePrefix });
     await store.queries.commitChanges(QID, [failed(0), failed(1), failed(2)]);

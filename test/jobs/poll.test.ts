@@ -4,7 +4,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { UnrecoverableError, type Job } from 'bullmq';
-import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPollProcessor, pressure } from '../../jobs/poll-processor.js';
 import type { SourcePollResult } from '../../jobs/progress-source.js';
@@ -13,8 +12,9 @@ import { createMetrics } from '../../src/observability/metrics.js';
 import { RedisStore } from '../../src/store/index.js';
 import { silentLogger } from '../pipeline/helpers/harness.js';
 import { kafkaProgress } from '../store/fixtures.js';
+import { testRedis } from '../helpers/redis.js';
 
-const redis = new Redis('redis://127.0.0.1:6379');
+const redis = testRedis();
 let store: RedisStore;
 let queues: PipelineQueues;
 const T0 = Date.parse('2026-11-29T10:00:00.000Z');

@@ -3,12 +3,12 @@
  * failure while open, resolved by a new run; notify intents for each change.
  */
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applySignals, isSignalStream } from '../../jobs/signal-incidents.js';
 import { RedisStore } from '../../src/store/index.js';
+import { testRedis } from '../helpers/redis.js';
 
-const redis = new Redis('redis://127.0.0.1:6379');
+const redis = testRedis();
 let store: RedisStore;
 const T = Date.parse('2026-11-29T08:00:00.000Z');
 

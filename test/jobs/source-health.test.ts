@@ -4,7 +4,6 @@
  * a new reason updates it, a success resolves it.
  */
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { classifyReadFailure, recordReadFailure, recordReadSuccess } from '../../jobs/source-health.js';
 import { hostIsDown, isSignalStream } from '../../jobs/signal-incidents.js';
@@ -17,8 +16,9 @@ import {
   UnauthenticatedError,
 } from '../../src/databricks/errors.js';
 import { RedisStore, sourceStreamId } from '../../src/store/index.js';
+import { scanKeys, testRedis } from '../helpers/redis.js';
 
-const redis = new Redis('redis://127.0.0.1:6379');
+const redis = testRedis();
 let store: RedisStore;
 const T = Date.parse('2026-11-29T08:00:00.000Z');
 const SOURCE = 'prod.progress';
@@ -111,7 +111,7 @@ describe('the failure streak and its incident', () => {
 
   it('keeps its key on the slot of the source’s stream entry', async () => {
     await recordReadFailure(store, target, unauthenticated(401), T);
-    const keys = await redis.keys(`${store.keys.prefix}:*health*`);
+    const keys = await scanKeys(redis, `${store.keys.prefix}:*health*`);
     expect(keys).toEqual([`${store.keys.queryTag(sourceStreamId(SOURCE))}:health`]);
   });
 });

@@ -5,7 +5,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Job } from 'bullmq';
-import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPollProcessor } from '../../jobs/poll-processor.js';
 import { PipelineQueues } from '../../jobs/queues.js';
@@ -13,6 +12,7 @@ import { createMetrics } from '../../src/observability/metrics.js';
 import { RedisStore } from '../../src/store/index.js';
 import { lagIncident } from '../store/fixtures.js';
 import { silentLogger } from '../pipeline/helpers/harness.js';
+import { testRedis } from '../helpers/redis.js';
 
 let cleanup: (() => Promise<void>) | undefined;
 afterEach(async () => {
@@ -24,7 +24,7 @@ const DAY = 86_400_000;
 
 describe('the sweep', () => {
   it('retires streams silent for a week with no open incident, and sweeps the rest', async () => {
-    const redis = new Redis('redis://127.0.0.1:6379');
+    const redis = testRedis();
     const prefix = `sdtest-retire-${randomUUID().slice(0, 8)}`;
     const store = new RedisStore({ redis, prefix });
     const queues = new PipelineQueues({ connection: redis, prefix: `{${prefix}}` });

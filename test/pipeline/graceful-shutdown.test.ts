@@ -2,14 +2,14 @@
  * SIGTERM while a job is in flight: the worker stops taking jobs, finishes the active one, and exits
  * 0 well within 10 seconds; the job is completed, not left to stall.
  */
-import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PipelineQueues } from '../../jobs/queues.js';
 import { startChild, stopChild, type Child } from './helpers/children.js';
 import { deletePrefix, REDIS_URL, uniquePrefix, waitFor } from './helpers/harness.js';
+import { testRedis } from '../helpers/redis.js';
 
 const prefixes = uniquePrefix('term');
-const redis = new Redis(REDIS_URL);
+const redis = testRedis();
 let child: Child | undefined;
 
 afterAll(async () => {

@@ -8,7 +8,6 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PipelineQueues } from '../../jobs/queues.js';
 import { startLocalSlack, type LocalSlack } from '../../src/standins/slack/index.js';
@@ -16,12 +15,13 @@ import { RedisStore } from '../../src/store/index.js';
 import { startChild, stopChild, type Child } from './helpers/children.js';
 import { deletePrefix, REDIS_URL, uniquePrefix, waitFor } from './helpers/harness.js';
 import { queryIdOf, simulateAll } from './helpers/sim-source.js';
+import { testRedis } from '../helpers/redis.js';
 
 const children: Child[] = [];
 let slack: LocalSlack | undefined;
 const dir = mkdtempSync(join(tmpdir(), 'sd-multi-'));
 const prefixes = uniquePrefix('multi');
-const redis = new Redis(REDIS_URL);
+const redis = testRedis();
 
 afterAll(async () => {
   for (const child of children) child.proc.kill('SIGKILL');

@@ -5,15 +5,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseProgress } from '../../src/progress/parse-progress.js';
 import type { Progress } from '../../src/progress/types.js';
 import { RedisStore } from '../../src/store/index.js';
 import { decodeProgress, encodeProgress } from '../../src/store/inbox-codec.js';
 import { bulkyTrackerState, lagIncident } from './fixtures.js';
+import { testRedis } from '../helpers/redis.js';
 
-const redis = new Redis({ host: '127.0.0.1', port: 6379, lazyConnect: false });
+const redis = testRedis({ lazyConnect: false });
 let store: RedisStore;
 const QID = '8f3c2a51-6b0e-4d7a-9c1e-2b5f7d9a0e34';
 const T0 = Date.parse('2026-09-14T09:00:00.000Z');

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { IncidentChange } from '../../src/diagnosis/types.js';
 import { RedisStore, StateConflictError, incidentIdOf, parseIncidentId } from '../../src/store/index.js';
 import { bulkyTrackerState, kafkaProgress, lagIncident } from './fixtures.js';
+import { testRedis } from '../helpers/redis.js';
 
-const redis = new Redis({ host: '127.0.0.1', port: 6379, lazyConnect: false });
+const redis = testRedis({ lazyConnect: false });
 let store: RedisStore;
 const QID = '4f1e1c4a-7d4b-4a8e-9d7e-2b6c0c9a1f00';
 const T0 = Date.parse('2026-11-29T10:00:00.000Z');

@@ -5,10 +5,11 @@
  * `{q:<id>}`, of one channel `{c:<channel>}`); global keys stand alone.
  */
 import { randomUUID } from 'node:crypto';
-import { Command, Redis } from 'ioredis';
+import { Command, type Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisStore } from '../../src/store/index.js';
 import { lagIncident } from './fixtures.js';
+import { testRedis } from '../helpers/redis.js';
 
 /** What decides a key's slot: the hash tag's content when there is one, else the whole key. */
 function slotOf(key: string): string {
@@ -75,7 +76,7 @@ function checked(redis: Redis): Redis {
 }
 
 beforeAll(async () => {
-  raw = new Redis('redis://127.0.0.1:6379');
+  raw = testRedis();
   store = new RedisStore({ redis: checked(raw), prefix: `sdtest-slots-${randomUUID().slice(0, 8)}` });
 });
 

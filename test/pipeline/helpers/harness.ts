@@ -1,13 +1,16 @@
 /** Shared pieces of the pipeline tests: unique prefixes, a silent logger, polling waits. */
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { drainOutbox } from '../../../jobs/detect-processor.js';
 import type { TrackerFactory } from '../../../jobs/tracker-factory.js';
 import type { Health, IncidentChange } from '../../../src/diagnosis/types.js';
 import type { WorkerRuntime } from '../../../src/runtime/pipeline-runtime.js';
 import { createLogger } from '../../../src/observability/logger.js';
 
-export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+import { TEST_REDIS_URL } from '../../helpers/redis.js';
+
+/** The test Redis (STREAMDOCTOR_TEST_REDIS_URL; test/helpers/redis.ts). */
+export const REDIS_URL = TEST_REDIS_URL;
+export { deletePrefix } from '../../helpers/redis.js';
 
 export function uniquePrefix(tag: string): { prefix: string; queuePrefix: string } {
   const prefix = `sdtest-${tag}-${randomUUID().slice(0, 8)}`;
@@ -30,26 +33,6 @@ export async function waitFor<T>(check: () => Promise<T> | T, what: string, time
     await new Promise((r) => setTimeout(r, everyMs));
   }
   throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-}
-
-/** Deletes every key under a prefix with SCAN + UNLINK (never FLUSHDB). */
-export async function deletePrefix(url: string, ...prefixes: string[]): Promise<void> {
-  const redis = new Redis(url);
-  try {
-    for (const prefix of prefixes) {
-      for (const pattern of [`${prefix}:*`, `{${prefix}}:*`]) {
-        let cursor = '0';
-        for (let i = 0; i < 100_000; i++) {
-          const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-          if (keys.length) await redis.unlink(...keys);
-          cursor = next;
-          if (cursor === '0') break;
-        }
-      }
-    }
-  } finally {
-    redis.disconnect();
-  }
 }
 
 /** For workers in tests that feed incident changes straight in: detect never runs, so no tracker is made. */
