@@ -11,6 +11,7 @@ import { AppInteractions } from './app-interactions.js';
 import { isChatViewAsset, serveChatViewAsset } from './chat-view/static-assets.js';
 import { BodyTooLargeError, parseArgs, readRawBody, sendJson } from './http-body.js';
 import { resolveOptions, type LocalSlackOptions, type ResolvedOptions } from './options.js';
+import { SlackFaultInjector } from './faults.js';
 import { ChannelRateLimiter } from './rate-limiter.js';
 import { ResponseUrls } from './response-urls.js';
 import { SlackDelivery } from './slack-delivery.js';
@@ -35,6 +36,8 @@ export class LocalSlack {
   readonly responseUrls: ResponseUrls;
   readonly triggers: TriggerIds;
   readonly options: ResolvedOptions;
+  /** Web API faults on demand: 429 storms, 5xx, slow answers, resets (see faults.ts). */
+  readonly faults = new SlackFaultInjector();
   /** The app's bot (first configured bot). */
   readonly bot: BotIdentity;
   private readonly server: Server;
@@ -203,6 +206,7 @@ export class LocalSlack {
         rateLimiter: this.rateLimiter,
         baseUrl: this.baseUrl,
         now: this.options.now,
+        faults: this.faults,
       });
     }
     if (path.startsWith('/upload/v1/') && req.method === 'POST') return this.upload(req, res, path.slice('/upload/v1/'.length));

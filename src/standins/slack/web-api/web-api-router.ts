@@ -11,8 +11,12 @@ import { SlackMethodError } from './method-error.js';
 import { SlackRateLimitedError } from './rate-limited-error.js';
 import { WEB_API_METHODS } from './methods.js';
 import { METHOD_SCOPES, requireScope } from './scopes.js';
+import { faultRunsMethod, type SlackFaultInjector } from '../faults.js';
 
-export type RouterDeps = Omit<MethodContext, 'bot' | 'args' | 'binary'>;
+export type RouterDeps = Omit<MethodContext, 'bot' | 'args' | 'binary'> & {
+  /** Faults injected on demand (src/standins/slack/faults.ts). @defaultValue none */
+  faults?: SlackFaultInjector;
+};
 
 const MAX_API_BODY = 5 * 1024 * 1024;
 
@@ -70,16 +74,43 @@ export async function handleWebApi(
   const bot = deps.state.botByToken(token);
   if (!bot) return answer(200, { ok: false, error: 'invalid_auth' });
 
+  const fault = deps.faults?.take(method, typeof withoutToken.channel === 'string' ? withoutToken.channel : undefined) ?? null;
+  if (fault && !faultRunsMethod(fault.kind)) {
+    // Refused before the method ran, as Slack's 429s and 5xx answers are.
+    if (fault.kind === 'rate_limit') {
+      return answer(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(Math.max(1, Math.ceil(fault.retryAfterSec ?? 1))) });
+    }
+    if (fault.kind === 'unavailable') {
+      return answer(503, { ok: false, error: 'service_unavailable' }, fault.retryAfterSec ? { 'retry-after': String(Math.max(1, Math.ceil(fault.retryAfterSec))) } : {});
+    }
+    return answer(500, { ok: false, error: 'fatal_error' });
+  }
+
+  let status = 200;
+  let body: Json;
+  let headers: Record<string, string> = {};
   try {
     requireScope(bot, ...(METHOD_SCOPES[method] ?? []));
     const result = await handler({ ...deps, bot, args: withoutToken, binary });
-    return answer(200, { ok: true, ...result });
+    body = { ok: true, ...result };
   } catch (err) {
     if (err instanceof SlackRateLimitedError) {
-      return answer(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(err.retryAfterSec) });
+      status = 429;
+      body = { ok: false, error: 'ratelimited' };
+      headers = { 'retry-after': String(err.retryAfterSec) };
+    } else if (err instanceof SlackMethodError) {
+      body = { ok: false, error: err.error, ...err.extra };
+    } else {
+      // A bug in the stand-in: say so in the answer rather than crash the server.
+      body = { ok: false, error: 'internal_error', detail: err instanceof Error ? err.message : String(err) };
     }
-    if (err instanceof SlackMethodError) return answer(200, { ok: false, error: err.error, ...err.extra });
-    // A bug in the stand-in: say so in the answer rather than crash the server.
-    return answer(200, { ok: false, error: 'internal_error', detail: err instanceof Error ? err.message : String(err) });
   }
+  // Faults after the method ran: the work is done, the caller does not learn it (or learns it late).
+  if (fault?.kind === 'server_error_after') return answer(500, { ok: false, error: 'fatal_error' });
+  if (fault?.kind === 'reset_after') {
+    deps.state.logCall({ method, at, args: loggedArgs, ok: false, error: 'connection_reset', status: 0 });
+    return void req.socket.destroy();
+  }
+  if (fault?.kind === 'slow') await new Promise((r) => setTimeout(r, fault.delayMs ?? 2000));
+  return answer(status, body, headers);
 }
