@@ -170,7 +170,7 @@ export function signalKind(features: readonly BatchFeatures[]): LagSignalKind {
   return 'duration';
 }
 
-function signalValue(f: BatchFeatures, kind: LagSignalKind): number {
+export function signalValue(f: BatchFeatures, kind: LagSignalKind): number {
   switch (kind) {
     case 'kafka':
     case 'kinesis':

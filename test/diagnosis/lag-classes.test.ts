@@ -174,6 +174,34 @@ describe('lag on progress the engine was not tuned on', () => {
     expect(r.tracker.report().incidents.filter((i) => i.kind === 'lag')).toHaveLength(1);
   });
 
+  it('4b. a file source whose backlog drains back to 0 files resolves (judged on the files it opened on, not on batch seconds)', () => {
+    // Back to back, capped at 40 files: while the files outstanding read 0 the lag signal is the
+    // batch duration (about 3.5 s); the incident opens on files waiting and must resolve once
+    // they are gone.
+    const r = run(
+      {
+        name: 'landing',
+        arrival: constantRate(12_000),
+        processing: { ...cluster, overheadMs: 1_200 },
+        triggerMs: 0,
+        source: { kind: 'autoloader', path: 's3://landing/events/', rowsPerFile: 2_000, maxFilesPerTrigger: 40 },
+        events: [
+          { type: 'change', atBatch: 60, rowsPerSecPerCore: 1_300 }, // 10,400 rows/s: 15 % short
+          { type: 'change', atBatch: 110, rowsPerSecPerCore: 2_500 },
+        ],
+      },
+      260,
+    );
+    expect(openedLag(r)).toHaveLength(1);
+    expect(openedLag(r)[0]!.incident.summary).toMatch(/files waiting/);
+    const healthy = Math.max(...r.batches.slice(0, 60).map((b) => b.truth.timeBehindSec));
+    const drained = r.batches.findIndex((b, i) => i > 110 && r.batches.slice(i).every((x) => x.truth.timeBehindSec <= healthy * 1.5 + 1));
+    const resolved = r.changes.filter((c) => c.type === 'resolved' && c.incident.kind === 'lag');
+    expect(resolved).toHaveLength(1);
+    expect(resolved[0]!.index - drained).toBeLessThanOrEqual(12);
+    expect(r.tracker.report().health).toBe('ok');
+  });
+
   it('5. several queries interleaved in one log: the lagging one opens within 8 batches of its onset', () => {
     const ids = ['00000000-0000-4000-8000-00000000000a', '00000000-0000-4000-8000-00000000000b', '00000000-0000-4000-8000-00000000000c'];
     const specs: StreamSpec[] = [

@@ -27,9 +27,12 @@ import * as fmt from '../format.js';
 import { mannKendallCritical, mannKendallS, mannKendallZ, median, quantile, theilSen } from '../statistics.js';
 import type { Advice, AftermathInfo, Cause, IncidentMetrics, Severity } from '../types.js';
 import type { BatchFeatures } from '../batch-features.js';
+import { signalValue, type LagSignalKind } from '../query-analysis.js';
 import { CLEAR, type DetectorContext, type Finding } from './detector.js';
 
 const MIN_ABS: Record<string, number> = { kafka: 2, kinesis: 2, duration: 2, files: 2, bytes: 1 << 20 };
+/** Lag signals by the number a memo stores them as (memos hold numbers only); append only. */
+const LAG_SIGNALS: readonly LagSignalKind[] = ['kafka', 'kinesis', 'files', 'bytes', 'duration'];
 
 export function detectLag(ctx: DetectorContext): Finding {
   const { analysis } = ctx;
@@ -45,18 +48,24 @@ export function detectLag(ctx: DetectorContext): Finding {
   const windowBase = median(values.slice(0, 3));
 
   if (ctx.memo) {
-    // Open: resolve once back near the level before the episode.
+    // Open: resolve once back near the level before the episode, read on the signal the incident
+    // opened on (its base is in that signal's units: files, seconds, …) while the report still
+    // carries it; a file source whose backlog drained to 0 reads batch durations meanwhile.
+    const openedOn = ctx.memo.signal !== undefined ? LAG_SIGNALS[ctx.memo.signal] : undefined;
+    const judged = openedOn !== undefined && Number.isFinite(signalValue(ctx.latest, openedOn)) ? openedOn : analysis.signal;
+    const level = judged === analysis.signal ? current : signalValue(ctx.latest, judged);
+    const judgedIsTime = isTimeSignal(judged);
     const base = ctx.memo.base!;
     const insideBatches = analysis.signal === 'duration' || (analysis.signal === 'kafka' && ctx.latest.kafkaBehind === 0);
     // Never call a backlog of more than the lag level normal, whatever the level at onset was.
-    const ceiling = isTime ? Math.max(TUNING.lagLevelSec / 2, (1.5 * analysis.triggerMs) / 1000) : Infinity;
+    const ceiling = judgedIsTime ? Math.max(TUNING.lagLevelSec / 2, (1.5 * analysis.triggerMs) / 1000) : Infinity;
     // The base already holds the steady backlog of 17.1+ (about d behind in each report; at most
     // max(T, d) however read).
     const band = ctx.memo.band ?? base;
-    const normal = Math.min(Math.max(base * 1.25, base + minAbs, band * 1.1), ceiling);
+    const normal = Math.min(Math.max(base * 1.25, base + MIN_ABS[judged]!, band * 1.1), ceiling);
     // With the backlog inside the batches, normal also means batches fit the trigger again.
     const fits = !insideBatches || analysis.triggerMs <= 0 || ctx.latest.d <= analysis.triggerMs * 1.05;
-    if (current <= normal && fits) return CLEAR;
+    if (level <= normal && fits) return CLEAR;
     const behind = isTime ? analysis.timeBehindSec : current;
     if (ctx.memo.aftermath && behind !== null) return ongoingAftermath(ctx, ctx.memo, behind);
     return finding(ctx, 'fire', {});
@@ -126,6 +135,7 @@ function judgeAftermath(ctx: DetectorContext, disruption: Disruption): Finding |
   const before = analysis.series.filter((v, i) => Number.isFinite(v) && ctx.features[i]!.t < disruption.batchT).slice(-16);
   const cap = (v: number) => (isTime ? Math.min(v, TUNING.lagLevelSec / 2) : v);
   result.memo = {
+    signal: LAG_SIGNALS.indexOf(analysis.signal),
     base: before.length > 0 ? cap(median(before)) : 0,
     band: before.length > 0 ? cap(quantile(before, 0.9)) : 0,
     aftermath: disruption.what === 'stall' ? 1 : 2,
@@ -527,6 +537,8 @@ function finding(ctx: DetectorContext, verdict: 'fire', memo: Record<string, num
   parts.push(
     analysis.drainEtaSec === null ? 'not draining' : `draining, about ${fmt.seconds(analysis.drainEtaSec)} to catch up`,
   );
+  // An opening records the signal its base is measured on (see the resolution above).
+  if (memo.base !== undefined && memo.signal === undefined) memo.signal = LAG_SIGNALS.indexOf(analysis.signal);
   return { verdict, severity, summary: parts.join(', '), metrics, causes, advice, memo };
 }
 
