@@ -137,6 +137,29 @@ describe('lag detector', () => {
     expect(run.tracker.snapshot().timeBehindSec).toBeGreaterThan(0); // the backlog is there, and normal
   });
 
+  it('does not read a GC pause and the capped catch-up after it as a creep (no backlog figures, short trigger)', () => {
+    // Spark 3.0-era reports, capped at 5,306 rows per 2 s trigger at about a third of capacity: a
+    // 20 s pause, then 8 batches read the cap and overrun the trigger until the backlog is gone.
+    // Over 40 draws of the input noise (the old creep rule opened lag on a few of them).
+    for (let seed = 1; seed <= 40; seed += 1) {
+      const run = runStream(
+        {
+          arrival: 1_106,
+          arrivalNoise: 0.01,
+          processing: { rowsPerSecPerCore: 380, cores: 8, overheadMs: 567 },
+          triggerMs: 2_000,
+          source: { kind: 'kafka', partitions: 97, maxOffsetsPerTrigger: 5_306 },
+          platform: 'spark-3.0',
+          events: [{ type: 'gc', atBatch: 100, pauseMs: 20_000 }],
+        },
+        130,
+        {},
+        seed,
+      );
+      expect({ seed, lag: opened(run, 'lag').map((c) => c.incident.summary) }).toEqual({ seed, lag: [] });
+    }
+  });
+
   it('one episode is one incident: opens once, resolves once when the overload ends', () => {
     const run = runStream(
       {

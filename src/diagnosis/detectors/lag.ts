@@ -332,6 +332,9 @@ function driftEvidence(ctx: DetectorContext, minAbs: number): boolean {
 
 const DRIFT_WINDOW = 24;
 
+/** A batch this many times the window's median is a one-off spike, not a step of a creep. */
+const SPIKE_FACTOR = 4;
+
 /**
  * With no backlog figure at all (no latest offsets, no source metrics: Spark 2.x/3.0-era
  * reports), a capped query that reads exactly its cap in every batch has more than the cap waiting
@@ -409,6 +412,10 @@ function creepEvidence(ctx: DetectorContext): boolean {
   // Material growth over the window: near capacity, durations settle above the trigger (o/(1−ρ))
   // and wander there with the input's noise without getting longer on the whole.
   if (durations[durations.length - 1]! < 1.2 * median(durations.slice(0, 4))) return false;
+  // One outsized batch (a GC pause, a slow commit) and the capped catch-up after it: not a creep,
+  // whose batches get longer step by step (the longest is among the newest).
+  const longest = durations.indexOf(Math.max(...durations));
+  if (longest < durations.length - 3 && durations[longest]! > SPIKE_FACTOR * median(durations)) return false;
   // Batches no longer than the query's earlier ones have been: its noise, not a creep.
   if (withinHistory(ctx.features.map((f) => f.d), durations[durations.length - 1]!, recent.length)) return false;
   // Near capacity (ρ ≈ 0.9–0.97) noise alone makes runs of overrunning, lengthening batches, but
