@@ -260,7 +260,11 @@ export function createNotifyProcessor(deps: NotifyDeps) {
     // resolution has its own reply, so the one after a relapse is not taken for the first.
     const relapses = rendered.incident.relapses ?? 0;
     const relapseKey = `${record.id}.relapse.${relapses}`;
-    if (rendered.state === 'open' && relapses > 0 && !(await deps.poster.hasTrace(channel, relapseKey))) {
+    // "Already told" means a recorded reply (messageTs), not any trace: a claim alone is a post that
+    // was interrupted (a worker died between claim and record) and may never have reached Slack. Its
+    // own job can be stale by the time it is retried (this job marks the version notified), so this
+    // job settles it through the poster: adopt it if it was posted, post it if it was not.
+    if (rendered.state === 'open' && relapses > 0 && !(await deps.poster.messageTs(channel, relapseKey))) {
       await deps.poster.postOrUpdate(channel, relapseKey, () => {
         const reply = (deps.renderer.relapseReply ?? renderRelapseReply)(rendered, nowMs);
         return { text: reply.text, blocks: reply.blocks, threadTs: result.ts };
@@ -269,7 +273,7 @@ export function createNotifyProcessor(deps: NotifyDeps) {
     // The resolve reply goes with the resolving change, or with any later job while it is missing (an
     // incident first shown already resolved: its 'resolved' job found nothing new to do).
     const replyKey = relapses > 0 ? `${record.id}.resolved.${relapses}` : `${record.id}.resolved`;
-    if (rendered.state === 'resolved' && (change === 'resolved' || change === null || !(await deps.poster.hasTrace(channel, replyKey)))) {
+    if (rendered.state === 'resolved' && (change === 'resolved' || change === null || !(await deps.poster.messageTs(channel, replyKey)))) {
       await deps.poster.postOrUpdate(channel, replyKey, () => {
         const reply = deps.renderer.resolvedReply(rendered, nowMs);
         return { text: reply.text, blocks: reply.blocks, threadTs: result.ts };
