@@ -2,13 +2,12 @@
 // The `streamdoctor` command: runs the compiled JavaScript in dist/ (`npm run build`; `npm ci`
 // builds it), with stack traces mapped back to the TypeScript sources.
 process.setSourceMapsEnabled(true);
-let main;
+let runCli;
 try {
-  ({ main } = await import('../dist/src/cli/main.js'));
+  ({ runCli } = await import('../dist/src/cli/main.js'));
 } catch (error) {
   if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !String(error.message).includes('/dist/src/cli/main.js')) throw error;
   process.stderr.write('streamdoctor: dist/ is missing; build it with `npm run build` (npm ci does it)\n');
   process.exit(1);
 }
-const code = await main(process.argv.slice(2));
-if (typeof code === 'number') process.exitCode = code;
+process.exitCode = await runCli(process.argv.slice(2));

@@ -1,11 +1,13 @@
 /**
  * `streamdoctor <command>`: one entry point for the CLI and the Procfile processes.
  * Each command lives in its own module under ./commands and is loaded only when asked for, so
- * `streamdoctor diagnose` never pays for Slack, BullMQ or Redis.
+ * `streamdoctor diagnose` never pays for Slack, BullMQ or Redis, and `--version` for none of them.
  */
+import { packageVersion } from '../observability/build-info.js';
+import { describeFatal, installFatalHandlers } from './fatal.js';
 
 export interface CommandModule {
-  /** Runs the command; resolves to the process exit code. */
+  /** Runs the command; resolves to the process exit code. `--help` prints its usage and does nothing else. */
   run(argv: string[]): Promise<number>;
 }
 
@@ -41,13 +43,21 @@ export function usage(): string {
   const lines = Object.entries(COMMANDS).map(
     ([name, entry]) => `  ${name.padEnd(width)}  ${entry.summary}`,
   );
-  return `usage: streamdoctor <command> [options]\n\ncommands:\n${lines.join('\n')}\n`;
+  return (
+    `usage: streamdoctor <command> [options]\n` +
+    `       streamdoctor <command> --help\n` +
+    `       streamdoctor --version\n\ncommands:\n${lines.join('\n')}\n`
+  );
 }
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === '--version' || name === '-v' || name === 'version') {
+    process.stdout.write(`streamdoctor ${packageVersion()}\n`);
+    return 0;
+  }
   if (!name || name === 'help' || name === '--help' || name === '-h') {
-    process.stdout.write(usage());
+    (name ? process.stdout : process.stderr).write(usage());
     return name ? 0 : 2;
   }
   const entry = COMMANDS[name];
@@ -57,4 +67,18 @@ export async function main(argv: string[]): Promise<number> {
   }
   const command = await entry.load();
   return command.run(rest);
+}
+
+/**
+ * What bin/streamdoctor.mjs runs: `main` with the process-wide handlers installed (one line on
+ * stderr for an unexpected error or a closed stdout, see ./fatal.ts); resolves to the exit code.
+ */
+export async function runCli(argv: string[]): Promise<number> {
+  installFatalHandlers();
+  try {
+    return await main(argv);
+  } catch (error) {
+    process.stderr.write(describeFatal(error, process.env));
+    return 1;
+  }
 }

@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadWatchConfig } from '../../src/config/index.js';
-import { DATABRICKS_CREDENTIAL_VARS, SLACK_CREDENTIAL_VARS } from '../../src/demo/credentials.js';
+import { DATABRICKS_CREDENTIAL_VARS, SLACK_CREDENTIAL_VARS } from '../../src/cli/start-mode.js';
 
 const ROOT = resolve(new URL('../..', import.meta.url).pathname);
 const DOC_PATH = join(ROOT, 'docs/production.md');

@@ -7,8 +7,21 @@ import { healthRoutes, startHttpServer } from '../../runtime/http-routes.js';
 import { startClock } from '../../runtime/pipeline-runtime.js';
 import { loadWatchSetup, runProcess, setupProcess } from '../../runtime/process-setup.js';
 import { installShutdown } from '../../runtime/shutdown.js';
+import { HELP_OPTION, readCommandArgs } from '../command-args.js';
 
-export async function run(_argv: string[]): Promise<number> {
+export const USAGE = `usage: streamdoctor clock
+
+Keeps the schedules (a poll per source, the stall sweep, the daily digest) as BullMQ job schedulers
+in Redis: they survive restarts, and a second clock changes nothing. Serves /livez and /readyz on
+PORT when it is set. See docs/production.md.
+
+options:
+  -h, --help   this help
+`;
+
+export async function run(argv: string[]): Promise<number> {
+  const args = readCommandArgs('clock', USAGE, argv, HELP_OPTION);
+  if (typeof args === 'number') return args;
   return runProcess(async () => {
     const setup = await setupProcess({ name: 'clock' });
     const { env, logger } = setup;

@@ -1,17 +1,19 @@
 /**
  * `streamdoctor diagnose [FILE|-] [--format text|json] [--now ISO] [--retention DURATION]
- * [--cores N] [--trigger DURATION] [--repartition DURATION]`
+ * [--cores N] [--trigger DURATION] [--repartition DURATION] [--fail-on warning|critical]`
  *
  * Streams the input (file or stdin) through the progress reader into the engine, so inputs larger
  * than memory work. Malformed values are reported on stderr with their line numbers and skipped;
- * exit 2 only for bad flags or when nothing in the input parses.
+ * exit 2 only for bad flags, a terminal on stdin with no file, or when nothing in the input parses;
+ * exit 1 when `--fail-on` finds an open incident that severe.
  */
 import { createReadStream } from 'node:fs';
 import { Diagnosis } from '../../diagnosis/engine.js';
 import { renderTextReport } from '../../diagnosis/text-report.js';
-import type { DiagnoseOutput } from '../../diagnosis/types.js';
+import type { DiagnoseOutput, Severity } from '../../diagnosis/types.js';
 import { ProgressInputReader } from '../../progress/progress-input-reader.js';
 import { DurationError, parseDuration } from '../../util/duration.js';
+import { parseCommandArgs, UsageError, wantsHelp } from '../command-args.js';
 
 export const USAGE = `usage: streamdoctor diagnose [FILE|-] [options]
 
@@ -25,7 +27,11 @@ options:
   --cores N              cluster cores, to judge partition counts
   --trigger DURATION     trigger interval when known (default: inferred)
   --repartition DURATION state repartition threshold (default 10m)
+  --fail-on SEVERITY     exit 1 when an incident of this severity or worse (warning, critical)
+                         is open at the end of the input
+  -h, --help             this help
 durations: 500ms, 90s, 10m, 2h, 7d
+exit codes: 0 report printed, 1 --fail-on matched (or an unexpected error), 2 bad usage or no input
 `;
 
 export interface DiagnoseFlags {
@@ -36,77 +42,61 @@ export interface DiagnoseFlags {
   cores?: number;
   triggerMs?: number;
   repartitionThresholdMs?: number;
+  failOn?: Severity;
 }
 
-export class UsageError extends Error {
-  readonly code = 'streamdoctor_usage';
-  constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
-  }
-}
+export { UsageError };
+
+const OPTIONS = {
+  format: { type: 'string' },
+  now: { type: 'string' },
+  retention: { type: 'string' },
+  cores: { type: 'string' },
+  trigger: { type: 'string' },
+  repartition: { type: 'string' },
+  'fail-on': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 
 /** Parses the command's flags; throws `UsageError` with a message that says what to write. */
 export function parseDiagnoseFlags(argv: string[]): DiagnoseFlags | 'help' {
-  const flags: DiagnoseFlags = { file: null, format: 'text' };
-  for (let i = 0; i < argv.length; i += 1) {
-    const arg = argv[i]!;
-    if (arg === '--help' || arg === '-h') return 'help';
-    if (arg === '-' || !arg.startsWith('-')) {
-      if (flags.file !== null) throw new UsageError(`one input only; got "${flags.file}" and "${arg}"`);
-      flags.file = arg;
-      continue;
+  if (wantsHelp(argv)) return 'help';
+  let parsed;
+  try {
+    parsed = parseCommandArgs(argv, OPTIONS, 1);
+  } catch (error) {
+    // Name the input twice and the message says which two.
+    const positionals = argv.filter((arg) => arg === '-' || !arg.startsWith('-'));
+    if (error instanceof UsageError && /^unexpected argument/.test(error.message) && positionals.length > 1) {
+      throw new UsageError(`one input only; got "${positionals[0]}" and "${positionals[1]}"`);
     }
-    const eq = arg.indexOf('=');
-    const name = eq === -1 ? arg : arg.slice(0, eq);
-    const value = (): string => {
-      if (eq !== -1) return arg.slice(eq + 1);
-      const next = argv[i + 1];
-      if (next === undefined || (next.startsWith('--') && next.length > 2)) {
-        throw new UsageError(`${name} needs a value`);
-      }
-      i += 1;
-      return next;
-    };
-    switch (name) {
-      case '--format': {
-        const format = value();
-        if (format !== 'text' && format !== 'json') {
-          throw new UsageError(`--format must be text or json, not "${format}"`);
-        }
-        flags.format = format;
-        break;
-      }
-      case '--now': {
-        const text = value();
-        const ms = /^\d{4}-\d{2}-\d{2}/.test(text) ? Date.parse(text) : Number.NaN;
-        if (!Number.isFinite(ms)) {
-          throw new UsageError(`--now must be an ISO-8601 time like 2026-09-14T10:15:00Z, not "${text}"`);
-        }
-        flags.nowMs = ms;
-        break;
-      }
-      case '--retention':
-        flags.retentionMs = positiveDuration(name, value());
-        break;
-      case '--trigger':
-        flags.triggerMs = duration(name, value());
-        break;
-      case '--repartition':
-        flags.repartitionThresholdMs = positiveDuration(name, value());
-        break;
-      case '--cores': {
-        const text = value();
-        const cores = Number(text);
-        if (!/^\d+$/.test(text) || !Number.isSafeInteger(cores) || cores < 1) {
-          throw new UsageError(`--cores must be a whole number of cores (1 or more), not "${text}"`);
-        }
-        flags.cores = cores;
-        break;
-      }
-      default:
-        throw new UsageError(`unknown option "${name}"`);
+    throw error;
+  }
+  const { values, positionals } = parsed;
+  const flags: DiagnoseFlags = { file: positionals[0] ?? null, format: 'text' };
+  if (values.format !== undefined) {
+    if (values.format !== 'text' && values.format !== 'json') throw new UsageError(`--format must be text or json, not "${values.format}"`);
+    flags.format = values.format;
+  }
+  if (values.now !== undefined) {
+    const ms = /^\d{4}-\d{2}-\d{2}/.test(values.now) ? Date.parse(values.now) : Number.NaN;
+    if (!Number.isFinite(ms)) throw new UsageError(`--now must be an ISO-8601 time like 2026-09-14T10:15:00Z, not "${values.now}"`);
+    flags.nowMs = ms;
+  }
+  if (values.retention !== undefined) flags.retentionMs = positiveDuration('--retention', values.retention);
+  if (values.trigger !== undefined) flags.triggerMs = duration('--trigger', values.trigger);
+  if (values.repartition !== undefined) flags.repartitionThresholdMs = positiveDuration('--repartition', values.repartition);
+  if (values.cores !== undefined) {
+    const cores = Number(values.cores);
+    if (!/^\d+$/.test(values.cores) || !Number.isSafeInteger(cores) || cores < 1) {
+      throw new UsageError(`--cores must be a whole number of cores (1 or more), not "${values.cores}"`);
     }
+    flags.cores = cores;
+  }
+  const failOn = values['fail-on'];
+  if (failOn !== undefined) {
+    if (failOn !== 'warning' && failOn !== 'critical') throw new UsageError(`--fail-on must be warning or critical, not "${failOn}"`);
+    flags.failOn = failOn;
   }
   return flags;
 }
@@ -180,6 +170,12 @@ export async function run(
     io.stdout.write(USAGE);
     return 0;
   }
+  const fromStdin = flags.file === null || flags.file === '-';
+  if (flags.file === null && (io.stdin as { isTTY?: boolean }).isTTY) {
+    // Waiting on a terminal for JSON nobody is going to type looks like a hang.
+    io.stderr.write(`streamdoctor diagnose: give a file, or pipe progress JSON in (… | streamdoctor diagnose, or - to type it)\n\n${USAGE}`);
+    return 2;
+  }
 
   const diagnosis = new Diagnosis({
     nowMs: flags.nowMs,
@@ -198,9 +194,8 @@ export async function run(
       else if (warnings === 51) io.stderr.write('streamdoctor diagnose: more warnings follow; not shown\n');
     },
   );
-  const inputName = flags.file === null || flags.file === '-' ? 'stdin' : flags.file;
-  const stream =
-    flags.file === null || flags.file === '-' ? io.stdin : createReadStream(flags.file, { encoding: 'utf8' });
+  const inputName = fromStdin ? 'stdin' : flags.file!;
+  const stream = fromStdin ? io.stdin : createReadStream(flags.file!, { encoding: 'utf8' });
   try {
     for await (const chunk of stream) {
       reader.push(typeof chunk === 'string' ? chunk : (chunk as Buffer).toString('utf8'));
@@ -227,5 +222,14 @@ export async function run(
     const snapshots = new Map([...diagnosis.trackers].map(([id, tracker]) => [id, tracker.snapshot()]));
     io.stdout.write(renderTextReport(output, snapshots));
   }
-  return 0;
+  return flags.failOn && openAtLeast(output, flags.failOn) ? 1 : 0;
+}
+
+const SEVERITY_RANK: Record<Severity, number> = { warning: 1, critical: 2 };
+
+/** True when an incident of `severity` or worse is still open at the end of the input. */
+export function openAtLeast(output: DiagnoseOutput, severity: Severity): boolean {
+  return output.queries.some((query) =>
+    query.incidents.some((incident) => incident.resolvedAt === null && SEVERITY_RANK[incident.severity] >= SEVERITY_RANK[severity]),
+  );
 }

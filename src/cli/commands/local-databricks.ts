@@ -7,6 +7,7 @@
  */
 import { SCENARIOS, scenarioByName, type Scenario } from '../../simulator/index.js';
 import { playScenario, startLocalDatabricks, type PlayedStream } from '../../standins/databricks/index.js';
+import { HELP_OPTION, parseCommandArgs, UsageError, wantsHelp } from '../command-args.js';
 import { waitForStopSignal } from '../wait-for-stop-signal.js';
 
 export const USAGE = `usage: streamdoctor local-databricks [options]
@@ -21,6 +22,7 @@ options:
   --scenarios a,b    scenario names to play (default: a healthy, a lagging and a state-growth one)
   --late F           fraction of progress rows written late, 0..1 (default 0)
   --list             list the scenario names and exit
+  -h, --help         this help
 `;
 
 const PAT = 'dapi-local-0123456789abcdef';
@@ -37,32 +39,42 @@ interface Flags {
   list: boolean;
 }
 
+const OPTIONS = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  speed: { type: 'string' },
+  scenarios: { type: 'string' },
+  late: { type: 'string' },
+  list: { type: 'boolean' },
+  ...HELP_OPTION,
+} as const;
+
 export function parseFlags(argv: string[]): Flags | 'help' | { error: string } {
-  const flags: Flags = { port: 3200, host: '127.0.0.1', speed: 1, scenarios: null, late: 0, list: false };
-  for (let i = 0; i < argv.length; i += 1) {
-    const arg = argv[i]!;
-    const eq = arg.indexOf('=');
-    const name = eq > 0 ? arg.slice(0, eq) : arg;
-    const value = (): string => (eq > 0 ? arg.slice(eq + 1) : (argv[++i] ?? ''));
-    if (name === '--help' || name === '-h') return 'help';
-    if (name === '--list') flags.list = true;
-    else if (name === '--port') {
-      const port = Number(value());
-      if (!Number.isInteger(port) || port < 0 || port > 65535) return { error: '--port needs a number from 0 to 65535' };
-      flags.port = port;
-    } else if (name === '--host') flags.host = value() || '127.0.0.1';
-    else if (name === '--speed') {
-      const speed = Number(value());
-      if (!(speed > 0) || speed > 10_000) return { error: '--speed needs a number above 0 (at most 10000), e.g. 60' };
-      flags.speed = speed;
-    } else if (name === '--late') {
-      const late = Number(value());
-      if (!(late >= 0 && late <= 1)) return { error: '--late needs a fraction from 0 to 1, e.g. 0.2' };
-      flags.late = late;
-    } else if (name === '--scenarios') {
-      flags.scenarios = value().split(',').map((part) => part.trim()).filter(Boolean);
-    } else return { error: `unknown option "${arg}"` };
+  if (wantsHelp(argv)) return 'help';
+  let values;
+  try {
+    ({ values } = parseCommandArgs(argv, OPTIONS));
+  } catch (error) {
+    if (error instanceof UsageError) return { error: error.message };
+    throw error;
   }
+  const flags: Flags = { port: 3200, host: values.host || '127.0.0.1', speed: 1, scenarios: null, late: 0, list: values.list ?? false };
+  if (values.port !== undefined) {
+    const port = Number(values.port);
+    if (!/^\d+$/.test(values.port) || port > 65535) return { error: '--port needs a number from 0 to 65535' };
+    flags.port = port;
+  }
+  if (values.speed !== undefined) {
+    const speed = Number(values.speed);
+    if (!(speed > 0) || speed > 10_000) return { error: '--speed needs a number above 0 (at most 10000), e.g. 60' };
+    flags.speed = speed;
+  }
+  if (values.late !== undefined) {
+    const late = Number(values.late);
+    if (values.late.trim() === '' || !(late >= 0 && late <= 1)) return { error: '--late needs a fraction from 0 to 1, e.g. 0.2' };
+    flags.late = late;
+  }
+  if (values.scenarios !== undefined) flags.scenarios = values.scenarios.split(',').map((part) => part.trim()).filter(Boolean);
   return flags;
 }
 

@@ -7,6 +7,7 @@
  */
 import { startLocalSlack } from '../../standins/slack/index.js';
 import { DEFAULT_BOT, type LocalSlackOptions } from '../../standins/slack/options.js';
+import { HELP_OPTION, parseCommandArgs, UsageError, wantsHelp } from '../command-args.js';
 import { waitForStopSignal } from '../wait-for-stop-signal.js';
 
 export const USAGE = `usage: streamdoctor local-slack [options]
@@ -20,6 +21,7 @@ options:
   --request-url URL     the app's request URL (default $SLACK_REQUEST_URL, else
                         http://127.0.0.1:3000/slack/events)
   --no-rate-limit       accept any number of chat.postMessage calls per channel
+  -h, --help            this help
 environment:
   SLACK_SIGNING_SECRET  secret used to sign requests into the app (default local-signing-secret)
   SLACK_BOT_TOKEN       bot token the Web API accepts (default xoxb-local-streamdoctor)
@@ -32,46 +34,42 @@ export interface LocalSlackFlags {
   rateLimit: boolean;
 }
 
+const OPTIONS = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  'request-url': { type: 'string' },
+  'no-rate-limit': { type: 'boolean' },
+  ...HELP_OPTION,
+} as const;
+
 export function parseLocalSlackFlags(argv: string[], env: NodeJS.ProcessEnv): LocalSlackFlags | 'help' | { error: string } {
+  if (wantsHelp(argv)) return 'help';
+  let values;
+  try {
+    ({ values } = parseCommandArgs(argv, OPTIONS));
+  } catch (error) {
+    if (error instanceof UsageError) return { error: error.message };
+    throw error;
+  }
   const flags: LocalSlackFlags = {
     port: 3100,
     host: '127.0.0.1',
     requestUrl: env.SLACK_REQUEST_URL || 'http://127.0.0.1:3000/slack/events',
-    rateLimit: true,
+    rateLimit: !values['no-rate-limit'],
   };
-  for (let i = 0; i < argv.length; i += 1) {
-    const arg = argv[i]!;
-    const [name, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
-    const value = (): string | undefined => inline ?? argv[++i];
-    switch (name) {
-      case '--help':
-      case '-h':
-        return 'help';
-      case '--port': {
-        const raw = value();
-        const port = Number(raw);
-        if (!Number.isInteger(port) || port < 0 || port > 65535) return { error: `--port needs a number from 0 to 65535, got "${raw ?? ''}"` };
-        flags.port = port;
-        break;
-      }
-      case '--host': {
-        const raw = value();
-        if (!raw) return { error: '--host needs an interface, e.g. 127.0.0.1' };
-        flags.host = raw;
-        break;
-      }
-      case '--request-url': {
-        const raw = value();
-        if (!raw || !/^https?:\/\//.test(raw)) return { error: `--request-url needs an http(s) URL, got "${raw ?? ''}"` };
-        flags.requestUrl = raw;
-        break;
-      }
-      case '--no-rate-limit':
-        flags.rateLimit = false;
-        break;
-      default:
-        return { error: `unknown option "${arg}"` };
-    }
+  if (values.port !== undefined) {
+    const port = Number(values.port);
+    if (!/^\d+$/.test(values.port) || port > 65535) return { error: `--port needs a number from 0 to 65535, got "${values.port}"` };
+    flags.port = port;
+  }
+  if (values.host !== undefined) {
+    if (!values.host) return { error: '--host needs an interface, e.g. 127.0.0.1' };
+    flags.host = values.host;
+  }
+  if (values['request-url'] !== undefined) {
+    const url = values['request-url'];
+    if (!/^https?:\/\//.test(url)) return { error: `--request-url needs an http(s) URL, got "${url}"` };
+    flags.requestUrl = url;
   }
   return flags;
 }

@@ -10,8 +10,22 @@ import { PermissionChecker } from '../../slack/permissions.js';
 import { startWebEndpoints } from '../../runtime/pipeline-runtime.js';
 import { loadWatchSetup, runProcess, setupProcess } from '../../runtime/process-setup.js';
 import { installShutdown } from '../../runtime/shutdown.js';
+import { HELP_OPTION, readCommandArgs } from '../command-args.js';
 
-export async function run(_argv: string[]): Promise<number> {
+export const USAGE = `usage: streamdoctor web
+
+The Slack app (POST /slack/events over HTTP, or Socket Mode with SLACK_APP_TOKEN) with GET /livez,
+GET /readyz (/healthz) and GET /metrics on PORT (default 3000). Configured by the environment and the
+watch file (STREAMDOCTOR_CONFIG); see docs/production.md. Without Slack credentials it serves the
+HTTP endpoints only. Stops on SIGTERM / SIGINT.
+
+options:
+  -h, --help   this help
+`;
+
+export async function run(argv: string[]): Promise<number> {
+  const args = readCommandArgs('web', USAGE, argv, HELP_OPTION);
+  if (typeof args === 'number') return args;
   return runProcess(async () => {
     const setup = await setupProcess({ name: 'web' });
     const { env, logger } = setup;

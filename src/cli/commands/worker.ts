@@ -8,8 +8,21 @@ import { pipelineRoutes, startHttpServer } from '../../runtime/http-routes.js';
 import { startWorker } from '../../runtime/pipeline-runtime.js';
 import { loadWatchSetup, ProcessSetupError, runProcess, setupProcess } from '../../runtime/process-setup.js';
 import { installShutdown } from '../../runtime/shutdown.js';
+import { HELP_OPTION, readCommandArgs } from '../command-args.js';
 
-export async function run(_argv: string[]): Promise<number> {
+export const USAGE = `usage: streamdoctor worker
+
+The BullMQ workers (poll, detect, notify, digest) over the sources of the watch file
+(STREAMDOCTOR_CONFIG); posts to Slack with SLACK_BOT_TOKEN. Serves /livez, /readyz and /metrics on
+PORT when it is set. Finishes the jobs in hand on SIGTERM. See docs/production.md.
+
+options:
+  -h, --help   this help
+`;
+
+export async function run(argv: string[]): Promise<number> {
+  const args = readCommandArgs('worker', USAGE, argv, HELP_OPTION);
+  if (typeof args === 'number') return args;
   return runProcess(async () => {
     const setup = await setupProcess({ name: 'worker' });
     const { env, settings, logger } = setup;

@@ -2,12 +2,11 @@
  * Renders the digest chart to PNG: vega-lite spec → vega View.toSVG() → resvg → PNG. resvg loads
  * only the bundled DejaVu Sans (system fonts off), so the chart looks the same on every machine,
  * including slim containers without fonts. Times on the axis are UTC.
+ * vega, vega-lite and resvg are loaded with `import()` when the first chart is drawn: they are most
+ * of a process's start-up otherwise, and only the digest draws (test/cli/production-graph.test.ts).
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Resvg } from '@resvg/resvg-js';
-import * as vega from 'vega';
-import { compile } from 'vega-lite';
 import { buildTimeBehindSpec, type TimeBehindChartOptions, type TimeBehindSeries } from './time-behind-spec.js';
 
 /** Bundled font; see assets/fonts/DejaVuSans-LICENSE.txt. */
@@ -33,6 +32,27 @@ export class ChartRenderError extends Error {
 
 let fontChecked = false;
 
+interface ChartLibraries {
+  vega: typeof import('vega');
+  compile: typeof import('vega-lite').compile;
+  Resvg: typeof import('@resvg/resvg-js').Resvg;
+}
+
+let libraries: Promise<ChartLibraries> | null = null;
+
+function loadLibraries(): Promise<ChartLibraries> {
+  libraries ??= Promise.all([import('vega'), import('vega-lite'), import('@resvg/resvg-js')]).then(([vega, vegaLite, resvg]) => ({
+    vega,
+    compile: vegaLite.compile,
+    Resvg: resvg.Resvg,
+  }));
+  // A failed load is tried again on the next chart rather than remembered.
+  libraries.catch(() => {
+    libraries = null;
+  });
+  return libraries;
+}
+
 function ensureFont(): void {
   if (fontChecked) return;
   try {
@@ -48,6 +68,7 @@ export async function renderTimeBehindChart(series: TimeBehindSeries[], options:
   ensureFont();
   const { spec, drawn, omitted } = buildTimeBehindSpec(series, { ...options, fontFamily: FONT_FAMILY });
   try {
+    const { vega, compile, Resvg } = await loadLibraries();
     const vgSpec = compile(spec).spec;
     const view = new vega.View(vega.parse(vgSpec), { renderer: 'none' });
     const svg = await view.toSVG();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeInvalidMode, detectStartMode } from '../../src/demo/credentials.js';
+import { describeInvalidMode, detectStartMode } from '../../src/cli/start-mode.js';
 
 const slack = { SLACK_BOT_TOKEN: 'xoxb-1-2-abc', SLACK_SIGNING_SECRET: '8f742231b10e8888abcd99yyyzzz85a5' };
 const pat = { DATABRICKS_HOST: 'https://adb-1234567890123456.7.azuredatabricks.net', DATABRICKS_TOKEN: 'dapi0123456789abcdef0123456789abcdef' };

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runStartCommand } from '../../src/demo/start-command.js';
+import { run as runStartCommand } from '../../src/cli/commands/start.js';
 import { DemoStartError, runDemo } from '../../src/demo/run-demo.js';
 import { freePort } from '../../src/runtime/redis-discovery.js';
 
@@ -25,7 +25,7 @@ describe('streamdoctor start', () => {
   it('refuses unknown options', async () => {
     const err = capture();
     expect(await runStartCommand(['--verbose'], { env: {}, out: capture().stream, err: err.stream })).toBe(2);
-    expect(err.text()).toContain('unknown option --verbose');
+    expect(err.text()).toContain('unknown option "--verbose"');
   });
 
   it('refuses half a configuration, names what is missing, and never echoes a secret', async () => {
