@@ -18,10 +18,16 @@
  *   npm run bench:engine -- --queries 50 --batches 500
  *   npm run bench:engine -- --only throughput  the throughput section alone (--reports N, --rounds N)
  *   npm run bench:engine -- --only mix         the 200-query mix alone
+ *   npm run bench:engine -- --only startup     the CLI's start-up alone
+ *
+ * First, the CLI's start-up (issue 12): wall time of `node -e 0`, then `streamdoctor --version` and
+ * `streamdoctor diagnose` on a small file, run from the compiled dist/ (what bin/streamdoctor.mjs runs)
+ * and from the TypeScript sources through tsx (what it ran before the build step), medians of
+ * `--startup-runs` alternating runs (default 9), plus `npx streamdoctor --version` once the others are done.
  */
 
 import { spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { createReadStream } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -47,12 +53,13 @@ const QUERIES = flag('queries', 200);
 const BATCHES = flag('batches', 2_000);
 const REPORTS = flag('reports', 100_000);
 const ROUNDS = flag('rounds', 2);
+const STARTUP_RUNS = flag('startup-runs', 9);
 const ONLY = (() => {
   const i = process.argv.indexOf('--only');
   if (i < 0) return null;
   const value = process.argv[i + 1];
-  if (value !== 'mix' && value !== 'throughput') {
-    process.stderr.write('bench:engine: --only needs mix or throughput\n');
+  if (value !== 'mix' && value !== 'throughput' && value !== 'startup') {
+    process.stderr.write('bench:engine: --only needs mix, throughput or startup\n');
     process.exit(2);
   }
   return value;
@@ -335,13 +342,60 @@ async function throughputSection(file: string): Promise<number> {
   return exitCode;
 }
 
+/** The CLI as it ran before the build step: the TypeScript sources compiled on load by tsx. */
+const FROM_SOURCE = [
+  '--input-type=module',
+  '-e',
+  "import { register } from 'tsx/esm/api'; register(); const { runCli } = await import('./src/cli/main.ts'); process.exitCode = await runCli(process.argv.slice(1));",
+  '--',
+];
+
+function wallMs(command: string, args: string[]): number {
+  const t0 = performance.now();
+  const result = spawnSync(command, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const ms = performance.now() - t0;
+  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} exited ${result.status}: ${result.stderr?.toString().trim()}`);
+  return ms;
+}
+
+const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+async function startupSection(file: string): Promise<number> {
+  // A small input: 3 queries × 40 batches.
+  let lines = '';
+  for (let q = 0; q < 3; q += 1) lines += new StreamSimulator({ ...specFor(q), id: `00000000-0000-4000-8000-00000000000${q}` }, { seed: q }).take(40).map((b) => b.json).join('\n') + '\n';
+  writeFileSync(file, lines);
+  const node = process.execPath;
+  const cases: Array<[string, string[]]> = [
+    ['node -e 0', ['-e', '0']],
+    ['streamdoctor --version        dist/', ['bin/streamdoctor.mjs', '--version']],
+    ['streamdoctor --version        tsx (sources)', [...FROM_SOURCE, '--version']],
+    ['streamdoctor diagnose small   dist/', ['bin/streamdoctor.mjs', 'diagnose', file]],
+    ['streamdoctor diagnose small   tsx (sources)', [...FROM_SOURCE, 'diagnose', file]],
+  ];
+  const times = cases.map(() => [] as number[]);
+  // One warm-up each (tsx fills its cache, the OS its page cache), then alternating runs.
+  cases.forEach(([, args]) => wallMs(node, args));
+  for (let run = 0; run < STARTUP_RUNS; run += 1) cases.forEach(([, args], i) => times[i]!.push(wallMs(node, args)));
+  const npx = median([0, 1, 2].map(() => wallMs('npx', ['--no-install', 'streamdoctor', '--version'])));
+  const base = median(times[0]!);
+  process.stdout.write(`\nCLI start-up: wall time, median of ${STARTUP_RUNS} runs (diagnose: ${fmt(lines.split('\n').length - 1)} reports)\n`);
+  cases.forEach(([label], i) => {
+    const ms = median(times[i]!);
+    process.stdout.write(`  ${label.padEnd(46)} ${ms.toFixed(0).padStart(5)} ms${i === 0 ? '' : `   (+${(ms - base).toFixed(0)} ms over node -e 0)`}\n`);
+  });
+  process.stdout.write(`  ${'npx streamdoctor --version     dist/ (median of 3)'.padEnd(46)} ${npx.toFixed(0).padStart(5)} ms\n`);
+  return 0;
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'streamdoctor-bench-'));
 let exitCode = 0;
 try {
   // Figures on a shared machine: say how busy it was.
   process.stdout.write(`machine: ${cpus().length} cores, load average ${loadavg().map((x) => x.toFixed(2)).join(' ')} at start\n`);
-  if (ONLY !== 'throughput') exitCode = Math.max(exitCode, await mixSection(join(dir, 'progress.jsonl')));
-  if (ONLY !== 'mix') exitCode = Math.max(exitCode, await throughputSection(join(dir, 'stateful.jsonl')));
+  if (ONLY === null || ONLY === 'startup') exitCode = Math.max(exitCode, await startupSection(join(dir, 'small.jsonl')));
+  if (ONLY === null || ONLY === 'mix') exitCode = Math.max(exitCode, await mixSection(join(dir, 'progress.jsonl')));
+  if (ONLY === null || ONLY === 'throughput') exitCode = Math.max(exitCode, await throughputSection(join(dir, 'stateful.jsonl')));
   process.stdout.write(`load average at the end ${loadavg().map((x) => x.toFixed(2)).join(' ')}; removing ${dir}\n`);
 } finally {
   rmSync(dir, { recursive: true, force: true });

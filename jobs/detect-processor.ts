@@ -110,7 +110,7 @@ export function createDetectProcessor(deps: DetectDeps) {
         changes.push(...tracker.observe(progress));
       } catch (err) {
         // One unusable report must not wedge the query: it is consumed, logged and counted.
-        deps.metrics.apiErrors.inc({ kind: 'streamdoctor_engine_error' });
+        deps.metrics.apiErrors.inc({ service: 'engine', kind: 'streamdoctor_engine_error' });
         deps.logger.error({ err, queryId, batchId: progress.batchId, runId: progress.runId }, 'engine could not observe a progress report; skipped');
       }
       observed += 1;
@@ -132,7 +132,7 @@ export function createDetectProcessor(deps: DetectDeps) {
         try {
           changes.push(...tracker.tick(nowMs));
         } catch (err) {
-          deps.metrics.apiErrors.inc({ kind: 'streamdoctor_engine_error' });
+          deps.metrics.apiErrors.inc({ service: 'engine', kind: 'streamdoctor_engine_error' });
           deps.logger.error({ err, queryId }, 'engine tick failed; skipped');
         }
       }

@@ -150,7 +150,7 @@ export function createPollProcessor(deps: PollDeps) {
       result = await stageCpu.around('poll.fetch', () => entry.source.poll(cursor));
     } catch (err) {
       deps.metrics.polls.inc({ source: sourceId, outcome: 'error' });
-      deps.metrics.apiErrors.inc({ kind: errorKind(err) });
+      deps.metrics.apiErrors.inc({ service: 'databricks', kind: errorKind(err) });
       deps.logger.warn({ err, sourceId }, 'poll failed');
       await noteFailure(sourceId, entry.workspace, err);
       throw err;

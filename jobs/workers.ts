@@ -80,14 +80,14 @@ function notifyBackPressure(worker: () => Worker | undefined, processor: Process
       }
       if (err instanceof SlackRateLimitedError) {
         metrics.slackRateLimited.inc();
-        metrics.apiErrors.inc({ kind: 'slack_rate_limited' });
+        metrics.apiErrors.inc({ service: 'slack', kind: 'slack_rate_limited' });
         logger.warn({ retryAfterMs: err.retryAfterMs, jobId: job.id }, 'Slack rate limited notify; pausing the queue');
         const w = worker();
         if (w) await w.rateLimit(err.retryAfterMs);
         throw Worker.RateLimitError();
       }
       if (err && typeof err === 'object' && 'code' in err && String((err as { code: unknown }).code).startsWith('slack_')) {
-        metrics.apiErrors.inc({ kind: String((err as { code: unknown }).code) });
+        metrics.apiErrors.inc({ service: 'slack', kind: String((err as { code: unknown }).code) });
       }
       const permanent = permanentSlackError(err);
       if (permanent) {

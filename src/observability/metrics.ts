@@ -1,14 +1,26 @@
 /**
  * Prometheus metrics (prom-client), one registry per process so tests can build their own.
  * Gauges that mirror Redis (open incidents, queue depths) are read when scraped, through the
- * collectors passed to `bindCollectors`.
+ * collectors passed to `refreshGauges`. Node's default metrics keep their stock names
+ * (`process_cpu_seconds_total`, `nodejs_heap_size_used_bytes`, …) so stock dashboards work.
+ * The Databricks client reports its requests through `databricksRequestObserver` (a callback it is
+ * given), so src/databricks never imports prom-client.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { buildInfo } from './build-info.js';
+
+/** Which side an API error came from: `streamdoctor_api_errors_total{service}`. */
+export type ApiService = 'slack' | 'databricks' | 'engine';
 
 export interface PipelineMetrics {
   registry: Registry;
   polls: Counter<'source' | 'outcome'>;
-  apiErrors: Counter<'kind'>;
+  /** `inc({ service, kind })`: always both labels. */
+  apiErrors: Counter<'service' | 'kind'>;
+  /** Seconds per Databricks HTTP request (each attempt), by API (path template) and HTTP status. */
+  databricksRequestDuration: Histogram<'api' | 'status'>;
+  /** Always 1; the labels say which version runs on which Node. */
+  buildInfo: Gauge<'version' | 'node'>;
   progressIngested: Counter<'source'>;
   progressDropped: Counter;
   progressEvents: Counter;
@@ -30,12 +42,28 @@ export interface MetricsOptions {
 
 export function createMetrics(options: MetricsOptions = {}): PipelineMetrics {
   const registry = new Registry();
-  if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: 'streamdoctor_' });
+  if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
   const registers = [registry];
+  const build = new Gauge({ name: 'streamdoctor_build_info', help: 'The running build (always 1)', labelNames: ['version', 'node'], registers });
+  const info = buildInfo();
+  build.set({ version: info.version, node: info.node }, 1);
   return {
     registry,
+    buildInfo: build,
     polls: new Counter({ name: 'streamdoctor_polls_total', help: 'Source polls by outcome', labelNames: ['source', 'outcome'], registers }),
-    apiErrors: new Counter({ name: 'streamdoctor_api_errors_total', help: 'Databricks and Slack API errors by kind (error code)', labelNames: ['kind'], registers }),
+    apiErrors: new Counter({
+      name: 'streamdoctor_api_errors_total',
+      help: 'API errors by service (slack, databricks, engine) and kind (error code)',
+      labelNames: ['service', 'kind'],
+      registers,
+    }),
+    databricksRequestDuration: new Histogram({
+      name: 'streamdoctor_databricks_request_duration_seconds',
+      help: 'Databricks HTTP requests (each attempt) by API path template and HTTP status (0: no answer)',
+      labelNames: ['api', 'status'],
+      buckets: [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers,
+    }),
     progressIngested: new Counter({ name: 'streamdoctor_progress_ingested_total', help: 'Progress events read from sources', labelNames: ['source'], registers }),
     progressDropped: new Counter({ name: 'streamdoctor_progress_dropped_total', help: 'Progress events dropped by the bounded inbox', registers }),
     progressEvents: new Counter({ name: 'streamdoctor_progress_events_total', help: 'Progress events observed by the engine', registers }),
@@ -84,4 +112,38 @@ export function errorKind(err: unknown): string {
     if (err instanceof Error) return err.name;
   }
   return 'unknown';
+}
+
+/** What the Databricks client reports per request (src/databricks/client-stats.ts `ClientEvent`). */
+export interface DatabricksRequestEvent {
+  type: string;
+  path?: string;
+  status?: number;
+  durationMs?: number;
+}
+
+/**
+ * The path as a template, bounded for a label: ids (statement, pipeline, run, chunk index) become
+ * `{id}`; version segments (`2.0`, `v1`) stay. `/api/2.0/sql/statements/01ef…/result/chunks/3`
+ * → `/api/2.0/sql/statements/{id}/result/chunks/{id}`.
+ */
+export function apiTemplate(path: string): string {
+  const bare = path.split('?')[0]!;
+  return bare
+    .split('/')
+    .map((segment) => (/\d/.test(segment) && !/^(v\d+|\d+\.\d+)$/.test(segment) ? '{id}' : segment))
+    .join('/');
+}
+
+/**
+ * The `onEvent` hook to give `createDatabricksClient`: each request's duration goes into
+ * `streamdoctor_databricks_request_duration_seconds{api,status}`. `metrics` may be bound later
+ * (a function), for clients built before the registry.
+ */
+export function databricksRequestObserver(metrics: PipelineMetrics | (() => PipelineMetrics | undefined)): (event: DatabricksRequestEvent) => void {
+  return (event) => {
+    if (event.type !== 'request' || event.path === undefined || event.durationMs === undefined) return;
+    const target = typeof metrics === 'function' ? metrics() : metrics;
+    target?.databricksRequestDuration.observe({ api: apiTemplate(event.path), status: String(event.status ?? 0) }, event.durationMs / 1000);
+  };
 }

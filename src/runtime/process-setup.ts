@@ -6,6 +6,7 @@
 import { JobClusterCache, jobClusterAdvisor, type CapacityAdvisor } from '../capacity/index.js';
 import { readEnvConfig, type EnvConfig } from '../config/env.js';
 import { readWatchConfigFile, type WatchConfig } from '../config/index.js';
+import type { ClientEvent } from '../databricks/client-stats.js';
 import { createDatabricksClient, type DatabricksClient } from '../databricks/databricks-client.js';
 import type { EngineOptions } from '../diagnosis/engine-options.js';
 import type { RoutingDefaults } from '../store/types.js';
@@ -42,6 +43,8 @@ export interface WatchSetup {
 export interface LoadWatchSetupOptions {
   /** Clock of the sources (their lookback windows), e.g. the demo's accelerated clock. @defaultValue Date.now */
   now?: () => number;
+  /** Given to every Databricks client: what each request did (metrics' `databricksRequestObserver`). @defaultValue none */
+  onDatabricksEvent?: (event: ClientEvent) => void;
 }
 
 /**
@@ -70,7 +73,7 @@ export async function loadWatchSetup(
   // The sources' clients, by host: the capacity advisor reads job settings through the same ones.
   const clients = new Map<string, DatabricksClient>();
   const createClient: typeof createDatabricksClient = (clientOptions) => {
-    const client = createDatabricksClient(clientOptions);
+    const client = createDatabricksClient(options.onDatabricksEvent ? { ...clientOptions, onEvent: options.onDatabricksEvent } : clientOptions);
     clients.set(clientOptions.host, client);
     return client;
   };

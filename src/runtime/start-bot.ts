@@ -11,6 +11,7 @@ import { WebClientChat } from '../../jobs/slack-chat.js';
 import { readEnvConfig } from '../config/env.js';
 import type { WatchConfig } from '../config/index.js';
 import { createLogger, type Logger } from '../observability/logger.js';
+import { createMetrics, databricksRequestObserver } from '../observability/metrics.js';
 import { createSlackApp } from '../slack/app.js';
 import { PermissionChecker } from '../slack/permissions.js';
 import { startHttpServer } from './http-routes.js';
@@ -53,7 +54,12 @@ export async function startBot(envVars: NodeJS.ProcessEnv, overrides: StartBotOv
   if (problems.length > 0) throw new ProcessSetupError(problems);
   const logger = overrides.logger ?? createLogger({ name: 'streamdoctor', level: env.logLevel });
 
-  const watchSetup = await loadWatchSetup({ env, settings, logger }, envVars, overrides.now ? { now: overrides.now } : {});
+  // One registry for the three parts, made first so the Databricks clients report into it.
+  const metrics = createMetrics();
+  const watchSetup = await loadWatchSetup({ env, settings, logger }, envVars, {
+    ...(overrides.now ? { now: overrides.now } : {}),
+    onDatabricksEvent: databricksRequestObserver(metrics),
+  });
   const { watch, sources, routing, pollEveryMs } = watchSetup;
 
   const redis = overrides.redis ?? (await discoverRedis({ env: envVars }));
@@ -70,6 +76,7 @@ export async function startBot(envVars: NodeJS.ProcessEnv, overrides: StartBotOv
   let runtime: AllRuntime;
   try {
     runtime = await startAll({
+      metrics,
       redisUrl: redis.url,
       prefix: env.prefix,
       logger,

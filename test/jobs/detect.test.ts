@@ -84,7 +84,7 @@ describe('detect processor', () => {
     expect(await store.queries.inboxLength(QID)).toBe(0);
     expect((await store.getStream(QID))!.lastObservedBatchId).toBe(2);
     const errors = await metrics.registry.getSingleMetric('streamdoctor_api_errors_total')!.get();
-    expect(errors.values.find((v) => v.labels.kind === 'streamdoctor_engine_error')?.value).toBe(1);
+    expect(errors.values.find((v) => v.labels.kind === 'streamdoctor_engine_error' && v.labels.service === 'engine')?.value).toBe(1);
   });
 
   it('enqueues notification intents a crashed run committed but never enqueued, once', async () => {

@@ -72,7 +72,7 @@ describe('poll processor', () => {
     await expect(poll(pollJob('nope'))).rejects.toBeInstanceOf(UnrecoverableError);
     await expect(poll(pollJob('ws.progress'))).rejects.toThrow('warehouse stopped');
     const errors = await metrics.registry.getSingleMetric('streamdoctor_api_errors_total')!.get();
-    expect(errors.values).toEqual([expect.objectContaining({ labels: { kind: 'streamdoctor_databricks_unavailable' }, value: 1 })]);
+    expect(errors.values).toEqual([expect.objectContaining({ labels: { service: 'databricks', kind: 'streamdoctor_databricks_unavailable' }, value: 1 })]);
     expect(await store.getCursor('ws.progress')).toBeNull();
   });
 

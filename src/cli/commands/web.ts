@@ -10,6 +10,7 @@ import { PermissionChecker } from '../../slack/permissions.js';
 import { startWebEndpoints } from '../../runtime/pipeline-runtime.js';
 import { loadWatchSetup, runProcess, setupProcess } from '../../runtime/process-setup.js';
 import { installShutdown } from '../../runtime/shutdown.js';
+import { createMetrics, databricksRequestObserver } from '../../observability/metrics.js';
 import { HELP_OPTION, readCommandArgs } from '../command-args.js';
 
 export const USAGE = `usage: streamdoctor web
@@ -29,10 +30,13 @@ export async function run(argv: string[]): Promise<number> {
   return runProcess(async () => {
     const setup = await setupProcess({ name: 'web' });
     const { env, logger } = setup;
-    const watch = await loadWatchSetup(setup);
+    // The web process reads job settings from Databricks for /stream tune (the capacity advisor).
+    const metrics = createMetrics();
+    const watch = await loadWatchSetup(setup, process.env, { onDatabricksEvent: databricksRequestObserver(metrics) });
     const slackConfigured = Boolean(env.slack.botToken && (env.slack.signingSecret || env.slack.appToken));
     if (!slackConfigured) logger.warn('Slack is not configured (SLACK_BOT_TOKEN + SLACK_SIGNING_SECRET or SLACK_APP_TOKEN); serving /healthz and /metrics only');
     const web = await startWebEndpoints({
+      metrics,
       redisUrl: setup.redis.url,
       prefix: env.prefix,
       logger,

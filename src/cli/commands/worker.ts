@@ -8,6 +8,7 @@ import { pipelineRoutes, startHttpServer } from '../../runtime/http-routes.js';
 import { startWorker } from '../../runtime/pipeline-runtime.js';
 import { loadWatchSetup, ProcessSetupError, runProcess, setupProcess } from '../../runtime/process-setup.js';
 import { installShutdown } from '../../runtime/shutdown.js';
+import { createMetrics, databricksRequestObserver } from '../../observability/metrics.js';
 import { HELP_OPTION, readCommandArgs } from '../command-args.js';
 
 export const USAGE = `usage: streamdoctor worker
@@ -27,8 +28,10 @@ export async function run(argv: string[]): Promise<number> {
     const setup = await setupProcess({ name: 'worker' });
     const { env, settings, logger } = setup;
     if (!env.slack.botToken) throw new ProcessSetupError(['the worker posts to Slack: set SLACK_BOT_TOKEN (xoxb-…)']);
-    const watch = await loadWatchSetup(setup);
+    const metrics = createMetrics();
+    const watch = await loadWatchSetup(setup, process.env, { onDatabricksEvent: databricksRequestObserver(metrics) });
     const worker = await startWorker({
+      metrics,
       redisUrl: setup.redis.url,
       prefix: env.prefix,
       logger,
