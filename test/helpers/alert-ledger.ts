@@ -13,7 +13,7 @@ export interface AlertFigures {
   incidentsOpened: number;
   /** Top-level messages posted for them. */
   messagesPosted: number;
-  /** Incidents with more than one top-level message. */
+  /** Incidents with more than one top-level message, plus any other message key (a thread reply) posted twice. */
   duplicates: number;
   /** Incidents whose channel never got a message. */
   lost: number;
@@ -21,6 +21,8 @@ export interface AlertFigures {
   stuckClaims: number;
   /** The incident ids behind `duplicates` and `lost`, for the failure message. */
   details: string[];
+  /** What the scenario did (faults hit, kills by point), printed under the table. */
+  notes?: string[];
 }
 
 export function messageKeyOf(m: { metadata?: unknown }): string | undefined {
@@ -66,6 +68,18 @@ export async function tally(scenario: string, slack: LocalSlack, redis: Redis, p
     if (n === 0) {
       lost += 1;
       details.push(`lost: ${id}`);
+    }
+  }
+  // Thread replies (resolve replies, notes) have message keys of their own: one message each too.
+  const everyKey = new Map<string, number>();
+  for (const m of slack.messages()) {
+    const key = messageKeyOf(m);
+    if (key) everyKey.set(key, (everyKey.get(key) ?? 0) + 1);
+  }
+  for (const [key, n] of everyKey) {
+    if (n > 1 && !ids.includes(key)) {
+      duplicates += 1;
+      details.push(`duplicate (${n} messages): ${key}`);
     }
   }
   const stuck = await stuckClaims(redis, prefix);
