@@ -84,8 +84,15 @@ utimesSync(join(out, '.build-stamp'), new Date(startedAt), new Date(startedAt));
 
 // Swap: rename the old dist/ away, the new one in, then remove the old one.
 const old = join(ROOT, `dist.old-${process.pid}`);
-if (existsSync(DIST)) renameSync(DIST, old);
-renameSync(out, DIST);
+try {
+  if (existsSync(DIST)) renameSync(DIST, old);
+  renameSync(out, DIST);
+} catch (error) {
+  // Another build (a second test run in the same tree) swapped its dist/ in meanwhile: it is as
+  // fresh as this one, so keep it.
+  if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST' && error.code !== 'ENOENT') throw error;
+  rmSync(out, { recursive: true, force: true });
+}
 rmSync(old, { recursive: true, force: true });
 
 if (typeErrors) {
