@@ -159,12 +159,33 @@ export function evaluateStatement(
   if (afterUsText === null) return { ok: true, columns: PROGRESS_COLUMNS, rows: [] };
   const afterUs = Number(afterUsText);
 
-  const selected = table
-    .visible(nowMs)
-    .filter((row) => (ids?.has(row.query_id) ?? false) || (row.query_name !== null && (names?.has(row.query_name) ?? false)))
-    .map((row) => ({ row, key: key(row) }))
-    .filter(({ row, key: rowKey }) => row.ingested_us > afterUs || (row.ingested_us === afterUs && afterKey !== null && rowKey > afterKey));
-  selected.sort((a, b) => a.row.ingested_us - b.row.ingested_us || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  // One pass over the rows: numeric and set tests first, the row key (string building) only where
+  // it decides something: a row stamped exactly at the position, or a tie in the ORDER BY.
+  const selected: { row: ProgressRow; key: string | null }[] = [];
+  const wanted = (row: ProgressRow) => (ids?.has(row.query_id) ?? false) || (row.query_name !== null && (names?.has(row.query_name) ?? false));
+  let sorted = true;
+  let previousUs = Number.NEGATIVE_INFINITY;
+  for (const row of table.allRows()) {
+    if (row.visible_at_ms > nowMs || row.ingested_us < afterUs || !wanted(row)) continue;
+    let rowKey: string | null = null;
+    if (row.ingested_us === afterUs) {
+      rowKey = key(row);
+      if (afterKey === null || !(rowKey > afterKey)) continue;
+    }
+    // Ties in ingested_at are ordered by key, so they count as unsorted.
+    if (row.ingested_us <= previousUs) sorted = false;
+    previousUs = row.ingested_us;
+    selected.push({ row, key: rowKey });
+  }
+  if (!sorted) {
+    const keyOf = (entry: { row: ProgressRow; key: string | null }) => (entry.key ??= key(entry.row));
+    selected.sort((a, b) => {
+      if (a.row.ingested_us !== b.row.ingested_us) return a.row.ingested_us - b.row.ingested_us;
+      const ka = keyOf(a);
+      const kb = keyOf(b);
+      return ka < kb ? -1 : ka > kb ? 1 : 0;
+    });
+  }
   return {
     ok: true,
     columns: PROGRESS_COLUMNS,

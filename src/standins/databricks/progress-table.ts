@@ -80,6 +80,11 @@ export class ProgressTable {
     return row;
   }
 
+  /** Every row held, visible or not, in insertion order (read-only: for a single pass). */
+  allRows(): readonly ProgressRow[] {
+    return this.rows;
+  }
+
   /** Rows a reader sees at simulated time `nowMs`. */
   visible(nowMs: number): ProgressRow[] {
     return this.rows.filter((row) => row.visible_at_ms <= nowMs);
