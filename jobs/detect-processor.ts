@@ -1,15 +1,21 @@
 /**
- * The detect job: one query. Loads the tracker state and the inbox, feeds the engine the progress
- * it has not seen (in order, duplicates skipped), ticks at now, and commits state, snapshot,
- * history, incident records and notification intents in one atomic step. Then it turns the
- * intents into notify jobs with deterministic ids, so a retry or a replay never notifies twice.
+ * The detect job: a group of queries (those with new progress in one poll slice, or a slice of every
+ * stream for the sweep's tick), or one query. Per query: loads the tracker state and the inbox (one
+ * script; a query another run already drained is skipped without reading its state), feeds the
+ * engine the progress it has not seen (in order, duplicates skipped), ticks at now, and commits state,
+ * snapshot, history, incident records and notification intents in one atomic script on the query's
+ * slot, guarded by the state version. The queries of a group are loaded together and committed
+ * together (concurrent commands, auto-pipelined into one round trip each), never in one cross-slot
+ * transaction. Then the intents become notify jobs with deterministic ids, so a retry or a replay
+ * never notifies twice.
  */
 import type { Job } from 'bullmq';
 import type { IncidentChange } from '../src/diagnosis/types.js';
 import type { Logger } from '../src/observability/logger.js';
 import type { PipelineMetrics } from '../src/observability/metrics.js';
 import type { Progress } from '../src/progress/types.js';
-import type { RedisStore } from '../src/store/index.js';
+import { StateConflictError, type RedisStore } from '../src/store/index.js';
+import type { DetectLoad } from '../src/store/query-state-store.js';
 import type { OutboxEntry } from '../src/store/query-state-store.js';
 import { safeJobId } from './job-ids.js';
 import type { DetectJobData, NotifyJobData } from './queue-names.js';
@@ -32,7 +38,14 @@ export interface DetectOutcome {
   observed: number;
   duplicates: number;
   changes: number;
+  /** Queries run (a group's others had nothing pending). */
+  queries?: number;
 }
+
+/** Queries loaded and committed together inside a group (bounds memory and event-loop turns). */
+const CHUNK = 50;
+/** A commit that lost the version race is re-run on fresh state this many times in the job. */
+const CONFLICT_RETRIES = 3;
 
 /** Whether `p` was already observed, given the last observed run/batch/time. */
 export function alreadyObserved(p: Progress, last: { runId: string | null; batchId: number | null; atMs: number | null }): boolean {
@@ -69,11 +82,11 @@ export async function drainOutbox(store: RedisStore, queues: PipelineQueues, que
 
 export function createDetectProcessor(deps: DetectDeps) {
   const now = deps.now ?? Date.now;
-  return async function processDetect(job: Job<DetectJobData>): Promise<DetectOutcome> {
-    const { queryId } = job.data;
-    const load = await deps.store.queries.loadForDetect(queryId);
-    const name = load.stream?.name ?? null;
+
+  /** Feeds the engine one query's new progress and ticks (synchronous: the engine is pure). */
+  function run(queryId: string, load: DetectLoad, skipTick: boolean) {
     const cpuLoad = stageCpu.enabled ? process.cpuUsage() : null;
+    const name = load.stream?.name ?? null;
     let tracker: TrackerLike;
     if (load.state) {
       try {
@@ -118,47 +131,118 @@ export function createDetectProcessor(deps: DetectDeps) {
       last.batchId = progress.batchId;
       last.atMs = progress.timestampMs;
     }
-    if (cpuRun) {
-      const d = process.cpuUsage(cpuRun);
-      stageCpu.add('detect.run', d.user + d.system);
-    }
     const nowMs = now();
     // The tick judges silence (stalled). A query whose job (or pipeline) is down is silent for a
     // reason the host's `failed` incident already gives: one alert for one cause. A silent query
     // whose job runs is still judged stalled.
-    const skipTick = await hostIsDown(deps.store, load.stream);
-    const snapshot = stageCpu.sync('detect.run', () => {
-      if (!skipTick) {
-        try {
-          changes.push(...tracker.tick(nowMs));
-        } catch (err) {
-          deps.metrics.apiErrors.inc({ service: 'engine', kind: 'streamdoctor_engine_error' });
-          deps.logger.error({ err, queryId }, 'engine tick failed; skipped');
-        }
+    if (!skipTick) {
+      try {
+        changes.push(...tracker.tick(nowMs));
+      } catch (err) {
+        deps.metrics.apiErrors.inc({ service: 'engine', kind: 'streamdoctor_engine_error' });
+        deps.logger.error({ err, queryId }, 'engine tick failed; skipped');
       }
-      return tracker.snapshot();
-    });
-    await stageCpu.sync('detect.commit', () => deps.store.queries.commitDetect(queryId, {
-      expectedVersion: load.stateVersion,
-      state: tracker.toState(),
-      lastSeq: load.lastSeq,
-      snapshot,
-      health: snapshot.health,
-      name: ordered.at(-1)?.progress.name ?? name,
-      lastRunId: last.runId,
-      lastBatchId: last.batchId,
-      lastObservedAt: last.atMs,
-      timeBehindSec: observed > 0 ? snapshot.timeBehindSec : null,
-      changes,
+    }
+    const snapshot = tracker.snapshot();
+    if (cpuRun) {
+      const d = process.cpuUsage(cpuRun);
+      stageCpu.add('detect.run', d.user + d.system);
+    }
+    return {
       nowMs,
       observed,
-    }));
-    deps.metrics.progressEvents.inc(observed);
-    if (duplicates > 0) deps.metrics.progressDuplicates.inc(duplicates);
-    for (const change of changes) deps.metrics.detections.inc({ kind: change.incident.kind, change: change.type });
-    if (load.corrupt > 0) deps.logger.warn({ queryId, corrupt: load.corrupt }, 'skipped unreadable inbox entries');
-    // Also drains intents a crashed run committed but never enqueued.
-    if (changes.length > 0 || load.outboxLength > 0) await stageCpu.sync('detect.commit', () => drainOutbox(deps.store, deps.queues, queryId, nowMs));
-    return { observed, duplicates, changes: changes.length };
+      duplicates,
+      changes,
+      commit: {
+        expectedVersion: load.stateVersion,
+        state: tracker.toState(),
+        lastSeq: load.lastSeq,
+        snapshot,
+        health: snapshot.health,
+        name: ordered.at(-1)?.progress.name ?? name,
+        lastRunId: last.runId,
+        lastBatchId: last.batchId,
+        lastObservedAt: last.atMs,
+        timeBehindSec: observed > 0 ? snapshot.timeBehindSec : null,
+        changes,
+        nowMs,
+        observed,
+      },
+    };
+  }
+
+  /** One query, from its load to its notify jobs; a lost version race re-runs on fresh state. */
+  async function detectQuery(queryId: string, first: DetectLoad, hostDown: (load: DetectLoad) => Promise<boolean>, totals: DetectOutcome): Promise<void> {
+    let load = first;
+    for (let attempt = 0; ; attempt++) {
+      const skipTick = await hostDown(load);
+      const outcome = run(queryId, load, skipTick);
+      try {
+        await stageCpu.sync('detect.commit', () => deps.store.queries.commitDetect(queryId, outcome.commit));
+      } catch (err) {
+        if (!(err instanceof StateConflictError) || attempt >= CONFLICT_RETRIES) throw err;
+        // Another run committed since the load: what it observed is skipped on fresh state.
+        load = await deps.store.queries.loadForDetect(queryId);
+        continue;
+      }
+      totals.observed += outcome.observed;
+      totals.duplicates += outcome.duplicates;
+      totals.changes += outcome.changes.length;
+      for (const change of outcome.changes) deps.metrics.detections.inc({ kind: change.incident.kind, change: change.type });
+      if (load.corrupt > 0) deps.logger.warn({ queryId, corrupt: load.corrupt }, 'skipped unreadable inbox entries');
+      // Also drains intents a crashed run committed but never enqueued.
+      if (outcome.changes.length > 0 || load.outboxLength > 0) await stageCpu.sync('detect.commit', () => drainOutbox(deps.store, deps.queues, queryId, outcome.nowMs));
+      return;
+    }
+  }
+
+  return async function processDetect(job: Job<DetectJobData>): Promise<DetectOutcome> {
+    const { shard } = job.data;
+    const marked = shard !== undefined ? await deps.store.pendingDetect.read(shard) : null;
+    const ids = marked ? marked.map((m) => m.queryId) : job.data.queryIds && job.data.queryIds.length > 0 ? [...new Set(job.data.queryIds)] : [job.data.queryId];
+    // A job for one query (a stream falling behind, or an older producer's) always runs and ticks,
+    // as does the sweep's group; a shard's run skips queries whose progress another run consumed.
+    const always = marked === null && (job.data.queryIds === undefined || job.data.tick === true);
+    // Whether a stream's host is down, asked once per source / job / pipeline per job.
+    const hosts = new Map<string, Promise<boolean>>();
+    const hostDown = (load: DetectLoad): Promise<boolean> => {
+      const stream = load.stream;
+      const key = `${stream?.source ?? ''}|${stream?.jobId ?? ''}|${stream?.pipelineId ?? ''}`;
+      let answer = hosts.get(key);
+      if (!answer) {
+        answer = hostIsDown(deps.store, stream);
+        hosts.set(key, answer);
+      }
+      return answer;
+    };
+    const totals: DetectOutcome = { observed: 0, duplicates: 0, changes: 0, queries: 0 };
+    let failure: unknown = null;
+    const failed = new Set<string>();
+    for (let i = 0; i < ids.length; i += CHUNK) {
+      const chunk = ids.slice(i, i + CHUNK);
+      // Concurrent single-slot scripts: auto-pipelining sends them in one round trip.
+      const loads = await Promise.all(chunk.map((queryId) => deps.store.queries.loadIfPending(queryId, { always })));
+      const results = await Promise.allSettled(
+        chunk.map((queryId, k) => {
+          const load = loads[k];
+          if (!load) return Promise.resolve();
+          totals.queries! += 1;
+          return detectQuery(queryId, load, hostDown, totals);
+        }),
+      );
+      for (const [k, result] of results.entries()) {
+        if (result.status === 'rejected') {
+          failure ??= result.reason;
+          failed.add(chunk[k]!);
+          deps.logger.warn({ err: result.reason, queryId: chunk[k] }, 'detect failed for a query; the job retries (queries already committed have nothing pending)');
+        }
+      }
+    }
+    // Done with what was read; a query marked again since, or one that failed, stays marked.
+    if (marked && shard !== undefined) await deps.store.pendingDetect.unmark(shard, marked.filter((m) => !failed.has(m.queryId)));
+    deps.metrics.progressEvents.inc(totals.observed);
+    if (totals.duplicates > 0) deps.metrics.progressDuplicates.inc(totals.duplicates);
+    if (failure) throw failure;
+    return totals;
   };
 }

@@ -13,7 +13,7 @@ import type { RedisStore } from '../src/store/index.js';
 import type { StreamInfo } from '../src/store/types.js';
 import { jobLivenessOf, type SourceRegistry } from './progress-source.js';
 import { POLL_JOB, type PollJobData } from './queue-names.js';
-import type { PipelineQueues } from './queues.js';
+import { DETECT_GROUP_SIZE, type PipelineQueues } from './queues.js';
 import { safeJobId } from './job-ids.js';
 import { drainOutbox } from './detect-processor.js';
 import { requestRefresh } from './notify-processor.js';
@@ -125,7 +125,7 @@ export function createPollProcessor(deps: PollDeps) {
     if (job.name === POLL_JOB.sweep) {
       const retired = await retireSilentStreams(deps);
       const ids = (await deps.store.streams.listIds()).filter((id) => !isSignalStream(id) && !retired.has(id));
-      await deps.queues.enqueueDetect(ids);
+      await deps.queues.enqueueDetectGroups(ids, { tick: true });
       await releaseEndedSilences(deps);
       return { progress: 0, queries: ids.length, ...(retired.size > 0 ? { retired: retired.size } : {}) };
     }
@@ -193,8 +193,8 @@ export function createPollProcessor(deps: PollDeps) {
     const groupCpu = process.cpuUsage(cpuGroup);
     stageCpu.add('poll.store', stageCpu.enabled ? groupCpu.user + groupCpu.system : 0);
     // Bounded parallelism: one source may report thousands of queries per cycle.
-    for (let i = 0; i < entries.length; i += 200) {
-      const slice = entries.slice(i, i + 200);
+    for (let i = 0; i < entries.length; i += DETECT_GROUP_SIZE) {
+      const slice = entries.slice(i, i + DETECT_GROUP_SIZE);
       const counts = await Promise.all(
         slice.map(async ({ stream, progress }) => {
           const signature = JSON.stringify(stream);
@@ -206,8 +206,15 @@ export function createPollProcessor(deps: PollDeps) {
         }),
       );
       dropped += counts.reduce((a, b) => a + b, 0);
-      // Detect starts on this slice while the next one is stored.
-      await stageCpu.sync('poll.store', () => deps.queues.enqueueDetect(slice.map((e) => e.stream.queryId)));
+      // Detect starts on this slice while the next one is stored: a stream falling behind gets a job
+      // of its own (at the front, one pending per query); the others are marked pending in their
+      // shard, with one detect job per shard (one pending per shard) that runs them together.
+      const strained = slice.filter((e) => pressure(e.progress) > 1).map((e) => e.stream.queryId);
+      const steady = slice.filter((e) => !(pressure(e.progress) > 1)).map((e) => e.stream.queryId);
+      await stageCpu.sync('poll.store', async () => {
+        if (strained.length > 0) await deps.queues.enqueueDetect(strained);
+        if (steady.length > 0) await deps.queues.enqueueDetectShards(await deps.store.pendingDetect.mark(steady));
+      });
     }
     await deps.store.setCursor(sourceId, JSON.stringify(result.cursor ?? null));
     if (result.more) {

@@ -24,7 +24,17 @@ export interface PollJobData {
 }
 
 export interface DetectJobData {
+  /** The query (a job for one query), or a group's or shard's first (what an older worker reads). */
   queryId: string;
+  /**
+   * A shard: every query the poll marked pending in that shard (store.pendingDetect), run together;
+   * queries with nothing left in their inbox are skipped.
+   */
+  shard?: number;
+  /** A group: these queries (the sweep's slice of every stream). */
+  queryIds?: string[];
+  /** Run and tick every query of the group even with nothing new (the sweep). */
+  tick?: boolean;
 }
 
 export type NotifyJobData =

@@ -36,6 +36,9 @@ export function cappedBackoff(attemptsMade: number, delayMs: number, random: () 
   return Math.round(base * (1 + (random() * 2 - 1) * 0.3));
 }
 
+/** Queries per detect group job (a poll's slice, a sweep's slice). */
+export const DETECT_GROUP_SIZE = 200;
+
 /** Keep few completed jobs (they prove nothing later) and more failed ones (they need a look). */
 const KEEP = { removeOnComplete: { count: 200, age: 3600 }, removeOnFail: { count: 2000, age: 7 * 24 * 3600 } };
 
@@ -87,6 +90,38 @@ export class PipelineQueues {
       };
     }
     return out;
+  }
+
+  /**
+   * Enqueues detect runs for groups of at most `groupSize` queries, one job per group: the sweep's
+   * slices of every stream (`tick`: each is run and ticked even with nothing new). A query in a
+   * group and in another pending job is run by both; the state version serializes them, and the
+   * second finds nothing new.
+   */
+  async enqueueDetectGroups(queryIds: Iterable<string>, options: { tick?: boolean; groupSize?: number } = {}): Promise<number> {
+    const ids = [...new Set(queryIds)];
+    const size = options.groupSize ?? DETECT_GROUP_SIZE;
+    const jobs = [];
+    for (let i = 0; i < ids.length; i += size) {
+      const group = ids.slice(i, i + size);
+      jobs.push({ name: QUEUE.detect, data: { queryId: group[0]!, queryIds: group, ...(options.tick ? { tick: true } : {}) } });
+    }
+    if (jobs.length > 0) await this.detect.addBulk(jobs);
+    return jobs.length;
+  }
+
+  /**
+   * Enqueues one detect run per shard whose pending set the poll marked (`store.pendingDetect`); one
+   * pending run per shard at most (a run marked meanwhile is kept to follow the active one). The job
+   * names the shard's first query marked, which is what an older worker reads.
+   */
+  async enqueueDetectShards(shards: Map<number, string>): Promise<void> {
+    const jobs = [...shards].map(([shard, firstQueryId]) => ({
+      name: QUEUE.detect,
+      data: { queryId: firstQueryId, shard },
+      opts: { deduplication: { id: `detect-shard-${shard}`, keepLastIfActive: true } },
+    }));
+    if (jobs.length > 0) await this.detect.addBulk(jobs);
   }
 
   /** Enqueues a detect run for each query; one pending run per query at most (latest wins). */

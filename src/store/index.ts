@@ -22,4 +22,5 @@ export { LuaScript } from './script.js';
 export type * from './types.js';
 export { StormStore, type StormOptions, type StormDecision } from './storm-store.js';
 export { JobLivenessStore, type JobLiveness, type JobLivenessOptions } from './job-liveness-store.js';
+export { PendingDetectStore } from './pending-detect-store.js';
 export { SourceHealthStore, sourceStreamId, type SourceHealth } from './source-health-store.js';

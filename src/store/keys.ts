@@ -105,6 +105,10 @@ export class StoreKeys {
   jobLiveness(): string {
     return `${this.prefix}:jobs:liveness`;
   }
+  /** Queries with progress detect has not run yet, one sorted set per shard (pending-detect-store.ts). */
+  pendingDetect(shard: number): string {
+    return `${this.prefix}:detect:pending:${shard}`;
+  }
   sourceCursor(sourceId: string): string {
     return `${this.prefix}:cursor:${tagSafe(sourceId)}`;
   }

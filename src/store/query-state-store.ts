@@ -9,13 +9,14 @@
 import type { Redis } from 'ioredis';
 import type { Health, IncidentChange } from '../diagnosis/types.js';
 import type { Progress } from '../progress/types.js';
-import { StateConflictError, StoreError } from './errors.js';
+import { StateConflictError } from './errors.js';
 import type { StoreKeys } from './keys.js';
 import { LuaScript } from './script.js';
 import { decodeStream } from './stream-registry.js';
 import type { StreamRecord, StreamSnapshot } from './types.js';
 import { incidentIdOf } from './incident-id.js';
 import { decodeProgress, encodeProgress } from './inbox-codec.js';
+import { decodeState, encodeState } from './state-codec.js';
 import { stageCpu } from '../util/stage-cpu.js';
 
 export interface QueryStateOptions {
@@ -226,6 +227,16 @@ end
 return out
 `);
 
+// Everything a detect run reads, atomically (the state and its version agree). With ARGV[2] = '0'
+// a query with nothing pending answers {0} without its state.
+// KEYS: 1 meta, 2 state, 3 inbox, 4 outbox ; ARGV: 1 max inbox entries, 2 always ('1') or only when pending ('0')
+const LOAD = new LuaScript(`
+local pending = redis.call('LLEN', KEYS[3])
+local outbox = redis.call('LLEN', KEYS[4])
+if ARGV[2] ~= '1' and pending == 0 and outbox == 0 then return {0} end
+return {1, redis.call('HGETALL', KEYS[1]), redis.call('GET', KEYS[2]), redis.call('LRANGE', KEYS[3], 0, tonumber(ARGV[1]) - 1), outbox}
+`);
+
 const BAR = 0x7c; // '|': the sequence number is ASCII digits before the first one
 
 function parseSeq(raw: Buffer): number {
@@ -302,29 +313,38 @@ export class QueryStateStore {
     return this.redis.llen(this.keys.inbox(queryId));
   }
 
-  /** Reads everything a detect run needs in one round trip. */
+  /** Reads everything a detect run needs in one round trip (one read-only script on the query's slot). */
   async loadForDetect(queryId: string, maxEntries = 500): Promise<DetectLoad> {
-    const results = await this.redis
-      .multi()
-      .hgetall(this.keys.streamMeta(queryId))
-      .get(this.keys.trackerState(queryId))
-      .lrangeBuffer(this.keys.inbox(queryId), 0, maxEntries - 1)
-      .llen(this.keys.outbox(queryId))
-      .exec();
-    if (!results) throw new StoreError('streamdoctor_store_invalid', 'detect load transaction aborted');
-    for (const [err] of results) if (err) throw err;
-    return stageCpu.sync('detect.load', () => this.decodeLoad(queryId, results));
+    return (await this.loadIfPending(queryId, { maxEntries, always: true, snapshot: true }))!;
   }
 
-  private decodeLoad(queryId: string, results: [Error | null, unknown][]): DetectLoad {
-    const meta = (results[0]![1] ?? {}) as Record<string, string>;
-    const stateText = results[1]![1] as string | null;
-    const rawEntries = (results[2]![1] ?? []) as Buffer[];
-    const outboxLength = Number(results[3]![1] ?? 0);
+  /**
+   * As `loadForDetect`, but null when the query has nothing pending (empty inbox and outbox), without
+   * reading its state: a group run skips queries another run already drained in one cheap call.
+   * `always` loads regardless (a tick judges silence on state alone). The stream's snapshot is
+   * decoded only when asked (`snapshot`): detect writes a new one and never reads it.
+   */
+  async loadIfPending(queryId: string, options: { maxEntries?: number; always?: boolean; snapshot?: boolean } = {}): Promise<DetectLoad | null> {
+    const reply = (await LOAD.runBuffer(
+      this.redis,
+      [this.keys.streamMeta(queryId), this.keys.trackerState(queryId), this.keys.inbox(queryId), this.keys.outbox(queryId)],
+      [options.maxEntries ?? 500, options.always ? '1' : '0'],
+    )) as [number, Buffer[], Buffer | null, Buffer[], number] | [number];
+    if (Number(reply[0]) === 0) return null;
+    return stageCpu.sync('detect.load', () => this.decodeLoad(queryId, reply as [number, Buffer[], Buffer | null, Buffer[], number], options.snapshot === true));
+  }
+
+  private decodeLoad(queryId: string, reply: [number, Buffer[], Buffer | null, Buffer[], number], withSnapshot: boolean): DetectLoad {
+    const [, flatMeta, stateBuf, rawEntries, outboxLength] = reply;
+    const meta: Record<string, string> = {};
+    for (let i = 0; i + 1 < flatMeta.length; i += 2) {
+      const field = flatMeta[i]!.toString('utf8');
+      if (withSnapshot || field !== 'snapshot') meta[field] = flatMeta[i + 1]!.toString('utf8');
+    }
     let state: unknown = null;
-    if (stateText) {
+    if (stateBuf && stateBuf.length > 0) {
       try {
-        state = JSON.parse(stateText);
+        state = decodeState(stateBuf);
       } catch {
         state = null; // a corrupt state is rebuilt from scratch rather than wedging the query
       }
@@ -345,7 +365,7 @@ export class QueryStateStore {
       entries,
       corrupt,
       lastSeq: maxSeq,
-      outboxLength,
+      outboxLength: Number(outboxLength ?? 0),
     };
   }
 
@@ -392,7 +412,7 @@ export class QueryStateStore {
       ],
       [
         commit.expectedVersion,
-        JSON.stringify(commit.state),
+        encodeState(commit.state),
         commit.lastSeq,
         commit.snapshot ? JSON.stringify(commit.snapshot) : '',
         commit.health,
@@ -475,6 +495,6 @@ export class QueryStateStore {
       this.redis.get(this.keys.trackerState(queryId)),
     ]);
     if (!text) return null;
-    return { version: Number(version ?? 0), state: JSON.parse(text) };
+    return { version: Number(version ?? 0), state: decodeState(text) };
   }
 }

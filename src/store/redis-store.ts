@@ -15,6 +15,7 @@ import { StreamRegistry } from './stream-registry.js';
 import { StormStore, type StormOptions } from './storm-store.js';
 import { JobLivenessStore, type JobLivenessOptions } from './job-liveness-store.js';
 import { SourceHealthStore } from './source-health-store.js';
+import { PendingDetectStore } from './pending-detect-store.js';
 import type {
   IncidentRecord,
   RouteScope,
@@ -32,6 +33,8 @@ export interface RedisStoreOptions extends QueryStateOptions {
   redis: Redis;
   /** Prefix of every key. @defaultValue 'sd' */
   prefix?: string;
+  /** Shards of the pending-detect sets (detect jobs that can run at once for one poll). @defaultValue 32 */
+  detectShards?: number;
   /** Job liveness answers. @defaultValue kept 1 hour after their poll */
   jobLiveness?: JobLivenessOptions;
 }
@@ -49,6 +52,8 @@ export class RedisStore {
   readonly jobs: JobLivenessStore;
   /** Per progress source: last successful read, current failure streak, its health incident. */
   readonly sources: SourceHealthStore;
+  /** Queries with new progress for detect, by shard (one detect job per shard). */
+  readonly pendingDetect: PendingDetectStore;
 
   constructor(options: RedisStoreOptions) {
     this.redis = options.redis;
@@ -62,6 +67,7 @@ export class RedisStore {
     this.storms = new StormStore(this.redis, this.keys, options.storm);
     this.jobs = new JobLivenessStore(this.redis, this.keys, options.jobLiveness);
     this.sources = new SourceHealthStore(this.redis, this.keys);
+    this.pendingDetect = new PendingDetectStore(this.redis, this.keys, options.detectShards);
   }
 
   // Registry
