@@ -382,9 +382,9 @@ async function startupSection(file: string): Promise<number> {
   process.stdout.write(`\nCLI start-up: wall time, median of ${STARTUP_RUNS} runs (diagnose: ${fmt(lines.split('\n').length - 1)} reports)\n`);
   cases.forEach(([label], i) => {
     const ms = median(times[i]!);
-    process.stdout.write(`  ${label.padEnd(46)} ${ms.toFixed(0).padStart(5)} ms${i === 0 ? '' : `   (+${(ms - base).toFixed(0)} ms over node -e 0)`}\n`);
+    process.stdout.write(`  ${label.padEnd(52)} ${ms.toFixed(0).padStart(5)} ms${i === 0 ? '' : `   (+${(ms - base).toFixed(0)} ms over node -e 0)`}\n`);
   });
-  process.stdout.write(`  ${'npx streamdoctor --version     dist/ (median of 3)'.padEnd(46)} ${npx.toFixed(0).padStart(5)} ms\n`);
+  process.stdout.write(`  ${'npx streamdoctor --version    dist/ (median of 3)'.padEnd(52)} ${npx.toFixed(0).padStart(5)} ms\n`);
   return 0;
 }
 
