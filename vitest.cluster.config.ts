@@ -11,6 +11,8 @@ export const NOT_ON_CLUSTER: Record<string, string> = {
     'restarts its own single redis-server process (AOF) on one port; the cluster counterpart is the master failover in test/cluster/failover.test.ts',
 };
 
+for (const [file, reason] of Object.entries(NOT_ON_CLUSTER)) process.stdout.write(`== not on the cluster: ${file} (${reason})\n`);
+
 export default defineConfig({
   test: {
     include: ['test/store/**/*.test.ts', 'test/pipeline/**/*.test.ts', 'test/jobs/**/*.test.ts', 'test/cluster/**/*.test.ts'],

@@ -24,6 +24,7 @@ import { figuresTable, tally } from '../helpers/alert-ledger.js';
 import { deletePrefix, onCluster, TEST_REDIS_URL, testRedis } from '../helpers/redis.js';
 import { commitAndDrain, silentLogger, uniquePrefix, waitFor } from '../pipeline/helpers/harness.js';
 import { SimulatedSource, queryIdOf } from '../pipeline/helpers/sim-source.js';
+import { settle } from '../faults/helpers/settle.js';
 import { portsOf, startNode } from '../../scripts/redis-cluster.js';
 
 const clusterDir = process.env.STREAMDOCTOR_TEST_CLUSTER_DIR ?? '';
@@ -33,7 +34,9 @@ let slack: LocalSlack | undefined;
 let redis: Redis | undefined;
 
 afterAll(async () => {
-  await runtime?.close();
+  // Bounded: a close stuck on a connection to the dead node must not hide the test's own outcome.
+  const closed = await Promise.race([runtime?.close().then(() => true), new Promise((r) => setTimeout(() => r(false), 20_000))]);
+  if (closed === false) process.stderr.write('failover test: the worker runtime did not close within 20 s\n');
   await slack?.close();
   redis?.disconnect();
   if (onCluster) await deletePrefix(TEST_REDIS_URL, p.prefix);
@@ -141,11 +144,7 @@ describe('Redis Cluster failover', () => {
       for (let i = 0; i < 3; i++) n += (await rt.store.getStream(queryIdOf(i)))?.observedCount ?? 0;
       return n;
     };
-    const allPosted = () =>
-      waitFor(async () => {
-        const records = await rt.store.incidents.getMany(opened);
-        return records.length === opened.length && records.every((r) => r?.slack?.ts);
-      }, 'every opened incident posted', 45_000, 250);
+    const allPosted = () => settle(rt, opened, 45_000);
 
     await rt.queues.poll.add('poll', { sourceId: 'sim' });
     await openSome(8);
@@ -165,11 +164,19 @@ describe('Redis Cluster failover', () => {
     await allPosted();
 
     // 2. The new master of the queue slot dies (SIGKILL); its replica (the old master) takes over.
+    // Killed between writes: replication is asynchronous, so a write a master acknowledged in the
+    // last moment before it died may be missing on its replica (Redis Cluster's documented window,
+    // closed only by WAIT). What is shown here: everything committed before the kill, and everything
+    // committed while the slot has no master (the clients wait through it), arrives exactly once.
     const victim = ownerOf(queueSlot).master;
     const pid = Number(readFileSync(join(clusterDir, `${victim.port}.pid`), 'utf8').trim());
-    const storm = openSome(8);
+    await waitFor(async () => {
+      const d = await rt.queues.depths();
+      return (['poll', 'detect', 'notify'] as const).every((q) => d[q]!.waiting + d[q]!.active + d[q]!.delayed === 0);
+    }, 'pipeline idle before the kill', 20_000, 100);
+    await new Promise((r) => setTimeout(r, 200));
     process.kill(pid, 'SIGKILL');
-    await storm.catch((err: unknown) => {
+    await openSome(8).catch((err: unknown) => {
       throw new Error(`opening incidents while the master was down failed: ${String(err)}`);
     });
     await waitFor(() => ownerOf(queueSlot).master.port !== victim.port, 'replica promoted after the master died', 30_000, 250);
