@@ -3,7 +3,7 @@
  * points of notify, Slack 5xx / timeouts / 429 storms, Databricks 429 / 503 / timeouts / expired tokens,
  * a Redis restart, mutes that start and end during incidents. Each scenario asserts 0 duplicates, 0 lost
  * and 0 stuck claims; at the end one table of figures is printed (test/faults/helpers/figures-setup.ts).
- * Not in `npm test` (about 4–5 minutes on 2 cores). STREAMDOCTOR_FAULTS_SEED replays a run's kill points.
+ * Not in `npm test` (about 2 minutes on 2 cores). STREAMDOCTOR_FAULTS_SEED replays a run's kill points.
  */
 import { defineConfig } from 'vitest/config';
 
