@@ -10,7 +10,8 @@
  *
  * Options (env): BENCH_QUERIES (2000), BENCH_LAGGING (40), BENCH_SECONDS (60 measured, after warm-up),
  * BENCH_WORKERS (2; a list such as 1,2,4 runs the same load once per count and prints a scaling
- * table), REDIS_URL (redis://127.0.0.1:6379).
+ * table), BENCH_WORKER_NODE_ARGS (extra node flags for the workers, e.g. --cpu-prof), REDIS_URL
+ * (redis://127.0.0.1:6379).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -165,7 +166,9 @@ async function runOnce(workerCount: number): Promise<RunResult> {
   const workers: IpcPeer[] = [];
   const procs: ChildProcess[] = [];
   for (let w = 0; w < workerCount; w++) {
-    const proc = spawn(process.execPath, ['bin/run-ts.mjs', 'bench/pipeline-worker.ts', configPath], {
+    // BENCH_WORKER_NODE_ARGS: extra node flags for the workers (e.g. --cpu-prof --cpu-prof-dir=…).
+    const nodeArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const proc = spawn(process.execPath, [...nodeArgs, 'bin/run-ts.mjs', 'bench/pipeline-worker.ts', configPath], {
       cwd: ROOT,
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       env: { ...process.env, STREAMDOCTOR_STAGE_CPU: '1' },

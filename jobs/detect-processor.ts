@@ -148,6 +148,8 @@ export function createDetectProcessor(deps: DetectDeps) {
       const d = process.cpuUsage(cpuRun);
       stageCpu.add('detect.run', d.user + d.system);
     }
+    // Serializing is part of the commit's cost.
+    const state = stageCpu.sync('detect.commit', () => tracker.toState());
     return {
       nowMs,
       observed,
@@ -155,7 +157,7 @@ export function createDetectProcessor(deps: DetectDeps) {
       changes,
       commit: {
         expectedVersion: load.stateVersion,
-        state: tracker.toState(),
+        state,
         lastSeq: load.lastSeq,
         snapshot,
         health: snapshot.health,
