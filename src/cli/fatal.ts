@@ -1,6 +1,7 @@
 /**
  * How a `streamdoctor` process ends when something goes wrong outside a command's own error
- * handling: one line on stderr and a non-zero exit code, the stack only with STREAMDOCTOR_DEBUG=1.
+ * handling: one line on stderr and a non-zero exit code, the stack only with STREAMDOCTOR_DEBUG=1
+ * (servers log it with the stack instead, see installFatalHandlers).
  * A closed stdout (`streamdoctor diagnose big.jsonl | head -1`) ends the process at once (EPIPE).
  */
 
@@ -34,14 +35,17 @@ export function onStreamError(error: NodeJS.ErrnoException, io: FatalIo = defaul
 }
 
 /**
- * Installs the process-wide handlers. An unhandled rejection is left to a running server's graceful
- * shutdown (src/runtime/shutdown.ts) when one has installed its own handler.
+ * Installs the process-wide handlers. An unhandled rejection or uncaught exception is left to a
+ * running server's graceful shutdown (src/runtime/shutdown.ts, which logs the stack) when one has
+ * installed its own handler.
  */
 export function installFatalHandlers(io: FatalIo = defaultIo()): void {
   process.stdout.on('error', (error: NodeJS.ErrnoException) => onStreamError(error, io));
   // Nowhere left to say anything on a closed stderr: just stop.
   process.stderr.on('error', () => io.exit(1));
   process.on('uncaughtException', (error) => {
+    // A running server logs it with its stack and shuts down (src/runtime/shutdown.ts).
+    if (process.listenerCount('uncaughtException') > 1) return;
     io.stderr.write(describeFatal(error, io.env));
     io.exit(1);
   });

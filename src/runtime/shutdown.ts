@@ -58,9 +58,18 @@ export function unhandledRejectionHandler(logger: Logger, shutdown: (reason: str
   };
 }
 
+/** An uncaught exception: logged with its stack (the CLI's one-line handler defers to this), then as above. */
+export function uncaughtExceptionHandler(logger: Logger, shutdown: (reason: string, code?: number) => Promise<void>): (error: Error) => void {
+  return (error) => {
+    logger.error({ err: error }, 'uncaught exception; shutting down (the platform restarts the process)');
+    void shutdown('uncaughtException', 1);
+  };
+}
+
 export function installShutdown(close: Closer, options: ShutdownOptions): () => Promise<void> {
   const run = createShutdown(close, options);
   for (const signal of options.signals ?? ['SIGTERM', 'SIGINT']) process.once(signal, () => void run(signal));
   process.on('unhandledRejection', unhandledRejectionHandler(options.logger, run));
+  process.on('uncaughtException', uncaughtExceptionHandler(options.logger, run));
   return () => run('manual');
 }

@@ -5,7 +5,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/observability/logger.js';
-import { createShutdown, unhandledRejectionHandler } from '../../src/runtime/shutdown.js';
+import { createShutdown, uncaughtExceptionHandler, unhandledRejectionHandler } from '../../src/runtime/shutdown.js';
 
 describe('shutdown', () => {
   it('an unhandled rejection logs, runs the closers once and exits 1', async () => {
@@ -21,6 +21,18 @@ describe('shutdown', () => {
     expect(closed).toBe(1);
     expect(exits).toEqual([1]);
     expect(lines.join('')).toContain('unhandled rejection; shutting down');
+  });
+
+  it('an uncaught exception in a server is logged with its stack, then the same graceful exit 1', async () => {
+    const lines: string[] = [];
+    const logger = createLogger({ name: 'test', level: 'info', destination: new Writable({ write(chunk, _e, done) { lines.push(String(chunk)); done(); } }) });
+    const exits: number[] = [];
+    const shutdown = createShutdown(async () => undefined, { logger, exit: (code) => exits.push(code) });
+    uncaughtExceptionHandler(logger, shutdown)(new Error('thrown in a timer callback'));
+    await shutdown('again');
+    expect(exits).toEqual([1]);
+    const logged = JSON.parse(lines.find((l) => l.includes('uncaught exception'))!) as { err: { stack: string } };
+    expect(logged.err.stack).toMatch(/thrown in a timer callback\n\s+at /);
   });
 
   it('a signal shuts down cleanly with exit 0', async () => {
