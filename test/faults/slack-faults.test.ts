@@ -89,7 +89,11 @@ describe('Slack faults and mutes during incidents', () => {
 
     const phases: { name: string; faults: SlackFaultRule[] }[] = [
       { name: '429 storm', faults: [{ kind: 'rate_limit', method: 'chat.postMessage', times: 12, retryAfterSec: 1 }, { kind: 'rate_limit', method: 'chat.update', times: 6, retryAfterSec: 2 }] },
-      { name: '5xx before', faults: [{ kind: 'server_error', method: 'chat.postMessage', times: 5 }, { kind: 'unavailable', method: 'chat.update', times: 5, retryAfterSec: 1 }] },
+      {
+        name: '5xx before',
+        // Posts are the calls every round makes; updates coalesce (a job renders the latest version).
+        faults: [{ kind: 'server_error', method: 'chat.postMessage', times: 3 }, { kind: 'unavailable', method: 'chat.postMessage', times: 3, retryAfterSec: 1 }, { kind: 'unavailable', method: 'chat.update', times: 3 }],
+      },
       { name: '5xx after the post', faults: [{ kind: 'server_error_after', method: 'chat.postMessage', times: 5 }, { kind: 'server_error', method: 'conversations.history', times: 2 }] },
       { name: 'timeouts', faults: [{ kind: 'slow', method: 'chat.postMessage', times: 4, delayMs: 1800 }, { kind: 'slow', method: 'chat.update', times: 3, delayMs: 1800 }] },
       { name: 'resets', faults: [{ kind: 'reset_after', method: 'chat.postMessage', times: 4 }, { kind: 'reset_after', method: 'chat.update', times: 3 }] },
