@@ -15,12 +15,15 @@ export interface ProgressTableCursor {
   /** Where an interrupted read continues; null when the last poll read everything. */
   resume: { afterUs: number; afterKey: string } | null;
   seen: SeenState;
+  /** When the whole overlap window was last read again (epoch ms); absent: at the next poll. */
+  lateReadAtMs?: number;
 }
 
 const cursorSchema = z.object({
   v: z.literal(1),
   watermarkUs: z.number().finite().nonnegative(),
   resume: z.object({ afterUs: z.number().finite(), afterKey: z.string() }).nullable(),
+  lateReadAtMs: z.number().finite().optional(),
   seen: z.record(
     z.string(),
     z.object({

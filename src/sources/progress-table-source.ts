@@ -28,6 +28,17 @@ export interface ProgressTableSourceOptions {
   watched: WatchedQueries | (() => WatchedQueries);
   /** How far behind the newest row a late row may land and still be read. @defaultValue 600_000 (10 min) */
   overlapMs?: number;
+  /**
+   * How often a poll reads the whole overlap window again (for rows that land late); the polls in
+   * between read from `recentOverlapMs` behind the newest row. Reading the whole window at every poll
+   * made a 10 s poll read every row about 60 times. A late row is still read exactly once: the full
+   * read reaches back `overlapMs + lateReadEveryMs`, so a row no older than `overlapMs` when it
+   * becomes visible is in it. 0: every poll reads the whole window.
+   * @defaultValue 60_000
+   */
+  lateReadEveryMs?: number;
+  /** What the polls between full reads read again behind the newest row (commits landing slightly out of order). @defaultValue 30_000 */
+  recentOverlapMs?: number;
   /** On the first poll, read rows ingested this long ago. @defaultValue 900_000 (15 min) */
   initialLookbackMs?: number;
   /** Rows per statement (`row_limit`). @defaultValue 20_000 */
@@ -77,7 +88,14 @@ export class ProgressTableSource implements ProgressSource<ProgressTableCursor> 
 
     const seen = new SeenBatches(cursor.seen);
     let watermarkUs = cursor.watermarkUs;
-    let position = cursor.resume ?? { afterUs: Math.max(0, cursor.watermarkUs - overlapUs), afterKey: '' };
+    const lateEveryMs = Math.max(0, this.options.lateReadEveryMs ?? 60_000);
+    // The window a full read covers, and whether this poll is one (an interrupted read continues at
+    // its position either way).
+    const fullWindowUs = overlapUs + lateEveryMs * 1_000;
+    // A poll that continues an interrupted read is not a full one (it may have started short).
+    const fullRead = !cursor.resume && (lateEveryMs === 0 || cursor.lateReadAtMs === undefined || now - cursor.lateReadAtMs >= lateEveryMs || now < cursor.lateReadAtMs);
+    const windowUs = fullRead ? fullWindowUs : Math.min(overlapUs, (this.options.recentOverlapMs ?? 30_000) * 1_000);
+    let position = cursor.resume ?? { afterUs: Math.max(0, cursor.watermarkUs - windowUs), afterKey: '' };
     const progress: SourcedProgress[] = [];
     const maxPages = this.options.maxPagesPerPoll ?? 5;
     let more = false;
@@ -140,10 +158,18 @@ export class ProgressTableSource implements ProgressSource<ProgressTableCursor> 
     }
 
     const resume = more ? position : null;
-    // Keep exactly the runs the next read can return again.
-    seen.prune(resume ? Math.min(resume.afterUs, watermarkUs - overlapUs) : watermarkUs - overlapUs);
+    // Keep exactly the runs the next read can return again (the next full read reaches furthest).
+    seen.prune(resume ? Math.min(resume.afterUs, watermarkUs - fullWindowUs) : watermarkUs - fullWindowUs);
     if (duplicates > 0) this.options.logger?.debug({ duplicates }, 'progress table: rows read again inside the overlap window were skipped');
     progress.sort(byTriggerTime);
-    return { progress, signals: [], cursor: { v: 1, watermarkUs, resume, seen: seen.toJSON() }, warnings, more };
+    // A full read counts once it is done (an interrupted one goes on at the next poll).
+    const lateReadAtMs = fullRead && !more ? now : cursor.lateReadAtMs;
+    return {
+      progress,
+      signals: [],
+      cursor: { v: 1, watermarkUs, resume, seen: seen.toJSON(), ...(lateReadAtMs !== undefined ? { lateReadAtMs } : {}) },
+      warnings,
+      more,
+    };
   }
 }
