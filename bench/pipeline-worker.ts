@@ -1,7 +1,7 @@
 /**
  * One worker process of `npm run bench:pipeline`: the real pipeline (progress-table source over the
  * local Databricks, the engine, notify to the local Slack). Configured by a JSON file (argv[2]).
- * Started with STREAMDOCTOR_STAGE_CPU=1; answers `cpu` over IPC with its CPU per stage.
+ * Measures CPU per stage (src/util/stage-cpu.ts) and answers `cpu` over IPC with it.
  */
 import { readFileSync } from 'node:fs';
 import { engineTrackers } from '../jobs/engine-trackers.js';
@@ -23,6 +23,7 @@ interface BenchWorkerConfig {
   routes: Record<string, string>;
 }
 
+stageCpu.enable();
 const config = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as BenchWorkerConfig;
 const logger = createLogger({ name: `bench-worker-${process.pid}`, level: process.env.LOG_LEVEL ?? 'warn' });
 const client = createDatabricksClient({ host: config.databricksUrl, credentials: { kind: 'pat', token: config.token } });

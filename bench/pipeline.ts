@@ -171,7 +171,6 @@ async function runOnce(workerCount: number): Promise<RunResult> {
     const proc = spawn(process.execPath, [...nodeArgs, 'bin/run-ts.mjs', 'bench/pipeline-worker.ts', configPath], {
       cwd: ROOT,
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      env: { ...process.env, STREAMDOCTOR_STAGE_CPU: '1' },
     });
     procs.push(proc);
     const peer = new IpcPeer(proc);

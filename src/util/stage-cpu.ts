@@ -1,6 +1,6 @@
 /**
- * CPU per pipeline stage, for the cost model `npm run bench:pipeline` prints. Off unless
- * `STREAMDOCTOR_STAGE_CPU=1` (a no-op then: one boolean test per call).
+ * CPU per pipeline stage, for the cost model `npm run bench:pipeline` prints. Off unless a process
+ * turns it on (`stageCpu.enable()`, the bench's workers do): a no-op then, one boolean test per call.
  *
  * Only synchronous segments are measured (`sync`): between two awaits JavaScript runs alone, so
  * `process.cpuUsage()` before and after is exactly that segment's CPU, whatever else the process
@@ -21,7 +21,11 @@ export class StageCpu {
   /** Sum of every stage so far (µs), for `around`'s exclusive accounting. */
   private measured = 0;
 
-  constructor(readonly enabled: boolean) {}
+  constructor(public enabled: boolean) {}
+
+  enable(): void {
+    this.enabled = true;
+  }
 
   add(stage: string, micros: number): void {
     if (micros <= 0) return;
@@ -59,4 +63,4 @@ export class StageCpu {
 }
 
 /** The process-wide meter. */
-export const stageCpu = new StageCpu(process.env.STREAMDOCTOR_STAGE_CPU === '1');
+export const stageCpu = new StageCpu(false);
