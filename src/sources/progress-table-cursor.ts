@@ -17,6 +17,8 @@ export interface ProgressTableCursor {
   seen: SeenState;
   /** When the whole overlap window was last read again (epoch ms); absent: at the next poll. */
   lateReadAtMs?: number;
+  /** The last poll read the new rows first and left the full read to the next one (`more`). */
+  lateNext?: boolean;
 }
 
 const cursorSchema = z.object({
@@ -24,6 +26,7 @@ const cursorSchema = z.object({
   watermarkUs: z.number().finite().nonnegative(),
   resume: z.object({ afterUs: z.number().finite(), afterKey: z.string() }).nullable(),
   lateReadAtMs: z.number().finite().optional(),
+  lateNext: z.boolean().optional(),
   seen: z.record(
     z.string(),
     z.object({

@@ -29,8 +29,9 @@ export interface ProgressTableSourceOptions {
   /** How far behind the newest row a late row may land and still be read. @defaultValue 600_000 (10 min) */
   overlapMs?: number;
   /**
-   * How often a poll reads the whole overlap window again (for rows that land late); the polls in
-   * between read from `recentOverlapMs` behind the newest row. Reading the whole window at every poll
+   * How often a poll reads the whole overlap window again (for rows that land late), right after a
+   * poll that read the new rows (it returns `more`); the polls in between read from `recentOverlapMs`
+   * behind the newest row. Reading the whole window at every poll
    * made a 10 s poll read every row about 60 times. A late row is still read exactly once: the full
    * read reaches back `overlapMs + lateReadEveryMs`, so a row no older than `overlapMs` when it
    * becomes visible is in it. 0: every poll reads the whole window.
@@ -92,8 +93,12 @@ export class ProgressTableSource implements ProgressSource<ProgressTableCursor> 
     // The window a full read covers, and whether this poll is one (an interrupted read continues at
     // its position either way).
     const fullWindowUs = overlapUs + lateEveryMs * 1_000;
-    // A poll that continues an interrupted read is not a full one (it may have started short).
-    const fullRead = !cursor.resume && (lateEveryMs === 0 || cursor.lateReadAtMs === undefined || now - cursor.lateReadAtMs >= lateEveryMs || now < cursor.lateReadAtMs);
+    const due = lateEveryMs === 0 || cursor.lateReadAtMs === undefined || now - cursor.lateReadAtMs >= lateEveryMs || now < cursor.lateReadAtMs;
+    // A poll that continues an interrupted read is not a full one (it may have started short). When a
+    // full read is due, the new rows are read first and returned at once, and the full read is left to
+    // the next poll (`more`: the worker runs it right away), so it never delays fresh progress.
+    const deferFull = !cursor.resume && !cursor.lateNext && due && lateEveryMs > 0;
+    const fullRead = !cursor.resume && (cursor.lateNext === true || (due && !deferFull));
     const windowUs = fullRead ? fullWindowUs : Math.min(overlapUs, (this.options.recentOverlapMs ?? 30_000) * 1_000);
     let position = cursor.resume ?? { afterUs: Math.max(0, cursor.watermarkUs - windowUs), afterKey: '' };
     const progress: SourcedProgress[] = [];
@@ -162,14 +167,15 @@ export class ProgressTableSource implements ProgressSource<ProgressTableCursor> 
     seen.prune(resume ? Math.min(resume.afterUs, watermarkUs - fullWindowUs) : watermarkUs - fullWindowUs);
     if (duplicates > 0) this.options.logger?.debug({ duplicates }, 'progress table: rows read again inside the overlap window were skipped');
     progress.sort(byTriggerTime);
-    // A full read counts once it is done (an interrupted one goes on at the next poll).
+    // A full read counts once it is done (an interrupted one is asked for again later).
     const lateReadAtMs = fullRead && !more ? now : cursor.lateReadAtMs;
+    const lateNext = deferFull && !more;
     return {
       progress,
       signals: [],
-      cursor: { v: 1, watermarkUs, resume, seen: seen.toJSON(), ...(lateReadAtMs !== undefined ? { lateReadAtMs } : {}) },
+      cursor: { v: 1, watermarkUs, resume, seen: seen.toJSON(), ...(lateReadAtMs !== undefined ? { lateReadAtMs } : {}), ...(lateNext ? { lateNext } : {}) },
       warnings,
-      more,
+      more: more || lateNext,
     };
   }
 }
