@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { engineTrackers } from '../jobs/engine-trackers.js';
-import { WebClientChat } from '../jobs/slack-chat.js';
+import { WebClientChat } from '../src/slack/gateway/slack-chat.js';
 import { createDatabricksClient } from '../src/databricks/databricks-client.js';
 import { createLogger } from '../src/observability/logger.js';
 import { startWorker } from '../src/runtime/pipeline-runtime.js';

@@ -16,9 +16,8 @@ import type { PipelineMetrics } from '../src/observability/metrics.js';
 import type { Progress } from '../src/progress/types.js';
 import { StateConflictError, type RedisStore } from '../src/store/index.js';
 import type { DetectLoad } from '../src/store/query-state-store.js';
-import type { OutboxEntry } from '../src/store/query-state-store.js';
-import { safeJobId } from './job-ids.js';
-import type { DetectJobData, NotifyJobData } from './queue-names.js';
+import { drainOutbox } from './notify-intents.js';
+import type { DetectJobData } from './queue-names.js';
 import type { PipelineQueues } from './queues.js';
 import { hostIsDown } from './signal-incidents.js';
 import type { TrackerFactory, TrackerLike } from './tracker-factory.js';
@@ -52,32 +51,6 @@ export function alreadyObserved(p: Progress, last: { runId: string | null; batch
   if (p.batchId !== null && last.batchId !== null && p.runId === last.runId) return p.batchId <= last.batchId;
   // Different run (restart) or no batch ids: order by trigger time.
   return last.atMs !== null && p.timestampMs <= last.atMs && (p.batchId === null || last.batchId === null || p.batchId <= last.batchId);
-}
-
-export function notifyJobFor(entry: OutboxEntry, committedAt: number): { name: string; data: NotifyJobData; opts: { jobId: string } } {
-  return {
-    name: 'incident',
-    data: { kind: 'incident', queryId: entry.queryId, incidentId: entry.incidentId, version: entry.version, change: entry.change, committedAt },
-    opts: { jobId: safeJobId('notify', entry.incidentId, `v${entry.version}`) },
-  };
-}
-
-/**
- * Enqueues a query's pending notification intents, then removes exactly the entries it read (one
- * script), so a drain running concurrently, or intents committed meanwhile, are never dropped.
- * Enqueue before remove: a crash in between re-enqueues, and the job ids make that harmless.
- */
-export async function drainOutbox(store: RedisStore, queues: PipelineQueues, queryId: string, nowMs: number): Promise<number> {
-  let total = 0;
-  for (let round = 0; round < 20; round++) {
-    const { raw, entries } = await store.queries.peekOutbox(queryId, 100);
-    if (raw.length === 0) break;
-    if (entries.length > 0) await queues.notify.addBulk(entries.map((e) => notifyJobFor(e, nowMs)));
-    // Unreadable entries are removed with the readable ones they were read with.
-    await store.queries.removeDrained(queryId, raw);
-    total += entries.length;
-  }
-  return total;
 }
 
 export function createDetectProcessor(deps: DetectDeps) {

@@ -14,9 +14,9 @@ import type { PipelineMetrics } from '../src/observability/metrics.js';
 import type { RedisStore } from '../src/store/index.js';
 import type { RoutingDefaults, StreamRecord } from '../src/store/types.js';
 import { safeJobId } from './job-ids.js';
-import type { MessagePoster } from './message-poster.js';
+import type { MessagePoster } from '../src/slack/gateway/message-poster.js';
 import { channelIdOf } from './notify-processor.js';
-import type { SlackChat } from './slack-chat.js';
+import type { SlackChat } from '../src/slack/gateway/slack-chat.js';
 import { buildDigestContent } from '../src/slack/operations/post-digest.js';
 import type { DigestJobData } from './queue-names.js';
 import type { PipelineQueues } from './queues.js';
@@ -95,12 +95,12 @@ export function createDigestProcessor(deps: DigestDeps) {
     const result = await deps.poster.postOrUpdate(data.channel, key, () => ({ text: content.message.text, blocks: content.message.blocks }));
     if (content.chart && deps.chat?.uploadChart) {
       // At most once: the marker is taken before the upload and given back only on a definite failure.
-      const marker = deps.store.keys.lock(`digest-chart.${data.channel}.${data.requestId ? `now.${data.requestId}` : data.day}`);
-      if (await deps.store.redis.set(marker, result.ts, 'PX', 3 * 24 * 3_600_000, 'NX')) {
+      const marker = `digest-chart.${data.channel}.${data.requestId ? `now.${data.requestId}` : data.day}`;
+      if (await deps.store.markers.take(marker, result.ts, 3 * 24 * 3_600_000)) {
         try {
           await deps.chat.uploadChart(data.channel, result.ts, content.chart, nowMs);
         } catch (err) {
-          await deps.store.redis.del(marker);
+          await deps.store.markers.release(marker);
           deps.logger.warn({ err, channel: data.channel }, 'digest chart upload failed; will retry with the job');
           throw err;
         }

@@ -17,9 +17,9 @@ import type { PipelineMetrics } from '../src/observability/metrics.js';
 import type { RedisStore } from '../src/store/index.js';
 import type { IncidentRecord, RoutingDefaults, StreamRecord } from '../src/store/types.js';
 import { safeJobId } from './job-ids.js';
-import { MessageBusyError, type MessagePoster } from './message-poster.js';
+import { MessageBusyError, type MessagePoster } from '../src/slack/gateway/message-poster.js';
 import type { NotifyRenderer } from './notify-renderer.js';
-import type { SlackChat } from './slack-chat.js';
+import type { SlackChat } from '../src/slack/gateway/slack-chat.js';
 import type { NotifyJobData } from './queue-names.js';
 import type { PipelineQueues } from './queues.js';
 

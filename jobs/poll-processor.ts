@@ -9,13 +9,13 @@ import { UnrecoverableError, type Job } from 'bullmq';
 import type { Logger } from '../src/observability/logger.js';
 import { errorKind, type PipelineMetrics } from '../src/observability/metrics.js';
 import type { Progress } from '../src/progress/types.js';
+import type { SourceRegistry } from '../src/sources/source.js';
 import type { RedisStore } from '../src/store/index.js';
 import type { StreamInfo } from '../src/store/types.js';
-import { jobLivenessOf, type SourceRegistry } from './progress-source.js';
 import { POLL_JOB, type PollJobData } from './queue-names.js';
 import { DETECT_GROUP_SIZE, type PipelineQueues } from './queues.js';
 import { safeJobId } from './job-ids.js';
-import { drainOutbox } from './detect-processor.js';
+import { drainOutbox } from './notify-intents.js';
 import { requestRefresh } from './notify-processor.js';
 import { applySignals, isSignalStream } from './signal-incidents.js';
 import { DEFAULT_SOURCE_FAILING_AFTER_MS, recordReadFailure, recordReadSuccess } from './source-health.js';
@@ -135,7 +135,7 @@ export function createPollProcessor(deps: PollDeps) {
       deps.metrics.polls.inc({ source: sourceId ?? 'none', outcome: 'unknown_source' });
       throw new UnrecoverableError(`streamdoctor_poll_unknown_source: no progress source "${sourceId ?? ''}" is configured`);
     }
-    const cursorText = await deps.store.getCursor(sourceId);
+    const cursorText = await deps.store.cursors.get(sourceId);
     let cursor: unknown = null;
     if (cursorText) {
       try {
@@ -159,8 +159,9 @@ export function createPollProcessor(deps: PollDeps) {
     for (const warning of result.warnings ?? []) deps.logger.warn({ sourceId, warning }, 'source warning');
     // Which watched jobs run now: detect judges a silent query stalled only while its job runs.
     // Recording also drops answers of jobs no longer watched (past the store's retention).
-    if (typeof entry.source.isJobRunning === 'function') {
-      const pruned = await deps.store.jobs.record(jobLivenessOf(entry.source, result.cursor), Date.now());
+    const liveness = entry.source.liveness();
+    if (liveness !== null) {
+      const pruned = await deps.store.jobs.record(liveness, Date.now());
       if (pruned > 0) deps.logger.debug({ sourceId, pruned }, 'job liveness: dropped answers of jobs no longer watched');
     }
     let signalQueries: string[] = [];
@@ -216,7 +217,7 @@ export function createPollProcessor(deps: PollDeps) {
         if (steady.length > 0) await deps.queues.enqueueDetectShards(await deps.store.pendingDetect.mark(steady));
       });
     }
-    await deps.store.setCursor(sourceId, JSON.stringify(result.cursor ?? null));
+    await deps.store.cursors.set(sourceId, JSON.stringify(result.cursor ?? null));
     if (result.more) {
       // The source stopped at its page bound: catch up now rather than at the next tick.
       await deps.queues.poll.add(POLL_JOB.poll, { sourceId }, { jobId: safeJobId('poll-more', sourceId, job.id ?? 'x'), delay: 50 });

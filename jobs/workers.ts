@@ -10,12 +10,12 @@ import type { Logger } from '../src/observability/logger.js';
 import type { PipelineMetrics } from '../src/observability/metrics.js';
 import { createDetectProcessor, type DetectDeps } from './detect-processor.js';
 import { createDigestProcessor, type DigestDeps } from './digest-processor.js';
-import { ChannelBusyError, MessageBusyError } from './message-poster.js';
+import { ChannelBusyError, MessageBusyError } from '../src/slack/gateway/message-poster.js';
 import { createNotifyProcessor, type NotifyDeps } from './notify-processor.js';
 import { createPollProcessor, type PollDeps } from './poll-processor.js';
 import { QUEUE } from './queue-names.js';
 import { BACKOFF_CAP_MS, cappedBackoff } from './queues.js';
-import { SlackRateLimitedError } from './slack-chat.js';
+import { SlackRateLimitedError } from '../src/slack/gateway/slack-chat.js';
 import { stageCpu } from '../src/util/stage-cpu.js';
 
 export interface WorkerSettings {

@@ -14,7 +14,7 @@ export async function silenceAction(args: BlockActionArgs, deps: SlackDeps): Pro
   if (!choice || !incidentId) return tellClicker(args, 'This menu is out of date; nothing was silenced.');
   const permission = await deps.permissions.check('mute', args.body.user.id, args.client);
   if (!permission.allowed) return tellClicker(args, permission.reason);
-  const record = await deps.store.getIncident(incidentId);
+  const record = await deps.store.incidents.get(incidentId);
   if (!record) return tellClicker(args, 'This incident is gone (it expired from the store); nothing was silenced.');
   if (record.state === 'resolved') return tellClicker(args, 'This incident is already resolved; silence the stream with `/stream mute <query> <duration>` if you still want to.');
   const outcome = await silenceStream(args.client, deps, record.queryId, choice.ms, args.body.user.id);

@@ -10,9 +10,9 @@ import { tellClicker, type BlockActionArgs } from './action-args.js';
 export async function tuningAdviceAction(args: BlockActionArgs, deps: SlackDeps): Promise<void> {
   await args.ack();
   const incidentId = args.action.type === 'button' ? args.action.value : undefined;
-  const stored = incidentId ? await deps.store.getIncident(incidentId) : null;
+  const stored = incidentId ? await deps.store.incidents.get(incidentId) : null;
   if (!stored) return tellClicker(args, 'This incident is gone (it expired from the store), so its advice is too. `/stream tune <query>` shows the latest.');
-  const stream = await deps.store.getStream(stored.queryId);
+  const stream = await deps.store.streams.get(stored.queryId);
   // Cached job cluster specs, bounded wait: the trigger_id still has most of its 3 s.
   const record = await adviceOf(deps, stored, stream);
   const options = { nowMs: nowOf(deps), queryName: stream?.name ?? record.queryName, databricksUrl: databricksUrlFor(stream) };

@@ -9,7 +9,7 @@ export async function unsilenceAction(args: BlockActionArgs, deps: SlackDeps): P
   if (!incidentId) return tellClicker(args, 'This button is out of date; nothing was changed.');
   const permission = await deps.permissions.check('unmute', args.body.user.id, args.client);
   if (!permission.allowed) return tellClicker(args, permission.reason);
-  const record = await deps.store.getIncident(incidentId);
+  const record = await deps.store.incidents.get(incidentId);
   if (!record) return tellClicker(args, 'This incident is gone (it expired from the store).');
   const outcome = await unsilenceStream(args.client, deps, record.queryId, args.body.user.id);
   if (!outcome.ok) await tellClicker(args, outcome.message);

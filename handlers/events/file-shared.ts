@@ -1,12 +1,11 @@
 /** file_shared: remembers the channel's latest file so `/stream diagnose` can read it. */
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import { nowOf, type SlackDeps } from '../../src/slack/deps.js';
-import { rememberSharedFile } from '../../src/slack/operations/shared-files.js';
 
 export type FileSharedArgs = SlackEventMiddlewareArgs<'file_shared'> & AllMiddlewareArgs;
 
 export async function fileShared(args: FileSharedArgs, deps: SlackDeps): Promise<void> {
   const { event } = args;
   if (!event.channel_id || !event.file_id) return;
-  await rememberSharedFile(deps, event.channel_id, { fileId: event.file_id, userId: event.user_id ?? null, atMs: nowOf(deps) });
+  await deps.store.sharedFiles.remember(event.channel_id, { fileId: event.file_id, userId: event.user_id ?? null, atMs: nowOf(deps) });
 }

@@ -15,7 +15,7 @@ export async function shareAdvice(args: ViewSubmitArgs, deps: SlackDeps): Promis
   } catch {
     incidentId = undefined;
   }
-  const record = incidentId ? await deps.store.getIncident(incidentId) : null;
+  const record = incidentId ? await deps.store.incidents.get(incidentId) : null;
   if (!record?.slack) {
     await args.ack({
       response_action: 'update',
@@ -24,7 +24,7 @@ export async function shareAdvice(args: ViewSubmitArgs, deps: SlackDeps): Promis
     return;
   }
   await args.ack();
-  const stream = await deps.store.getStream(record.queryId);
+  const stream = await deps.store.streams.get(record.queryId);
   const message = renderAdviceMessage(await adviceOf(deps, record, stream), { nowMs: nowOf(deps), queryName: stream?.name ?? record.queryName, databricksUrl: databricksUrlFor(stream) });
   await args.client.chat.postMessage({
     channel: record.slack.channel,

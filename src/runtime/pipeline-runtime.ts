@@ -5,12 +5,12 @@
  * HTTP endpoints in one process).
  */
 import type { Redis } from 'ioredis';
-import { MessagePoster } from '../../jobs/message-poster.js';
+import { MessagePoster } from '../slack/gateway/message-poster.js';
 import { blockKitRenderer, type NotifyRenderer } from '../../jobs/notify-renderer.js';
-import type { SourceRegistry } from '../../jobs/progress-source.js';
+import type { SourceRegistry } from '../sources/source.js';
 import { PipelineQueues } from '../../jobs/queues.js';
 import { upsertSchedules, type ScheduleSettings } from '../../jobs/schedules.js';
-import type { SlackChat } from '../../jobs/slack-chat.js';
+import type { SlackChat } from '../slack/gateway/slack-chat.js';
 import type { TrackerFactory } from '../../jobs/tracker-factory.js';
 import { createPipelineWorkers, type PipelineWorkers, type WorkerSettings } from '../../jobs/workers.js';
 import type { CapacityAdvisor } from '../capacity/capacity-advisor.js';

@@ -12,7 +12,7 @@ import type { EngineOptions } from '../diagnosis/engine-options.js';
 import type { RoutingDefaults } from '../store/types.js';
 import { buildWatchRuntime } from './watch-sources.js';
 import { createLogger, type Logger } from '../observability/logger.js';
-import type { SourceRegistry } from '../../jobs/progress-source.js';
+import type { SourceRegistry } from '../sources/source.js';
 import { checkRedisServer } from './redis-server-check.js';
 import { discoverRedis, type DiscoveredRedis } from './redis-discovery.js';
 import { readPipelineSettings, type PipelineSettings } from './process-settings.js';

@@ -7,12 +7,12 @@
 import { engineTrackers } from '../../jobs/engine-trackers.js';
 import { queueDigestRequester } from '../../jobs/digest-processor.js';
 import { queueAlertRefresher } from '../../jobs/notify-processor.js';
-import { WebClientChat } from '../../jobs/slack-chat.js';
+import { WebClientChat } from '../slack/gateway/slack-chat.js';
 import { readEnvConfig } from '../config/env.js';
 import type { WatchConfig } from '../config/index.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { createMetrics, databricksRequestObserver } from '../observability/metrics.js';
-import { createSlackApp } from '../slack/app.js';
+import { createSlackApp } from './slack-app.js';
 import { PermissionChecker } from '../slack/permissions.js';
 import { startHttpServer } from './http-routes.js';
 import { startAll, type AllRuntime } from './pipeline-runtime.js';

@@ -6,7 +6,7 @@
  * for `auth: { profile }` / no `auth`, Databricks-style from `DATABRICKS_*` and `~/.databrickscfg`,
  * which is read here, once, only when a workspace needs it.
  */
-import type { SourceEntry, SourceRegistry } from '../../jobs/progress-source.js';
+import type { SourceEntry, SourceRegistry } from '../sources/source.js';
 import { readDatabricksConfigFile, resolveWorkspaceCredentials, type DatabricksConfigFileText, type StreamWatch, type WatchConfig, type WorkspaceWatch } from '../config/index.js';
 import { createDatabricksClient, type DatabricksClient } from '../databricks/databricks-client.js';
 import type { EngineOptions } from '../diagnosis/engine-options.js';

@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import type { DatabricksClient } from '../databricks/databricks-client.js';
 import type { Run } from '../databricks/wire-types.js';
-import type { PollResult, ProgressSource, SourceSignal } from './source.js';
+import type { WatchedJobState, PollResult, ProgressSource, SourceSignal } from './source.js';
 
 export interface WatchedJob {
   jobId: number;
@@ -53,17 +53,16 @@ function messageOf(run: Run): string {
 
 export class JobRunsSource implements ProgressSource<JobRunsCursor> {
   readonly name = 'job_runs' as const;
-  /** Latest answer per job, for callers that only need "is it running". */
+  /** Latest answer per job: whether it had an active run. */
   private readonly running = new Map<number, boolean>();
+  /** The jobs of the last poll and whether each ran. */
+  private lastLiveness: WatchedJobState[] = [];
 
   constructor(private readonly options: JobRunsSourceOptions) {}
 
-  /**
-   * Whether the job had an active run at this instance's last poll; undefined when it was never
-   * polled. In-process only: the pipeline's detect step runs elsewhere and reads the signals instead.
-   */
-  isJobRunning(jobId: number): boolean | undefined {
-    return this.running.get(jobId);
+  /** Every job of the last poll, running or not (empty before the first poll). */
+  liveness(): WatchedJobState[] {
+    return this.lastLiveness;
   }
 
   async poll(stored: JobRunsCursor | null): Promise<PollResult<JobRunsCursor>> {
@@ -81,6 +80,7 @@ export class JobRunsSource implements ProgressSource<JobRunsCursor> {
       cursor.jobs[String(job.jobId)] = result.entry;
       signals.push(...result.signals);
     });
+    this.lastLiveness = Object.keys(cursor.jobs).map((jobId) => ({ jobId, running: this.running.get(Number(jobId)) ?? false }));
     return { progress: [], signals, cursor, warnings, more: false };
   }
 

@@ -53,6 +53,11 @@ function detailsOf(event: PipelineEvent): Record<string, unknown> {
 export class PipelineEventsSource implements ProgressSource<PipelineEventsCursor> {
   readonly name = 'pipeline_event_log' as const;
 
+  /** Watches no jobs. */
+  liveness(): null {
+    return null;
+  }
+
   constructor(private readonly options: PipelineEventsSourceOptions) {}
 
   /** Takes a cursor of any version this source ever wrote (version 1 is migrated) and returns version 2. */

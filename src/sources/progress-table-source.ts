@@ -64,6 +64,11 @@ function column(columns: string[], name: string): number {
 
 export class ProgressTableSource implements ProgressSource<ProgressTableCursor> {
   readonly name = 'progress_table' as const;
+
+  /** Watches no jobs. */
+  liveness(): null {
+    return null;
+  }
   private readonly options: ProgressTableSourceOptions;
 
   constructor(options: ProgressTableSourceOptions) {

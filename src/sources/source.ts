@@ -2,7 +2,9 @@
  * One interface for every place progress comes from: "new progress since my cursor". The cursor is a
  * JSON value the worker stores (Redis) between polls and hands back; `null` means "first poll".
  */
+import type { SourceSignal } from '../diagnosis/host-signals.js';
 import type { Progress } from '../progress/types.js';
+import type { StreamInfo } from '../store/types.js';
 
 export type SourceName = 'progress_table' | 'pipeline_event_log' | 'job_runs';
 
@@ -14,37 +16,7 @@ export interface SourcedProgress {
   warnings: string[];
 }
 
-/** Facts that are not progress: liveness of jobs, backlog of pipeline flows, pipeline failures. */
-export type SourceSignal =
-  | {
-      type: 'job_run_failed';
-      jobId: number;
-      /** The job's name (watch file, else the run's `run_name`); absent when neither says. */
-      jobName?: string;
-      runId: number;
-      /** `result_state` (FAILED, TIMEDOUT, …) or the life-cycle state (INTERNAL_ERROR). */
-      resultState: string;
-      stateMessage: string;
-      runPageUrl: string | null;
-      endedAtMs: number;
-    }
-  | {
-      /** A continuous job with no active run. */
-      type: 'job_not_running';
-      jobId: number;
-      jobName?: string;
-      lastRun: { runId: number; resultState: string | null; stateMessage: string; runPageUrl: string | null; endedAtMs: number } | null;
-    }
-  | { type: 'job_running'; jobId: number; jobName?: string; runId: number; runPageUrl: string | null; startedAtMs: number }
-  | {
-      type: 'flow_backlog';
-      pipelineId: string;
-      flowName: string;
-      backlogBytes: number | null;
-      backlogFiles: number | null;
-      atMs: number;
-    }
-  | { type: 'pipeline_failed'; pipelineId: string; /** `origin.pipeline_name` of the event. */ pipelineName?: string; updateId: string | null; message: string; atMs: number };
+export type { SourceSignal } from '../diagnosis/host-signals.js';
 
 export interface PollResult<C> {
   /** New progress, ordered by trigger time within each query. */
@@ -58,11 +30,37 @@ export interface PollResult<C> {
   more: boolean;
 }
 
-export interface ProgressSource<C> {
+/** Whether a watched job had an active run, as a source saw it at its last poll. */
+export interface WatchedJobState {
+  jobId: string;
+  running: boolean;
+}
+
+export interface ProgressSource<C = unknown> {
   readonly name: SourceName;
   /** Reads what is new since `cursor`. Throws typed Databricks errors; the cursor is then unchanged. */
   poll(cursor: C | null): Promise<PollResult<C>>;
+  /**
+   * Which of the jobs this source watches had an active run at its last poll (the poll step records
+   * it: detect judges a silent query stalled only while its job runs, and answers of jobs no longer
+   * listed are dropped). `null` for a source that watches no jobs: the recorded answers stay as they are.
+   */
+  liveness(): WatchedJobState[] | null;
 }
+
+/** A configured source: the source itself plus what the config knows about its streams. */
+export interface SourceEntry {
+  /** Stable id, used in scheduler ids and as the cursor key. */
+  id: string;
+  source: ProgressSource;
+  /** Workspace name (watch file), for the source-health message. @defaultValue none: the id alone */
+  workspace?: string;
+  /** Job id, pipeline id, run page URL … for a query, from the watch config or the source. */
+  describe?: (progress: Progress) => Partial<StreamInfo>;
+}
+
+/** Sources by id. */
+export type SourceRegistry = ReadonlyMap<string, SourceEntry>;
 
 /** Orders progress by trigger time (stable), so late rows reach the engine in order within a poll. */
 export function byTriggerTime(a: SourcedProgress, b: SourcedProgress): number {

@@ -12,6 +12,10 @@ export {
   type DetectCommitResult,
   type OutboxEntry,
 } from './query-state-store.js';
+export { OutboxStore } from './outbox-store.js';
+export { CursorStore } from './cursor-store.js';
+export { SharedFileStore, type SharedFileRef } from './shared-file-store.js';
+export { OnceMarkers } from './once-markers.js';
 export { IncidentStore, decodeIncident } from './incident-store.js';
 export { SilenceStore } from './silence-store.js';
 export { RoutingStore, resolveRoute } from './routing-store.js';

@@ -112,6 +112,10 @@ export class StoreKeys {
   sourceCursor(sourceId: string): string {
     return `${this.prefix}:cursor:${tagSafe(sourceId)}`;
   }
+  /** The last file shared in a Slack channel (kept as it always was: not hash-tagged). */
+  lastSharedFile(channel: string): string {
+    return `${this.prefix}:slack:last-file:${channel}`;
+  }
   lock(name: string): string {
     return `${this.prefix}:lock:${tagSafe(name)}`;
   }

@@ -261,12 +261,6 @@ function parseEntry(raw: Buffer): InboxEntry | null {
 
 // Removes one occurrence of each drained entry (an entry is `incident|version|change`, unique per
 // intent; a duplicate would be the same intent, whose notify job id is the same).
-const REMOVE_DRAINED = new LuaScript(`
-local n = 0
-for i = 1, #ARGV do n = n + redis.call('LREM', KEYS[1], 1, ARGV[i]) end
-return n
-`);
-
 export function parseOutboxEntry(queryId: string, raw: string): OutboxEntry | null {
   const parts = raw.split('|');
   if (parts.length !== 3) return null;
@@ -464,34 +458,6 @@ export class QueryStateStore {
     }
     const versions = (await CHANGES.run(this.redis, keys, args)) as number[];
     return changes.map((change, i) => ({ queryId, incidentId: incidentIdOf(queryId, change.incident), version: Number(versions[i]), change: change.type }));
-  }
-
-  /** Pending notification intents of a query (oldest first). */
-  async readOutbox(queryId: string, max = 100): Promise<OutboxEntry[]> {
-    const raw = await this.redis.lrange(this.keys.outbox(queryId), 0, max - 1);
-    return raw.map((r) => parseOutboxEntry(queryId, r)).filter((e): e is OutboxEntry => e !== null);
-  }
-
-  /** Removes the first `count` intents (tools and tests; draining uses `removeDrained`). */
-  async ackOutbox(queryId: string, count: number): Promise<void> {
-    if (count > 0) await this.redis.ltrim(this.keys.outbox(queryId), count, -1);
-  }
-
-  /** The first `max` outbox entries as stored (`raw`) and those readable as intents (`entries`). */
-  async peekOutbox(queryId: string, max = 100): Promise<{ raw: string[]; entries: OutboxEntry[] }> {
-    const raw = await this.redis.lrange(this.keys.outbox(queryId), 0, max - 1);
-    return { raw, entries: raw.map((r) => parseOutboxEntry(queryId, r)).filter((e): e is OutboxEntry => e !== null) };
-  }
-
-  /**
-   * Removes exactly the entries a drain read (one script on the outbox's slot), once their notify
-   * jobs are enqueued. Entries committed meanwhile, or already removed by a concurrent drain, are
-   * left alone: nothing unread is ever dropped (a count-based trim could drop what arrived between
-   * the read and the trim).
-   */
-  async removeDrained(queryId: string, raw: string[]): Promise<number> {
-    if (raw.length === 0) return 0;
-    return Number(await REMOVE_DRAINED.run(this.redis, [this.keys.outbox(queryId)], raw));
   }
 
   /** Raw tracker state (for tools and tests). */

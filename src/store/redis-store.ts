@@ -1,8 +1,8 @@
 /**
- * The Redis store: one facade over the registry, per-query detect state, incidents, silences,
- * routing and history. Every key is under `prefix`; per-query keys carry the hash tag `{q:<id>}`
- * (see keys.ts). The sub-stores are public for callers that want the full API; the most used
- * operations are also methods here.
+ * The Redis store: the registry, per-query detect state, the outbox, incidents, silences, routing,
+ * history and the rest, one sub-store each. Every key is under `prefix`; per-query keys carry the
+ * hash tag `{q:<id>}` (see keys.ts). Callers reach data through the sub-stores only (a stream is
+ * `store.streams.get(id)`), never through the Redis client, which stays inside the store.
  */
 import type { Cluster, Redis } from 'ioredis';
 import { HistoryStore } from './history-store.js';
@@ -16,15 +16,10 @@ import { StormStore, type StormOptions } from './storm-store.js';
 import { JobLivenessStore, type JobLivenessOptions } from './job-liveness-store.js';
 import { SourceHealthStore } from './source-health-store.js';
 import { PendingDetectStore } from './pending-detect-store.js';
-import type {
-  IncidentRecord,
-  RouteScope,
-  RoutingDefaults,
-  SilenceRecord,
-  StreamInfo,
-  StreamRecord,
-  TimeBehindSample,
-} from './types.js';
+import { CursorStore } from './cursor-store.js';
+import { OnceMarkers } from './once-markers.js';
+import { OutboxStore } from './outbox-store.js';
+import { SharedFileStore } from './shared-file-store.js';
 
 export interface RedisStoreOptions extends QueryStateOptions {
   /** Alert-storm grouping. @defaultValue window 30 s, threshold 2 */
@@ -40,10 +35,18 @@ export interface RedisStoreOptions extends QueryStateOptions {
 }
 
 export class RedisStore {
-  readonly redis: Redis;
+  private readonly redis: Redis;
   readonly keys: StoreKeys;
   readonly streams: StreamRegistry;
   readonly queries: QueryStateStore;
+  /** Notification intents per query, written with the changes that cause them. */
+  readonly outbox: OutboxStore;
+  /** Each progress source's cursor between polls. */
+  readonly cursors: CursorStore;
+  /** The last file shared in each Slack channel, for `/stream diagnose`. */
+  readonly sharedFiles: SharedFileStore;
+  /** At-most-once markers for side effects outside Redis (a digest chart upload). */
+  readonly markers: OnceMarkers;
   readonly incidents: IncidentStore;
   readonly silences: SilenceStore;
   readonly routing: RoutingStore;
@@ -60,6 +63,10 @@ export class RedisStore {
     this.keys = new StoreKeys(options.prefix ?? 'sd');
     this.streams = new StreamRegistry(this.redis, this.keys);
     this.queries = new QueryStateStore(this.redis, this.keys, options);
+    this.outbox = new OutboxStore(this.redis, this.keys);
+    this.cursors = new CursorStore(this.redis, this.keys);
+    this.sharedFiles = new SharedFileStore(this.redis, this.keys);
+    this.markers = new OnceMarkers(this.redis, this.keys);
     this.incidents = new IncidentStore(this.redis, this.keys);
     this.silences = new SilenceStore(this.redis, this.keys);
     this.routing = new RoutingStore(this.redis, this.keys);
@@ -68,70 +75,6 @@ export class RedisStore {
     this.jobs = new JobLivenessStore(this.redis, this.keys, options.jobLiveness);
     this.sources = new SourceHealthStore(this.redis, this.keys);
     this.pendingDetect = new PendingDetectStore(this.redis, this.keys, options.detectShards);
-  }
-
-  // Registry
-  registerStream(info: StreamInfo): Promise<void> {
-    return this.streams.upsert(info);
-  }
-  getStream(queryId: string): Promise<StreamRecord | null> {
-    return this.streams.get(queryId);
-  }
-  listStreams(): Promise<StreamRecord[]> {
-    return this.streams.list();
-  }
-
-  // Incidents
-  getIncident(incidentId: string): Promise<IncidentRecord | null> {
-    return this.incidents.get(incidentId);
-  }
-  listOpenIncidents(): Promise<IncidentRecord[]> {
-    return this.incidents.listOpen();
-  }
-  acknowledge(incidentId: string, userId: string): Promise<IncidentRecord | null> {
-    return this.incidents.acknowledge(incidentId, userId);
-  }
-
-  // Silences
-  silence(queryId: string, untilMs: number, byUser: string): Promise<SilenceRecord> {
-    return this.silences.silence(queryId, untilMs, byUser);
-  }
-  unsilence(queryId: string): Promise<boolean> {
-    return this.silences.unsilence(queryId);
-  }
-  isSilenced(queryId: string): Promise<boolean> {
-    return this.silences.isSilenced(queryId);
-  }
-  listSilences(): Promise<SilenceRecord[]> {
-    return this.silences.list();
-  }
-
-  // Routing
-  setRoute(scope: RouteScope, id: string, channel: string): Promise<void> {
-    return this.routing.setRoute(scope, id, channel);
-  }
-  resolveChannel(stream: Pick<StreamInfo, 'queryId' | 'jobId' | 'pipelineId'>, defaults?: RoutingDefaults): Promise<string | null> {
-    return this.routing.resolve(stream, defaults);
-  }
-  bindChannel(channel: string, queryId: string): Promise<void> {
-    return this.routing.bindChannel(channel, queryId);
-  }
-  getChannelBinding(channel: string): Promise<string | null> {
-    return this.routing.getChannelBinding(channel);
-  }
-
-  // History
-  timeBehindHistory(queryId: string, sinceMs?: number): Promise<TimeBehindSample[]> {
-    return this.history.timeBehind(queryId, sinceMs);
-  }
-
-  // Source cursors (poll)
-  async getCursor(sourceId: string): Promise<string | null> {
-    return this.redis.get(this.keys.sourceCursor(sourceId));
-  }
-  async setCursor(sourceId: string, cursor: string | null): Promise<void> {
-    if (cursor === null) await this.redis.del(this.keys.sourceCursor(sourceId));
-    else await this.redis.set(this.keys.sourceCursor(sourceId), cursor);
   }
 
   /**

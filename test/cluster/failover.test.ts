@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { engineTrackers } from '../../jobs/engine-trackers.js';
-import { WebClientChat } from '../../jobs/slack-chat.js';
+import { WebClientChat } from '../../src/slack/gateway/slack-chat.js';
 import { startWorker, type WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
 import { startLocalSlack, type LocalSlack } from '../../src/standins/slack/index.js';
 import { incidentIdOf } from '../../src/store/index.js';
@@ -130,7 +130,7 @@ describe('Redis Cluster failover', () => {
     const openSome = async (n: number) => {
       for (let k = 0; k < n; k++) {
         const queryId = QID(next++);
-        await rt.store.registerStream({ queryId, name: `orders_${next}` });
+        await rt.store.streams.upsert({ queryId, name: `orders_${next}` });
         await commitAndDrain(rt, queryId, [{ type: 'opened', queryId, queryName: `orders_${next}`, incident }]);
         opened.push(incidentIdOf(queryId, incident));
         if (next > 3 && k % 3 === 0) {
@@ -141,7 +141,7 @@ describe('Redis Cluster failover', () => {
     };
     const observed = async () => {
       let n = 0;
-      for (let i = 0; i < 3; i++) n += (await rt.store.getStream(queryIdOf(i)))?.observedCount ?? 0;
+      for (let i = 0; i < 3; i++) n += (await rt.store.streams.get(queryIdOf(i)))?.observedCount ?? 0;
       return n;
     };
     const allPosted = () => settle(rt, opened, 45_000);
@@ -203,7 +203,7 @@ describe('Redis Cluster failover', () => {
       expect(slack.messages('C0DATAALRT').find((m) => m.ts === record!.slack!.ts), record!.id).toBeDefined();
     }
     for (let i = 0; i < 3; i++) {
-      const stream = (await rt.store.getStream(queryIdOf(i)))!;
+      const stream = (await rt.store.streams.get(queryIdOf(i)))!;
       expect(stream.observedCount).toBe(stream.lastObservedBatchId! + 1);
     }
   }, 180_000);

@@ -5,7 +5,7 @@
  * resolved unseen stays quiet, as before.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { WebClientChat } from '../../jobs/slack-chat.js';
+import { WebClientChat } from '../../src/slack/gateway/slack-chat.js';
 import { QueryTracker } from '../../src/diagnosis/query-tracker.js';
 import type { IncidentChange } from '../../src/diagnosis/types.js';
 import { DEMO_STREAMS } from '../../src/demo/demo-streams.js';
@@ -61,7 +61,7 @@ async function start(): Promise<WorkerRuntime> {
 
 /** Commits the changes as one detect run would, then hands them to notify. */
 async function commitTogether(rt: WorkerRuntime, queryId: string, name: string, changes: IncidentChange[]): Promise<void> {
-  await rt.store.registerStream({ queryId, name });
+  await rt.store.streams.upsert({ queryId, name });
   await commitAndDrain(rt, queryId, changes, { health: 'ok', name });
 }
 

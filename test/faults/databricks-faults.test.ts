@@ -7,7 +7,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { engineTrackers } from '../../jobs/engine-trackers.js';
-import { WebClientChat } from '../../jobs/slack-chat.js';
+import { WebClientChat } from '../../src/slack/gateway/slack-chat.js';
 import { createDatabricksClient } from '../../src/databricks/databricks-client.js';
 import { startClock, startWorker, type ClockRuntime, type WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
 import { StreamSimulator } from '../../src/simulator/index.js';
@@ -115,13 +115,13 @@ describe('Databricks faults while streams lag', () => {
     await waitFor(async () => {
       feed();
       for (let i = 0; i < sim.queries; i++) {
-        const stream = await rt.store.getStream(queryIdOf(i));
+        const stream = await rt.store.streams.get(queryIdOf(i));
         if (!stream || stream.observedCount < inserted[i]!) return false;
       }
       return true;
     }, 'every inserted batch observed', 60_000, 500);
     for (let i = 0; i < sim.queries; i++) {
-      const stream = (await rt.store.getStream(queryIdOf(i)))!;
+      const stream = (await rt.store.streams.get(queryIdOf(i)))!;
       expect(stream.observedCount).toBe(stream.lastObservedBatchId! + 1);
     }
     const ids: string[] = [];

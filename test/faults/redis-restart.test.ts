@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { engineTrackers } from '../../jobs/engine-trackers.js';
-import { WebClientChat } from '../../jobs/slack-chat.js';
+import { WebClientChat } from '../../src/slack/gateway/slack-chat.js';
 import type { Incident } from '../../src/diagnosis/types.js';
 import { startWorker, type WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
 import { freePort, pingRedis } from '../../src/runtime/redis-discovery.js';
@@ -84,7 +84,7 @@ describe('Redis restarts while alerts flow', () => {
       for (let k = 0; k < n; k++) {
         const i = next++;
         const queryId = QID(i);
-        await rt.store.registerStream({ queryId, name: `ledger_${i}` });
+        await rt.store.streams.upsert({ queryId, name: `ledger_${i}` });
         await rt.store.routing.setRoute('query', queryId, CHANNELS[i % CHANNELS.length]!);
         await commitAndDrain(rt, queryId, [{ type: 'opened', queryId, queryName: `ledger_${i}`, incident }]);
         opened.push(incidentIdOf(queryId, incident));
@@ -94,7 +94,7 @@ describe('Redis restarts while alerts flow', () => {
         }
         // Resolve one that has its message (an incident resolved before it was ever posted is, by
         // design, not worth a message of its own: it would not count as lost, but proves nothing here).
-        if (i >= 4 && i % 4 === 0 && (await rt.store.getIncident(incidentIdOf(QID(i - 4), incident)))?.slack) {
+        if (i >= 4 && i % 4 === 0 && (await rt.store.incidents.get(incidentIdOf(QID(i - 4), incident)))?.slack) {
           const q = QID(i - 4);
           await commitAndDrain(rt, q, [{ type: 'resolved', queryId: q, queryName: null, incident: { ...incident, resolvedAt: new Date().toISOString(), resolvedAtBatchId: 50 } }], { health: 'ok' });
         }
@@ -103,7 +103,7 @@ describe('Redis restarts while alerts flow', () => {
     };
     const observed = async () => {
       let n = 0;
-      for (let i = 0; i < 3; i++) n += (await rt.store.getStream(queryIdOf(i)))?.observedCount ?? 0;
+      for (let i = 0; i < 3; i++) n += (await rt.store.streams.get(queryIdOf(i)))?.observedCount ?? 0;
       return n;
     };
 
@@ -130,7 +130,7 @@ describe('Redis restarts while alerts flow', () => {
     const failed = await rt.queues.notify.getJobs(['failed'], 0, 100);
     expect(failed.map((j) => `${j.id}: ${j.failedReason}`)).toEqual([]);
     for (let i = 0; i < 3; i++) {
-      const stream = (await rt.store.getStream(queryIdOf(i)))!;
+      const stream = (await rt.store.streams.get(queryIdOf(i)))!;
       expect(stream.observedCount).toBe(stream.lastObservedBatchId! + 1);
     }
     const figures = await tally('Redis restart (SIGTERM, then SIGKILL; AOF)', slack, rt.redis, p.prefix, opened);

@@ -7,7 +7,7 @@
  * no claim stuck, no notify job given up.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { WebClientChat } from '../../jobs/slack-chat.js';
+import { WebClientChat } from '../../src/slack/gateway/slack-chat.js';
 import type { Incident } from '../../src/diagnosis/types.js';
 import { startWorker, type WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
 import { startLocalSlack, type LocalSlack, type SlackFaultRule } from '../../src/standins/slack/index.js';
@@ -61,9 +61,9 @@ describe('Slack faults and mutes during incidents', () => {
     const openOne = async (muteMs = 0): Promise<number> => {
       const i = next++;
       const queryId = QID(i);
-      await rt.store.registerStream({ queryId, name: `payments_${i}` });
+      await rt.store.streams.upsert({ queryId, name: `payments_${i}` });
       await rt.store.routing.setRoute('query', queryId, CHANNELS[i % CHANNELS.length]!);
-      if (muteMs > 0) await rt.store.silence(queryId, Date.now() + muteMs, 'U0MARIA001');
+      if (muteMs > 0) await rt.store.silences.silence(queryId, Date.now() + muteMs, 'U0MARIA001');
       await commitAndDrain(rt, queryId, [{ type: 'opened', queryId, queryName: `payments_${i}`, incident }]);
       opened.push(incidentIdOf(queryId, incident));
       open.add(i);
@@ -78,7 +78,7 @@ describe('Slack faults and mutes during incidents', () => {
     };
     const resolveOnePosted = async () => {
       for (const candidate of open) {
-        const record = await rt.store.getIncident(incidentIdOf(QID(candidate), incident));
+        const record = await rt.store.incidents.get(incidentIdOf(QID(candidate), incident));
         if (!record?.slack || (await rt.store.silences.get(QID(candidate)))) continue;
         const q = QID(candidate);
         await commitAndDrain(rt, q, [{ type: 'resolved', queryId: q, queryName: null, incident: { ...incident, resolvedAt: new Date().toISOString(), resolvedAtBatchId: 60 } }], { health: 'ok' });
@@ -117,7 +117,7 @@ describe('Slack faults and mutes during incidents', () => {
           // A mute that starts on an incident already posted, and ends a few seconds later.
           const posted = [...open].find((i) => i % 2 === 0);
           if (posted !== undefined) {
-            await rt.store.silence(QID(posted), Date.now() + 2500, 'U0MARIA001');
+            await rt.store.silences.silence(QID(posted), Date.now() + 2500, 'U0MARIA001');
             lateMutes += 1;
           }
         }

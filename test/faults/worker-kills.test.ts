@@ -96,7 +96,7 @@ describe('worker kills during notify', () => {
       round += 1;
       const i = next++;
       const queryId = QID(i);
-      await store.registerStream({ queryId, name: `orders_${i}` });
+      await store.streams.upsert({ queryId, name: `orders_${i}` });
       await store.routing.setRoute('query', queryId, CHANNELS[i % CHANNELS.length]!);
       await commitAndDrain(rt, queryId, [{ type: 'opened', queryId, queryName: `orders_${i}`, incident }]);
       opened.push(incidentIdOf(queryId, incident));
@@ -109,7 +109,7 @@ describe('worker kills during notify', () => {
       if (round % 5 === 0) {
         // Resolve one that has its message (a resolve reply is a post in its thread: a kill point too).
         for (const candidate of open) {
-          const record = await store.getIncident(incidentIdOf(QID(candidate), incident));
+          const record = await store.incidents.get(incidentIdOf(QID(candidate), incident));
           if (!record?.slack) continue;
           const q = QID(candidate);
           await commitAndDrain(rt, q, [{ type: 'resolved', queryId: q, queryName: null, incident: { ...incident, resolvedAt: new Date().toISOString(), resolvedAtBatchId: 60 } }], { health: 'ok' });
@@ -152,13 +152,13 @@ describe('worker kills during notify', () => {
     await waitFor(async () => {
       for (let i = 0; i < sim.queries; i++) {
         const visible = all[i]!.filter((b) => b.endMs <= Date.now() - 2500).length;
-        const stream = await store.getStream(queryIdOf(i));
+        const stream = await store.streams.get(queryIdOf(i));
         if (!stream || stream.observedCount < visible) return false;
       }
       return true;
     }, 'every visible batch observed', 30_000);
     for (let i = 0; i < sim.queries; i++) {
-      const stream = (await store.getStream(queryIdOf(i)))!;
+      const stream = (await store.streams.get(queryIdOf(i)))!;
       expect(stream.observedCount).toBe(stream.lastObservedBatchId! + 1);
     }
     stopping = true;

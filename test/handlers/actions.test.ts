@@ -35,7 +35,7 @@ beforeAll(async () => {
   h = await startHarness({ now: () => nowMs });
   orders = await seedScenario(h.store, 'kafka-uncapped-overload-12pct', { runPageUrl: RUN_URL });
   nowMs = orders.nowMs;
-  await h.store.setRoute('query', orders.queryId, CHANNEL);
+  await h.store.routing.setRoute('query', orders.queryId, CHANNEL);
   alertTs = (await postAlert(h.client, h.deps, orders.incidents[0]!, CHANNEL)).ts;
 });
 
@@ -55,7 +55,7 @@ describe('alert buttons', () => {
     await click(ACTION_IDS.acknowledge, MARIA);
     await h.until(() => text(alert().blocks).includes(`Acknowledged by <@${MARIA}>`));
     expect(text(alert().blocks)).toContain(ACTION_IDS.unacknowledge);
-    expect((await h.store.getIncident(orders.incidents[0]!.id))!.acknowledgedBy).toBe(MARIA);
+    expect((await h.store.incidents.get(orders.incidents[0]!.id))!.acknowledgedBy).toBe(MARIA);
     await h.until(() => h.slack.thread(CHANNEL, alertTs).some((m) => m.text === 'Acknowledged'));
     // Stale click: Dev still sees the old message with Acknowledge; the refusal is ephemeral.
     const staleMessage = renderIncidentMessage(orders.incidents[0]!, { nowMs });
@@ -70,18 +70,18 @@ describe('alert buttons', () => {
   it('Unacknowledge puts the Acknowledge button back', async () => {
     await click(ACTION_IDS.unacknowledge, MARIA);
     await h.until(() => text(alert().blocks).includes(ACTION_IDS.acknowledge) && !text(alert().blocks).includes('Acknowledged by'));
-    expect((await h.store.getIncident(orders.incidents[0]!.id))!.acknowledgedBy).toBeNull();
+    expect((await h.store.incidents.get(orders.incidents[0]!.id))!.acknowledgedBy).toBeNull();
   });
 
   it('Silence ▾ silences the stream for the picked duration; Unsilence ends it', async () => {
     await click(ACTION_IDS.silence, DEV, String(8 * 3_600_000));
-    await h.until(async () => (await h.store.isSilenced(orders.queryId)) && text(alert().blocks).includes('🔕'));
+    await h.until(async () => (await h.store.silences.isSilenced(orders.queryId)) && text(alert().blocks).includes('🔕'));
     expect(await h.store.silences.get(orders.queryId)).toMatchObject({ byUser: DEV, untilMs: nowMs + 8 * 3_600_000 });
     const confirmation = await h.until(() => ephemeralsFor(DEV).find((e) => e.text.includes('Silenced')));
     expect(confirmation.text).toContain('for 8h');
     await h.until(() => h.slack.thread(CHANNEL, alertTs).some((m) => m.text.startsWith('Silenced for 8h')));
     await click(ACTION_IDS.unsilence, DEV);
-    await h.until(async () => !(await h.store.isSilenced(orders.queryId)) && text(alert().blocks).includes(ACTION_IDS.silence));
+    await h.until(async () => !(await h.store.silences.isSilenced(orders.queryId)) && text(alert().blocks).includes(ACTION_IDS.silence));
   });
 
   it('Tuning advice opens a modal with every cause and advice item; Share posts it in the thread', async () => {
@@ -123,7 +123,7 @@ describe('alert buttons', () => {
       await restricted.slack.interactions.messageAction({ user: DEV, channel: CHANNEL, messageTs: ts, actionId: ACTION_IDS.silence, selected: String(30 * 60_000) });
       const refusal = await restricted.until(() => restricted.slack.ephemerals(CHANNEL, DEV).find((e) => e.text.includes('may mute')));
       expect(refusal.text).toContain('<!subteam^S0ONCALL1>');
-      expect(await restricted.store.isSilenced(stream.queryId)).toBe(false);
+      expect(await restricted.store.silences.isSilenced(stream.queryId)).toBe(false);
     } finally {
       await restricted.close();
     }

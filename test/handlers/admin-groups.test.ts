@@ -24,11 +24,11 @@ describe('admins by user group', () => {
   it('members of an admin user group may mute and ack; others are refused', async () => {
     h = await startHarness({ policy: { userGroups: ['S0ONCALL01'] }, slack: { userGroups: [{ id: 'S0ONCALL01', handle: 'data-oncall', users: [DEV, MARIA] }] } });
     const sensor = await seedScenario(h.store, 'kafka-partition-bound');
-    await h.store.setRoute('query', sensor.queryId, CHANNEL);
+    await h.store.routing.setRoute('query', sensor.queryId, CHANNEL);
     expect(await run(`mute ${sensor.name} 2h`, SAM)).toContain('may mute streams here');
-    expect(await h.store.isSilenced(sensor.queryId)).toBe(false);
+    expect(await h.store.silences.isSilenced(sensor.queryId)).toBe(false);
     expect(await run(`mute ${sensor.name} 2h`, DEV)).toContain(`Silenced \`${sensor.name}\``);
-    expect(await h.store.isSilenced(sensor.queryId)).toBe(true);
+    expect(await h.store.silences.isSilenced(sensor.queryId)).toBe(true);
     expect(await run(`ack ${sensor.name}`, SAM)).toContain('may ack streams here');
     expect(await run(`ack ${sensor.name}`, MARIA)).toContain('You acknowledged');
   });

@@ -60,7 +60,7 @@ beforeAll(async () => {
   noJob = await seedScenario(h.store, 'oss-kafka-overload-12pct');
   autoscaled = await seedScenario(h.store, 'lag-then-scale-up', { jobId: '813', workspace: 'prod', take: 60 });
   nowMs = Math.max(onJob.nowMs, noJob.nowMs, autoscaled.nowMs);
-  for (const s of [onJob, noJob, autoscaled]) await h.store.setRoute('query', s.queryId, CHANNEL);
+  for (const s of [onJob, noJob, autoscaled]) await h.store.routing.setRoute('query', s.queryId, CHANNEL);
 });
 
 afterAll(async () => {
@@ -104,7 +104,7 @@ describe('capacity advice in workers', () => {
     const unknownAlert = JSON.stringify((await renderForRecord(h.deps, unknown)).blocks);
     expect(unknownAlert).toContain('*First thing to try*\\nGive the query about');
     // The stored incident keeps the engine's words: only what is shown changes.
-    expect((await h.store.getIncident(known.id))!.incident.advice.some((a) => a.text.startsWith('Give the query about'))).toBe(true);
+    expect((await h.store.incidents.get(known.id))!.incident.advice.some((a) => a.text.startsWith('Give the query about'))).toBe(true);
   });
 
   it('reads each job once, not on every render', async () => {

@@ -43,9 +43,9 @@ async function world(options: { policy?: PermissionPolicy; scopes?: string[] } =
   const sensor = await seedScenario(h.store, 'kafka-partition-bound');
   const ledger = await seedScenario(h.store, 'lag-then-scale-up', { name: 'payments_ledger' });
   nowMs = Math.max(orders.nowMs, sensor.nowMs, ledger.nowMs);
-  await h.store.setRoute('query', orders.queryId, CHANNEL);
-  await h.store.setRoute('query', sensor.queryId, STREAMING);
-  await h.store.setRoute('query', ledger.queryId, PAYMENTS);
+  await h.store.routing.setRoute('query', orders.queryId, CHANNEL);
+  await h.store.routing.setRoute('query', sensor.queryId, STREAMING);
+  await h.store.routing.setRoute('query', ledger.queryId, PAYMENTS);
   for (const record of sensor.incidents) await postAlert(h.client, h.deps, record, STREAMING);
   return { orders, sensor, ledger };
 }
@@ -68,10 +68,10 @@ describe('channel scope of /stream commands', () => {
     expect(notMember.text).toContain(`only its members may mute it from another channel`);
     const wrongChannel = await run(`mute ${sensor.name} <#${PAYMENTS}|payments> 2h`, MARIA);
     expect(wrongChannel.text).toContain(`not in <#${PAYMENTS}>`);
-    expect(await h!.store.isSilenced(sensor.queryId)).toBe(false);
+    expect(await h!.store.silences.isSilenced(sensor.queryId)).toBe(false);
     const member = await run(`mute ${sensor.name} <#${STREAMING}|streaming> 2h`, MARIA);
     expect(member.response_type).toBe('in_channel');
-    expect(await h!.store.isSilenced(sensor.queryId)).toBe(true);
+    expect(await h!.store.silences.isSilenced(sensor.queryId)).toBe(true);
     // In its own channel no #channel is needed.
     const there = await run(`unmute ${sensor.name}`, SAM, STREAMING);
     expect(there.text).toContain('no longer silenced');
@@ -81,7 +81,7 @@ describe('channel scope of /stream commands', () => {
     const { orders, sensor } = await world({ policy: { users: [MARIA, DEV] } });
     const elsewhere = await run(`ack ${sensor.name}`, DEV);
     expect(elsewhere.text).toContain(`alerts in <#${STREAMING}>, not in this channel`);
-    expect((await h!.store.getIncident(sensor.incidents[0]!.id))?.acknowledgedBy ?? null).toBeNull();
+    expect((await h!.store.incidents.get(sensor.incidents[0]!.id))?.acknowledgedBy ?? null).toBeNull();
     const denied = await run(`ack ${orders.name}`, SAM);
     expect(denied.text).toContain('may ack streams here');
     const allowed = await run(`ack ${orders.name}`, DEV);
@@ -92,10 +92,10 @@ describe('channel scope of /stream commands', () => {
     const { sensor } = await world();
     const pulled = await run(`watch ${sensor.name}`, DEV);
     expect(pulled.text).toContain(`alerts in <#${STREAMING}>, and only its members may watch it from another channel`);
-    expect(await h!.store.resolveChannel(sensor)).toBe(STREAMING);
+    expect(await h!.store.routing.resolve(sensor)).toBe(STREAMING);
     const byMember = await run(`watch ${sensor.name}`, MARIA);
     expect(byMember.response_type).toBe('in_channel');
-    expect(await h!.store.resolveChannel(sensor)).toBe(CHANNEL);
+    expect(await h!.store.routing.resolve(sensor)).toBe(CHANNEL);
   });
 
   it('status all and tune hide streams routed to a private channel the caller is not in', async () => {
@@ -115,6 +115,6 @@ describe('channel scope of /stream commands', () => {
     const { sensor } = await world({ scopes: ['commands', 'chat:write', 'chat:write.public', 'channels:read', 'files:write', 'files:read'] });
     const reply = await run(`mute ${sensor.name} <#${STREAMING}|streaming> 2h`, MARIA);
     expect(reply.text).toContain(`could not check that you are a member of <#${STREAMING}> (\`missing_scope\`), so nothing changed`);
-    expect(await h!.store.isSilenced(sensor.queryId)).toBe(false);
+    expect(await h!.store.silences.isSilenced(sensor.queryId)).toBe(false);
   });
 });

@@ -33,8 +33,8 @@ beforeAll(async () => {
   sensor = await seedScenario(h.store, 'kafka-partition-bound', { jobId: '4471', workspace: 'adb-1234567890123456.7.azuredatabricks.net' });
   healthy = await seedScenario(h.store, 'healthy-steady');
   nowMs = Math.max(orders.nowMs, sensor.nowMs, healthy.nowMs);
-  await h.store.setRoute('query', orders.queryId, CHANNEL);
-  await h.store.setRoute('query', sensor.queryId, CHANNEL);
+  await h.store.routing.setRoute('query', orders.queryId, CHANNEL);
+  await h.store.routing.setRoute('query', sensor.queryId, CHANNEL);
   for (const record of [...orders.incidents, ...sensor.incidents]) await postAlert(h.client, h.deps, record, CHANNEL);
 });
 
@@ -75,7 +75,7 @@ describe('/stream commands', () => {
     expect(body).toMatch(/🔴 \*<[^>]+\|(sensor_ingest|orders_5min_agg)>\* · \d+m( \d+s)? behind/);
     const all = await run('status all');
     expect(text(all.blocks)).toContain('orders_ingest');
-    const healths = (await h.store.listStreams()).map((stream) => stream.snapshot?.health ?? stream.health);
+    const healths = (await h.store.streams.list()).map((stream) => stream.snapshot?.health ?? stream.health);
     const critical = healths.filter((health) => health === 'critical').length;
     if (critical > 0) expect(text(all.blocks)).toContain(`🔴 ${critical} critical`);
     expect(text(all.blocks)).toContain(`🟢 ${healths.filter((health) => health === 'ok').length} ok`);
@@ -118,7 +118,7 @@ describe('/stream commands', () => {
   it('ack acknowledges the open incident and updates the alert in place', async () => {
     const reply = await run('ack sensor_ingest', DEV);
     expect(reply.text).toContain('You acknowledged the incident on `sensor_ingest`');
-    const record = (await h.store.getIncident(sensor.incidents[0]!.id)) as IncidentRecord;
+    const record = (await h.store.incidents.get(sensor.incidents[0]!.id)) as IncidentRecord;
     expect(record.acknowledgedBy).toBe(DEV);
     // The notify worker re-renders the alert and tells the ack in its thread.
     const alert = await h.until(() => h.slack.messages(CHANNEL).find((m) => m.ts === record.slack!.ts && text(m.blocks).includes(`Acknowledged by <@${DEV}>`)));
@@ -133,16 +133,16 @@ describe('/stream commands', () => {
     const reply = await run('mute orders_5min_agg 2h');
     expect(reply.response_type).toBe('in_channel');
     expect(reply.text).toContain('Silenced `orders_5min_agg` for 2h');
-    expect(await h.store.isSilenced(orders.queryId)).toBe(true);
+    expect(await h.store.silences.isSilenced(orders.queryId)).toBe(true);
     const silence = await h.store.silences.get(orders.queryId);
     expect(silence).toMatchObject({ byUser: MARIA, untilMs: nowMs + 2 * 3_600_000 });
-    const ref = (await h.store.getIncident(orders.incidents[0]!.id))!.slack!;
+    const ref = (await h.store.incidents.get(orders.incidents[0]!.id))!.slack!;
     const alert = await h.until(() => h.slack.messages(CHANNEL).find((m) => m.ts === ref.ts && text(m.blocks).includes('🔕')));
     expect(text(alert.blocks)).toContain('incident_unsilence');
     expect(h.slack.messages(CHANNEL).length).toBe(before + 1); // the in-channel reply, no new alert
     const unmute = await run('unmute orders_5min_agg');
     expect(unmute.text).toContain('no longer silenced');
-    expect(await h.store.isSilenced(orders.queryId)).toBe(false);
+    expect(await h.store.silences.isSilenced(orders.queryId)).toBe(false);
     const notMuted = await run('unmute orders_5min_agg');
     expect(notMuted.response_type).toBe('ephemeral');
     expect(notMuted.text).toContain('is not silenced');
@@ -157,11 +157,11 @@ describe('/stream commands', () => {
     expect(wrong.text).toContain('nothing changed');
     const healthyWatch = await run('watch orders_ingest');
     expect(healthyWatch.text).toContain('query `orders_ingest` to <#C0DATAALRT>');
-    expect(await h.store.resolveChannel({ queryId: healthy.queryId })).toBe(CHANNEL);
+    expect(await h.store.routing.resolve({ queryId: healthy.queryId })).toBe(CHANNEL);
     await run('unwatch job:812');
     await run('unwatch orders_ingest');
     expect((await h.store.routing.listRoutes()).map((r) => r.id)).not.toContain('812');
-    expect(await h.store.resolveChannel({ queryId: healthy.queryId })).toBeNull();
+    expect(await h.store.routing.resolve({ queryId: healthy.queryId })).toBeNull();
     const none = await run('unwatch job 999');
     expect(none.text).toContain('No `watch` routes job `999`');
   });
@@ -169,7 +169,7 @@ describe('/stream commands', () => {
   it('in a channel bound to one incident the query can be left out', async () => {
     const unbound = await run('tune', MARIA, 'C0STREAMNG');
     expect(unbound.text).toContain('Say which stream');
-    await h.store.bindChannel('C0STREAMNG', sensor.queryId);
+    await h.store.routing.bindChannel('C0STREAMNG', sensor.queryId);
     const bound = await run('tune', MARIA, 'C0STREAMNG');
     expect(text(bound.blocks)).toContain('Tuning advice · sensor_ingest');
     const status = await run('status', MARIA, 'C0STREAMNG');
@@ -208,10 +208,10 @@ describe('/stream commands', () => {
       const deny = await restricted.slack.interactions.slashCommand({ user: DEV, channel: CHANNEL, text: `mute ${stream.name} 30m` });
       const denied = await restricted.until(() => restricted.slack.responses().find((r) => r.url === deny.responseUrl && r.responses.length > 0));
       expect((denied.responses[0] as { text: string }).text).toContain(`Only <@${MARIA}> may mute`);
-      expect(await restricted.store.isSilenced(stream.queryId)).toBe(false);
+      expect(await restricted.store.silences.isSilenced(stream.queryId)).toBe(false);
       const allow = await restricted.slack.interactions.slashCommand({ user: MARIA, channel: CHANNEL, text: `mute ${stream.name} 30m` });
       await restricted.until(() => restricted.slack.responses().find((r) => r.url === allow.responseUrl && r.responses.length > 0));
-      expect(await restricted.store.isSilenced(stream.queryId)).toBe(true);
+      expect(await restricted.store.silences.isSilenced(stream.queryId)).toBe(true);
     } finally {
       await restricted.close();
     }

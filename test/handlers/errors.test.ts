@@ -16,8 +16,8 @@ afterAll(async () => {
 
 describe('listener failures', () => {
   it('a command whose store call throws gets a private apology with a code, and one log line', async () => {
-    const original = h.store.listStreams.bind(h.store);
-    h.store.listStreams = async () => {
+    const original = h.store.streams.list.bind(h.store.streams);
+    h.store.streams.list = async () => {
       throw Object.assign(new Error('READONLY You can\'t write against a read only replica. token xoxb-123-456-abc'), { code: 'streamdoctor_store_unavailable' });
     };
     try {
@@ -32,7 +32,7 @@ describe('listener failures', () => {
       expect(line).toContain('streamdoctor_store_unavailable');
       expect(line).not.toContain('xoxb-123-456-abc');
     } finally {
-      h.store.listStreams = original;
+      h.store.streams.list = original;
     }
   });
 
@@ -47,7 +47,7 @@ describe('listener failures', () => {
     const before = h.slack.messages(CHANNEL).length;
     const outcome = await h.slack.interactions.messageAction({ user: MARIA, channel: CHANNEL, messageTs: posted.ts as string, actionId: ACTION_IDS.acknowledge });
     expect(outcome.delivery.status).toBe(200);
-    await h.until(async () => (await h.store.getIncident(stream.incidents[0]!.id))?.acknowledgedBy === MARIA);
+    await h.until(async () => (await h.store.incidents.get(stream.incidents[0]!.id))?.acknowledgedBy === MARIA);
     // The refresh is the notify job's: it fails there (logged, retried), never in the channel.
     await h.until(() => h.logLines.some((l) => l.includes('job failed') && l.includes('message_not_found')), 8000);
     expect(h.slack.messages(CHANNEL).length).toBe(before);

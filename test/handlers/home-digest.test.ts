@@ -18,7 +18,7 @@ beforeAll(async () => {
   sensor = await seedScenario(h.store, 'kafka-partition-bound');
   healthy = await seedScenario(h.store, 'healthy-steady');
   nowMs = Math.max(orders.nowMs, sensor.nowMs, healthy.nowMs);
-  for (const stream of [orders, sensor, healthy]) await h.store.setRoute('query', stream.queryId, CHANNEL);
+  for (const stream of [orders, sensor, healthy]) await h.store.routing.setRoute('query', stream.queryId, CHANNEL);
   for (const record of [...orders.incidents, ...sensor.incidents]) await postAlert(h.client, h.deps, record, CHANNEL);
   await h.store.incidents.acknowledge(sensor.incidents[0]!.id, DEV, nowMs);
   await h.store.silences.silence(orders.queryId, nowMs + 3_600_000, MARIA, nowMs);
@@ -49,7 +49,7 @@ describe('App Home', () => {
     const home = h.slack.homeView(DEV)!;
     const outcome = await h.slack.interactions.viewAction({ user: DEV, viewId: home.id, actionId: ACTION_IDS.homeUnsilence });
     expect(outcome.delivery.status).toBe(200);
-    await h.until(async () => !(await h.store.isSilenced(orders.queryId)));
+    await h.until(async () => !(await h.store.silences.isSilenced(orders.queryId)));
     const updated = await h.until(() => (text(h.slack.homeView(DEV)!.blocks).includes('Silenced streams (0)') ? h.slack.homeView(DEV) : undefined));
     expect(text(updated!.blocks)).toContain('no longer silenced');
   });
@@ -63,7 +63,7 @@ describe('digest', () => {
     const digest = await h.until(() => h.slack.messages(CHANNEL).slice(before).find((m) => text(m.blocks).includes('Daily stream health')));
     const body = text(digest.blocks);
     expect(body).toContain('Daily stream health · #data-alerts');
-    const healths = (await h.store.listStreams()).map((stream) => stream.snapshot?.health ?? stream.health);
+    const healths = (await h.store.streams.list()).map((stream) => stream.snapshot?.health ?? stream.health);
     const worst = healths.includes('critical') ? '🔴 *Streams in trouble*' : '🟠 *Some streams need attention*';
     expect(body).toContain(worst);
     expect(body).toContain(`🟢 ${healths.filter((health) => health === 'ok').length} ok`);
@@ -100,7 +100,7 @@ describe('digest of a channel the watch file routes by name', () => {
       const resolved = scaled.incidents.find((r) => r.state === 'resolved')!;
       expect(resolved).toBeDefined();
       // The watch file writes `channel: "#data-alerts"`: notify assigned the incident to that name.
-      await other.store.setRoute('query', scaled.queryId, '#data-alerts');
+      await other.store.routing.setRoute('query', scaled.queryId, '#data-alerts');
       await other.store.incidents.assignChannel(resolved, '#data-alerts', nowMs);
       const result = await postDigest(other.client, other.deps, CHANNEL);
       const body = text(other.slack.messages(CHANNEL).find((m) => m.ts === result.ts)!.blocks);

@@ -32,9 +32,9 @@ async function seed(harness: Harness): Promise<{ orders: SeededStream; sensor: S
   const sensor = await seedScenario(harness.store, 'kafka-partition-bound');
   const healthy = await seedScenario(harness.store, 'healthy-steady');
   const nowMs = Math.max(orders.nowMs, sensor.nowMs, healthy.nowMs);
-  await harness.store.setRoute('query', orders.queryId, CHANNEL);
-  await harness.store.setRoute('query', sensor.queryId, STREAMING);
-  await harness.store.setRoute('query', healthy.queryId, STREAMING);
+  await harness.store.routing.setRoute('query', orders.queryId, CHANNEL);
+  await harness.store.routing.setRoute('query', sensor.queryId, STREAMING);
+  await harness.store.routing.setRoute('query', healthy.queryId, STREAMING);
   for (const record of orders.incidents) await postAlert(harness.client, harness.deps, record, CHANNEL);
   for (const record of sensor.incidents) await postAlert(harness.client, harness.deps, record, STREAMING);
   // Sensor is silenced (no open incident needed: its route puts it in #streaming).
@@ -60,7 +60,7 @@ describe('App Home by channel membership', () => {
     h = await startHarness({ now: () => nowMs, slack: { channels: CHANNELS } });
     const seeded = await seed(h);
     nowMs = seeded.nowMs;
-    const open = await h.store.listOpenIncidents();
+    const open = await h.store.incidents.listOpen();
     const inAlerts = open.filter((r) => (r.slack?.channel ?? r.channel) === CHANNEL).length;
     expect(inAlerts).toBeGreaterThan(0);
     expect(open.length).toBeGreaterThan(inAlerts);
@@ -118,9 +118,9 @@ describe('App Home by channel membership', () => {
     const orders = await seedScenario(h.store, 'kafka-uncapped-overload-12pct');
     nowMs = orders.nowMs;
     // The watch file routes by name; the incident carries the name as its channel until it is posted.
-    await h.store.setRoute('query', orders.queryId, '#streaming');
+    await h.store.routing.setRoute('query', orders.queryId, '#streaming');
     for (const record of orders.incidents) await h.store.incidents.assignChannel(record, '#streaming', nowMs);
-    const open = (await h.store.listOpenIncidents()).filter((r) => r.queryId === orders.queryId);
+    const open = (await h.store.incidents.listOpen()).filter((r) => r.queryId === orders.queryId);
     expect(open.length).toBeGreaterThan(0);
     const maria = await homeOf(h, MARIA);
     expect(maria).toContain(`Open incidents (${open.length})`);

@@ -5,7 +5,7 @@
  * Real Redis, the real notify worker, the local Slack (as strict as Slack about ids) over HTTP.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { WebClientChat } from '../../jobs/slack-chat.js';
+import { WebClientChat } from '../../src/slack/gateway/slack-chat.js';
 import { startWorker, type WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
 import { startLocalSlack, type LocalSlack } from '../../src/standins/slack/index.js';
 import { incidentIdOf } from '../../src/store/index.js';
@@ -44,13 +44,13 @@ describe('a route written by channel name', () => {
       routing: { defaultChannel: '#data-alerts' },
       channelIntervalMs: 0,
     }));
-    await rt.store.registerStream({ queryId: QID, name: 'orders_enrich' });
+    await rt.store.streams.upsert({ queryId: QID, name: 'orders_enrich' });
     const opened = lagIncident('2026-11-29T10:06:40.000Z');
     const id = incidentIdOf(QID, opened);
     await change(rt, 'opened', opened);
-    const ref = await waitFor(async () => (await rt.store.getIncident(id))?.slack, 'posted');
+    const ref = await waitFor(async () => (await rt.store.incidents.get(id))?.slack, 'posted');
     expect(ref.channel).toBe('C0DATAALRT');
-    expect((await rt.store.getIncident(id))?.channel).toBe('C0DATAALRT');
+    expect((await rt.store.incidents.get(id))?.channel).toBe('C0DATAALRT');
     const worse = lagIncident('2026-11-29T10:06:40.000Z', { severity: 'critical', summary: 'now 20 min behind' });
     await change(rt, 'updated', worse);
     await waitFor(() => slack!.messages('C0DATAALRT').find((m) => m.ts === ref.ts)?.text.includes('20 min'), 'updated in place');

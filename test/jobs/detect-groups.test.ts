@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createDetectProcessor } from '../../jobs/detect-processor.js';
 import { engineTrackers } from '../../jobs/engine-trackers.js';
 import { createPollProcessor } from '../../jobs/poll-processor.js';
-import type { SourcePollResult } from '../../jobs/progress-source.js';
+import { fakeSource } from '../helpers/fake-source.js';
 import type { DetectJobData } from '../../jobs/queue-names.js';
 import { PipelineQueues } from '../../jobs/queues.js';
 import type { TrackerFactory } from '../../jobs/tracker-factory.js';
@@ -47,12 +47,10 @@ describe('detect groups', () => {
   it('a poll marks its queries by shard and one job per shard observes each report once, as one job per query would', async () => {
     const ids = Array.from({ length: 12 }, (_, i) => qid(i));
     let batch = 0;
-    const source = {
-      poll: async (): Promise<SourcePollResult> => {
-        batch += 1;
-        return { progress: ids.map((id) => ({ progress: kafkaProgress(id, batch, T0) })), cursor: null, warnings: [], signals: [] };
-      },
-    };
+    const source = fakeSource(async () => {
+      batch += 1;
+      return { progress: ids.map((id) => ({ progress: kafkaProgress(id, batch, T0) })), cursor: null };
+    });
     const poll = createPollProcessor({ store, queues, metrics: createMetrics({ processMetrics: false }), logger: silentLogger, sources: new Map([['ws.progress', { id: 'ws.progress', source }]]) });
     await poll({ name: 'poll', id: 'p1', data: { sourceId: 'ws.progress' } } as Job<{ sourceId?: string }>);
     await poll({ name: 'poll', id: 'p2', data: { sourceId: 'ws.progress' } } as Job<{ sourceId?: string }>);
@@ -66,7 +64,7 @@ describe('detect groups', () => {
     expect(observed).toBe(24);
     for (const id of ids) {
       expect(await store.queries.inboxLength(id)).toBe(0);
-      expect(await store.getStream(id)).toMatchObject({ observedCount: 2, lastObservedBatchId: 2 });
+      expect(await store.streams.get(id)).toMatchObject({ observedCount: 2, lastObservedBatchId: 2 });
     }
     for (const shard of shards) expect(await store.pendingDetect.read(shard)).toEqual([]);
 
@@ -127,13 +125,13 @@ describe('detect groups', () => {
     const group = await detectWith(racing)(job({ queryId: a, queryIds: [a], tick: true }));
     const single = await race.single!;
     expect(group.observed + single.observed).toBe(3);
-    expect((await store.getStream(a))!).toMatchObject({ observedCount: 3, lastObservedBatchId: 2 });
+    expect((await store.streams.get(a))!).toMatchObject({ observedCount: 3, lastObservedBatchId: 2 });
     expect(await store.queries.inboxLength(a)).toBe(0);
   });
 
   it('the sweep ticks every stream in groups, nothing pending or not', async () => {
     const ids = Array.from({ length: 5 }, (_, i) => qid(20 + i));
-    for (const id of ids) await store.registerStream({ queryId: id, name: `orders_${id.slice(-2)}` });
+    for (const id of ids) await store.streams.upsert({ queryId: id, name: `orders_${id.slice(-2)}` });
     const sweep = createPollProcessor({ store, queues, metrics: createMetrics({ processMetrics: false }), logger: silentLogger, sources: new Map() });
     await sweep({ name: 'sweep', id: 's1', data: {} } as Job<{ sourceId?: string }>);
     const waiting = await queues.detect.getJobs(['waiting'], 0, 100, true);

@@ -51,13 +51,13 @@ describe('detect processor', () => {
   it('observes each report once in trigger order, across a replayed poll', async () => {
     const metrics = createMetrics({ processMetrics: false });
     const detect = createDetectProcessor({ store, queues, trackers: engineTrackers(), metrics, logger: silentLogger, now: () => T0 + 200_000 });
-    await store.registerStream({ queryId: QID, name: 'orders_enrichment' });
+    await store.streams.upsert({ queryId: QID, name: 'orders_enrichment' });
     // Out of order within a poll, and the second poll repeats two of them.
     await store.queries.pushProgress(QID, [3, 1, 2, 0].map((b) => kafkaProgress(QID, b, T0)));
     expect(await detect(job(QID))).toMatchObject({ observed: 4, duplicates: 0 });
     await store.queries.pushProgress(QID, [2, 3, 4].map((b) => kafkaProgress(QID, b, T0)));
     expect(await detect(job(QID))).toMatchObject({ observed: 1, duplicates: 2 });
-    const stream = (await store.getStream(QID))!;
+    const stream = (await store.streams.get(QID))!;
     expect(stream).toMatchObject({ observedCount: 5, lastObservedBatchId: 4 });
     expect(stream.snapshot?.lastBatchId).toBe(4);
     expect(await store.queries.inboxLength(QID)).toBe(0);
@@ -82,7 +82,7 @@ describe('detect processor', () => {
     await store.queries.pushProgress(QID, [0, 1, 2].map((b) => kafkaProgress(QID, b, T0)));
     await detect(job(QID));
     expect(await store.queries.inboxLength(QID)).toBe(0);
-    expect((await store.getStream(QID))!.lastObservedBatchId).toBe(2);
+    expect((await store.streams.get(QID))!.lastObservedBatchId).toBe(2);
     const errors = await metrics.registry.getSingleMetric('streamdoctor_api_errors_total')!.get();
     expect(errors.values.find((v) => v.labels.kind === 'streamdoctor_engine_error' && v.labels.service === 'engine')?.value).toBe(1);
   });
@@ -97,6 +97,6 @@ describe('detect processor', () => {
     await detect(job(QID));
     const jobs = await queues.notify.getJobs(['waiting']);
     expect(jobs.map((j) => j.id)).toEqual([`notify.${intent!.incidentId}.v1`]);
-    expect(await store.queries.readOutbox(QID)).toEqual([]);
+    expect(await store.outbox.read(QID)).toEqual([]);
   });
 });

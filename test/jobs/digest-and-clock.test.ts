@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { dayIn } from '../../jobs/digest-processor.js';
 import { PipelineQueues } from '../../jobs/queues.js';
 import { dailyCron, upsertSchedules } from '../../jobs/schedules.js';
-import { WebClientChat } from '../../jobs/slack-chat.js';
+import { WebClientChat } from '../../src/slack/gateway/slack-chat.js';
 import { startClock, startWorker, type WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
 import { startLocalSlack, type LocalSlack } from '../../src/standins/slack/index.js';
 import { lagIncident } from '../store/fixtures.js';
@@ -85,9 +85,9 @@ describe('daily digest', () => {
     });
     const rt = runtime;
     for (const [id, name] of [['q-orders', 'orders_enrichment'], ['q-clicks', 'clickstream'], ['q-pay', 'payments']] as const) {
-      await rt.store.registerStream({ queryId: id, name, jobId: `job-${id}` });
+      await rt.store.streams.upsert({ queryId: id, name, jobId: `job-${id}` });
     }
-    await rt.store.setRoute('job', 'job-q-pay', 'C0STREAMNG');
+    await rt.store.routing.setRoute('job', 'job-q-pay', 'C0STREAMNG');
     // One incident in #data-alerts in the last 24 h.
     const opened = lagIncident(new Date(Date.now() - 3_600_000).toISOString());
     await rt.store.queries.commitDetect('q-orders', {

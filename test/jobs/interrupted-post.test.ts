@@ -10,8 +10,8 @@
 import { createServer, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
-import { MessagePoster } from '../../jobs/message-poster.js';
-import { MessageLookupError, WebClientChat } from '../../jobs/slack-chat.js';
+import { MessagePoster } from '../../src/slack/gateway/message-poster.js';
+import { MessageLookupError, WebClientChat } from '../../src/slack/gateway/slack-chat.js';
 import { DEFAULT_BOT, startLocalSlack, type LocalSlack } from '../../src/standins/slack/index.js';
 import { StoreKeys } from '../../src/store/keys.js';
 import { deletePrefix, REDIS_URL, uniquePrefix } from '../pipeline/helpers/harness.js';

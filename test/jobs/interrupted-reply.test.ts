@@ -6,7 +6,7 @@
  * the resolving job, retried after its stall, was stale: no reply, and a claim stuck for 30 days.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { WebClientChat } from '../../jobs/slack-chat.js';
+import { WebClientChat } from '../../src/slack/gateway/slack-chat.js';
 import type { NotifyJobData } from '../../jobs/queue-names.js';
 import { startWorker, type WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
 import { startLocalSlack, type LocalSlack } from '../../src/standins/slack/index.js';
@@ -47,11 +47,11 @@ describe('an interrupted resolve reply', () => {
     const rt = runtime;
     const incident = lagIncident('2026-11-29T10:06:40.000Z');
     const id = incidentIdOf(QID, incident);
-    await rt.store.registerStream({ queryId: QID, name: 'payments_ledger' });
+    await rt.store.streams.upsert({ queryId: QID, name: 'payments_ledger' });
     await commitAndDrain(rt, QID, [{ type: 'opened', queryId: QID, queryName: 'payments_ledger', incident }]);
-    const ts = (await waitFor(async () => (await rt.store.getIncident(id))?.slack, 'alert posted')).ts;
+    const ts = (await waitFor(async () => (await rt.store.incidents.get(id))?.slack, 'alert posted')).ts;
     const notifyWorker = rt.workers.workers.find((w) => w.name.endsWith('notify'))!;
-    await waitFor(async () => (await rt.store.getIncident(id))?.notifiedVersion === 1, 'version 1 notified');
+    await waitFor(async () => (await rt.store.incidents.get(id))?.notifiedVersion === 1, 'version 1 notified');
 
     // The resolving job is taken by a worker that dies after claiming the reply, before posting it.
     await notifyWorker.pause();

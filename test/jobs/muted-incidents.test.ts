@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { queueAlertRefresher } from '../../jobs/notify-processor.js';
 import { releaseEndedSilences } from '../../jobs/poll-processor.js';
-import { WebClientChat } from '../../jobs/slack-chat.js';
+import { WebClientChat } from '../../src/slack/gateway/slack-chat.js';
 import { webApi } from '@slack/bolt';
 import { startWorker, type WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
 import { unsilenceStream } from '../../src/slack/operations/incident-actions.js';
@@ -49,7 +49,7 @@ async function setup(): Promise<WorkerRuntime> {
 /** Opens a warning-level lag incident on a query, as a detect commit + outbox drain would. */
 async function open(rt: WorkerRuntime, queryId: string): Promise<string> {
   const incident = lagIncident('2026-11-29T10:06:40.000Z');
-  await rt.store.registerStream({ queryId, name: `payments_${queryId.slice(-2)}` });
+  await rt.store.streams.upsert({ queryId, name: `payments_${queryId.slice(-2)}` });
   await commitAndDrain(rt, queryId, [{ type: 'opened', queryId, queryName: `payments_${queryId.slice(-2)}`, incident }]);
   return incidentIdOf(queryId, incident);
 }
@@ -63,21 +63,21 @@ const posted = (id: string) => slack!.messages(CHANNEL).filter((m) => keyOf(m) =
 describe('muted incidents', () => {
   it('an incident that opened during a mute alerts once the mute expires', async () => {
     const rt = await setup();
-    await rt.store.silence(QID(1), Date.now() + 1500, 'U0MARIA001');
+    await rt.store.silences.silence(QID(1), Date.now() + 1500, 'U0MARIA001');
     const id = await open(rt, QID(1));
-    await waitFor(async () => (await rt.store.getIncident(id))?.notifiedVersion === 1, 'held quietly');
+    await waitFor(async () => (await rt.store.incidents.get(id))?.notifiedVersion === 1, 'held quietly');
     expect(posted(id)).toHaveLength(0);
     const message = await waitFor(() => posted(id)[0], 'posted after the mute ended', 10_000);
     expect(message.text).not.toContain('🔕');
-    await waitFor(async () => (await rt.store.getIncident(id))?.slack?.ts === message.ts, 'message recorded');
+    await waitFor(async () => (await rt.store.incidents.get(id))?.slack?.ts === message.ts, 'message recorded');
     expect(await rt.store.silences.dueHeld(Date.now() + 3_600_000)).toEqual([]);
   });
 
   it('the sweep brings back a held incident whose delayed job was lost', async () => {
     const rt = await setup();
-    await rt.store.silence(QID(2), Date.now() + 60_000, 'U0MARIA001');
+    await rt.store.silences.silence(QID(2), Date.now() + 60_000, 'U0MARIA001');
     const id = await open(rt, QID(2));
-    await waitFor(async () => (await rt.store.getIncident(id))?.notifiedVersion === 1, 'held quietly');
+    await waitFor(async () => (await rt.store.incidents.get(id))?.notifiedVersion === 1, 'held quietly');
     // The silence key ends early by itself (e.g. its TTL) and the delayed job is gone.
     await rt.redis.del(rt.store.keys.silence(QID(2)));
     await rt.queues.notify.obliterate({ force: true });
@@ -90,9 +90,9 @@ describe('muted incidents', () => {
 
   it('unmute posts an incident that opened while muted, and says so truly', async () => {
     const rt = await setup();
-    await rt.store.silence(QID(3), Date.now() + 30 * 60_000, 'U0MARIA001');
+    await rt.store.silences.silence(QID(3), Date.now() + 30 * 60_000, 'U0MARIA001');
     const id = await open(rt, QID(3));
-    await waitFor(async () => (await rt.store.getIncident(id))?.notifiedVersion === 1, 'held quietly');
+    await waitFor(async () => (await rt.store.incidents.get(id))?.notifiedVersion === 1, 'held quietly');
     expect(posted(id)).toHaveLength(0);
     const deps = {
       store: rt.store,

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { JobClusterCache, jobClusterAdvisor } from '../../src/capacity/index.js';
 import { createDatabricksClient } from '../../src/databricks/index.js';
 import type { IncidentChange } from '../../src/diagnosis/types.js';
-import { WebClientChat } from '../../jobs/slack-chat.js';
+import { WebClientChat } from '../../src/slack/gateway/slack-chat.js';
 import { startWorker, type WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
 import { startLocalDatabricks, type LocalDatabricks } from '../../src/standins/databricks/index.js';
 import { startLocalSlack, type LocalSlack } from '../../src/standins/slack/index.js';
@@ -76,11 +76,11 @@ async function setup() {
 }
 
 async function open(rt: WorkerRuntime, queryId: string, stream: { jobId?: string; workspace?: string }) {
-  await rt.store.registerStream({ queryId, name: `orders_${queryId.slice(-2)}`, ...stream });
+  await rt.store.streams.upsert({ queryId, name: `orders_${queryId.slice(-2)}`, ...stream });
   const change: IncidentChange = { type: 'opened', queryId, queryName: `orders_${queryId.slice(-2)}`, incident: capacity };
   await commitAndDrain(rt, queryId, [change]);
   const id = incidentIdOf(queryId, capacity);
-  const posted = await waitFor(async () => (await rt.store.getIncident(id))?.slack, 'posted');
+  const posted = await waitFor(async () => (await rt.store.incidents.get(id))?.slack, 'posted');
   return JSON.stringify(slack!.messages(CHANNEL).find((m) => m.ts === posted.ts)?.blocks);
 }
 

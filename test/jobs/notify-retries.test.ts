@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { BACKOFF_CAP_MS, cappedBackoff, DEFAULT_JOB_OPTIONS } from '../../jobs/queues.js';
-import { WebClientChat } from '../../jobs/slack-chat.js';
+import { WebClientChat } from '../../src/slack/gateway/slack-chat.js';
 import { startWorker, type WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
 import { startLocalSlack, type LocalSlack } from '../../src/standins/slack/index.js';
 import { incidentIdOf } from '../../src/store/index.js';
@@ -69,7 +69,7 @@ describe('notify retries', () => {
     }));
     const queryId = '8f1e2d3c-4b5a-4c6d-8e7f-000000000801';
     const incident = lagIncident('2026-11-29T10:06:40.000Z');
-    await rt.store.registerStream({ queryId, name: 'orders_enrich' });
+    await rt.store.streams.upsert({ queryId, name: 'orders_enrich' });
     await commitAndDrain(rt, queryId, [{ type: 'opened', queryId, queryName: 'orders_enrich', incident }]);
     const failed = await waitFor(async () => (await rt.queues.notify.getFailed())[0], 'the notify job failed', 10_000);
     expect(failed.attemptsMade).toBe(1);

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { IncidentChange } from '../../src/diagnosis/types.js';
-import { WebClientChat } from '../../jobs/slack-chat.js';
+import { WebClientChat } from '../../src/slack/gateway/slack-chat.js';
 import { startWorker, type WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
 import { startLocalSlack, type LocalSlack } from '../../src/standins/slack/index.js';
 import { incidentIdOf } from '../../src/store/index.js';
@@ -46,7 +46,7 @@ const QID = (i: number) => `7a1c0f3e-5b2d-4c8e-9f10-${String(i).padStart(12, '0'
 
 /** Commits an engine change for a query and enqueues its notify jobs, as a detect run would. */
 async function change(rt: WorkerRuntime, queryId: string, type: IncidentChange['type'], incident = lagIncident('2026-11-29T10:06:40.000Z')) {
-  await rt.store.registerStream({ queryId, name: `orders_${queryId.slice(-2)}` });
+  await rt.store.streams.upsert({ queryId, name: `orders_${queryId.slice(-2)}` });
   await commitAndDrain(rt, queryId, [{ type, queryId, queryName: `orders_${queryId.slice(-2)}`, incident }], {
     health: type === 'resolved' ? 'ok' : 'warning',
   });
@@ -66,7 +66,7 @@ describe('notify', () => {
   it('posts once, updates the same message, replies once on resolve', async () => {
     const rt = await setup();
     const id = await change(rt, QID(1), 'opened');
-    const posted = await waitFor(async () => (await rt.store.getIncident(id))?.slack, 'posted');
+    const posted = await waitFor(async () => (await rt.store.incidents.get(id))?.slack, 'posted');
     const worse = lagIncident('2026-11-29T10:06:40.000Z', { severity: 'critical', summary: 'now 20 min behind' });
     await change(rt, QID(1), 'updated', worse);
     await waitFor(async () => slack!.messages('C0DATAALRT').find((m) => m.ts === posted.ts)?.text.includes('20 min'), 'updated in place');
@@ -77,7 +77,7 @@ describe('notify', () => {
     await waitFor(() => idle(rt), 'idle');
     await rt.queues.notify.add('refresh', { kind: 'refresh', incidentId: id, committedAt: Date.now() });
     await waitFor(() => idle(rt), 'idle');
-    const record = (await rt.store.getIncident(id))!;
+    const record = (await rt.store.incidents.get(id))!;
     expect(slack!.messages('C0DATAALRT').filter((m) => keyOf(m) === id)).toHaveLength(1);
     expect(slack!.thread('C0DATAALRT', posted.ts)).toHaveLength(2);
     expect(record).toMatchObject({ state: 'resolved', notifiedVersion: record.version });
@@ -88,14 +88,14 @@ describe('notify', () => {
     const rt = await setup();
     const opened = lagIncident('2026-11-29T10:06:40.000Z');
     const id = await change(rt, QID(3), 'opened', opened);
-    const posted = await waitFor(async () => (await rt.store.getIncident(id))?.slack, 'posted');
+    const posted = await waitFor(async () => (await rt.store.incidents.get(id))?.slack, 'posted');
     await change(rt, QID(3), 'resolved', { ...opened, resolvedAt: '2026-11-29T10:40:00.000Z', resolvedAtBatchId: 300 });
     await waitFor(async () => slack!.thread('C0DATAALRT', posted.ts).length === 2, 'first resolve reply');
     // The engine re-opens it in its cool-down: an update of the same incident, open again.
     const back = { ...opened, relapses: 1, relapsedAt: '2026-11-29T10:52:00.000Z', summary: 'Falling behind again: 4m of data waiting' };
     await change(rt, QID(3), 'updated', back);
     await waitFor(async () => slack!.thread('C0DATAALRT', posted.ts).some((m) => /Back/.test(m.text)), 'relapse line');
-    expect((await rt.store.getIncident(id))!.state).toBe('open');
+    expect((await rt.store.incidents.get(id))!.state).toBe('open');
     const root = slack!.messages('C0DATAALRT').find((m) => m.ts === posted.ts)!;
     expect(root.text).toMatch(/Falling behind again/);
     await change(rt, QID(3), 'resolved', { ...back, resolvedAt: '2026-11-29T11:10:00.000Z', resolvedAtBatchId: 420 });
@@ -108,9 +108,9 @@ describe('notify', () => {
 
   it('keeps a silenced opening quiet', async () => {
     const rt = await setup();
-    await rt.store.silence(QID(2), Date.now() + 60_000, 'U0MARIA001');
+    await rt.store.silences.silence(QID(2), Date.now() + 60_000, 'U0MARIA001');
     const id = await change(rt, QID(2), 'opened');
-    await waitFor(async () => (await rt.store.getIncident(id))?.notifiedVersion === 1, 'handled');
+    await waitFor(async () => (await rt.store.incidents.get(id))?.notifiedVersion === 1, 'handled');
     expect(slack!.messages('C0DATAALRT')).toHaveLength(0);
   });
 
@@ -180,13 +180,13 @@ describe('notify', () => {
   it('posts a lone incident at once as its own message (default storm settings)', async () => {
     const rt = await setup({ storm: {} });
     const id = await change(rt, QID(50), 'opened');
-    const posted = await waitFor(async () => (await rt.store.getIncident(id))?.slack, 'posted', 5_000);
+    const posted = await waitFor(async () => (await rt.store.incidents.get(id))?.slack, 'posted', 5_000);
     await waitFor(() => idle(rt), 'idle');
     const messages = slack!.messages('C0DATAALRT');
     expect(messages).toHaveLength(1);
     expect(keyOf(messages[0]!)).toBe(id);
     expect(messages[0]!.ts).toBe(posted.ts);
-    expect((await rt.store.getIncident(id))!.groupId).toBeNull();
+    expect((await rt.store.incidents.get(id))!.groupId).toBeNull();
   });
 
   it('an outage of 10 openings in one channel is one message listing all 10, updated as they resolve', async () => {
@@ -196,7 +196,7 @@ describe('notify', () => {
     // The first opening is posted on its own right away; the other nine follow within the window,
     // in two poll cycles, and fold into that same message.
     const ids = [await change(rt, queries[0]!, 'opened')];
-    const first = await waitFor(async () => (await rt.store.getIncident(ids[0]!))?.slack, 'first posted', 5_000);
+    const first = await waitFor(async () => (await rt.store.incidents.get(ids[0]!))?.slack, 'first posted', 5_000);
     for (const q of queries.slice(1, 5)) ids.push(await change(rt, q, 'opened'));
     await new Promise((r) => setTimeout(r, 400));
     for (const q of queries.slice(5)) ids.push(await change(rt, q, 'opened'));
@@ -244,14 +244,14 @@ describe('notify', () => {
     // is left, its message exists, its notify job has not run again yet.
     const a = QID(91);
     const current = await rt.store.queries.loadForDetect(a);
-    await rt.store.registerStream({ queryId: a, name: 'orders_91' });
+    await rt.store.streams.upsert({ queryId: a, name: 'orders_91' });
     await rt.store.queries.commitDetect(a, {
       expectedVersion: current.stateVersion, state: {}, lastSeq: current.lastSeq, snapshot: null, health: 'warning', name: null,
       lastRunId: null, lastBatchId: null, lastObservedAt: null, timeBehindSec: null,
       changes: [{ type: 'opened', queryId: a, queryName: 'orders_91', incident: lagIncident('2026-11-29T10:06:40.000Z') }], nowMs: Date.now(),
     });
     const idA = incidentIdOf(a, lagIncident('2026-11-29T10:06:40.000Z'));
-    await rt.store.incidents.assignChannel((await rt.store.getIncident(idA))!, 'C0DATAALRT', Date.now());
+    await rt.store.incidents.assignChannel((await rt.store.incidents.get(idA))!, 'C0DATAALRT', Date.now());
     await rt.store.storms.classify('C0DATAALRT', idA, Date.now());
     await rt.redis.set(rt.store.keys.messageClaim('C0DATAALRT', idA), `${Date.now() - 1000}|`, 'PX', 60_000);
     const lost = await chat.postMessage({ channel: 'C0DATAALRT', key: idA, text: 'Lag · orders_91' });
@@ -259,9 +259,9 @@ describe('notify', () => {
     // B opens: the group forms, takes A's message over (adopting it), and lists both.
     const idB = await change(rt, QID(92), 'opened');
     await waitFor(async () => (await idle(rt)) && JSON.stringify(slack!.messages('C0DATAALRT')[0]?.blocks ?? '').includes('Also affected (1)'), 'group shown', 10_000);
-    const { drainOutbox } = await import('../../jobs/detect-processor.js');
+    const { drainOutbox } = await import('../../jobs/notify-intents.js');
     await drainOutbox(rt.store, rt.queues, a, Date.now());
-    await waitFor(async () => (await rt.store.getIncident(idA))?.notifiedVersion === 1 && (await idle(rt)), 'A handled', 10_000);
+    await waitFor(async () => (await rt.store.incidents.get(idA))?.notifiedVersion === 1 && (await idle(rt)), 'A handled', 10_000);
     const top = slack!.messages('C0DATAALRT');
     expect(top).toHaveLength(1);
     expect(top[0]!.ts).toBe(lost.ts);

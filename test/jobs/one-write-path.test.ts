@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { webApi } from '@slack/bolt';
 import { queueAlertRefresher } from '../../jobs/notify-processor.js';
-import { WebClientChat } from '../../jobs/slack-chat.js';
+import { WebClientChat } from '../../src/slack/gateway/slack-chat.js';
 import { startWorker, type WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
 import type { SlackDeps } from '../../src/slack/deps.js';
 import { acknowledgeIncident, silenceStream } from '../../src/slack/operations/incident-actions.js';
@@ -46,11 +46,11 @@ async function setup(): Promise<{ rt: WorkerRuntime; deps: SlackDeps; client: we
     channelIntervalMs: 0,
   }));
   // A job's stream: Databricks gave no run page, so the button links the job page.
-  await rt.store.registerStream({ queryId: QID, name: 'sensor_ingest', jobId: '4471', workspace: 'adb-1234567890123456.7.azuredatabricks.net' });
+  await rt.store.streams.upsert({ queryId: QID, name: 'sensor_ingest', jobId: '4471', workspace: 'adb-1234567890123456.7.azuredatabricks.net' });
   const incident = lagIncident('2026-11-29T10:06:40.000Z');
   await commitAndDrain(rt, QID, [{ type: 'opened', queryId: QID, queryName: 'sensor_ingest', incident }]);
   const id = incidentIdOf(QID, incident);
-  const ref = await waitFor(async () => (await rt.store.getIncident(id))?.slack, 'first post');
+  const ref = await waitFor(async () => (await rt.store.incidents.get(id))?.slack, 'first post');
   await waitFor(async () => (await rt.queues.depths()).notify!.active === 0, 'idle');
   const deps: SlackDeps = { store: rt.store, logger: silentLogger, permissions: new PermissionChecker(), alerts: queueAlertRefresher(rt.queues) };
   return { rt, deps, client: new webApi.WebClient('xoxb-local-streamdoctor', { slackApiUrl: slack.apiUrl }), id, ts: ref.ts };

@@ -6,7 +6,7 @@
  */
 import type { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
-import { drainOutbox } from '../../jobs/detect-processor.js';
+import { drainOutbox } from '../../jobs/notify-intents.js';
 import { PipelineQueues } from '../../jobs/queues.js';
 import type { IncidentChange } from '../../src/diagnosis/types.js';
 import { RedisStore } from '../../src/store/index.js';

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { UnrecoverableError, type Job } from 'bullmq';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPollProcessor, pressure } from '../../jobs/poll-processor.js';
-import type { SourcePollResult } from '../../jobs/progress-source.js';
+import { fakeSource } from '../helpers/fake-source.js';
 import { PipelineQueues } from '../../jobs/queues.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { RedisStore } from '../../src/store/index.js';
@@ -38,8 +38,7 @@ describe('poll processor', () => {
     const calm = 'aaaaaaaa-0000-4000-8000-000000000001';
     const strained = 'aaaaaaaa-0000-4000-8000-000000000002';
     const seenCursors: unknown[] = [];
-    const source = {
-      async poll(cursor: unknown): Promise<SourcePollResult> {
+    const source = fakeSource(async (cursor) => {
         seenCursors.push(cursor);
         return {
           progress: [
@@ -51,14 +50,13 @@ describe('poll processor', () => {
           warnings: ['row 3: progress_json is not valid JSON; skipped'],
           signals: [],
         };
-      },
-    };
+    });
     const metrics = createMetrics({ processMetrics: false });
     const poll = createPollProcessor({ store, queues, metrics, logger: silentLogger, sources: new Map([['ws.progress', { id: 'ws.progress', source, describe: () => ({ workspace: 'prod', jobId: '881' }) }]]) });
     expect(await poll(pollJob('ws.progress'))).toMatchObject({ sourceId: 'ws.progress', progress: 3, queries: 2, dropped: 0 });
     await poll(pollJob('ws.progress'));
     expect(seenCursors).toEqual([null, { v: 1, watermarkUs: 1_795_000_000_000_000, seen: { [calm]: 2 } }]);
-    expect(await store.getStream(calm)).toMatchObject({ name: 'orders_enrichment', source: 'ws.progress', workspace: 'prod', jobId: '881' });
+    expect(await store.streams.get(calm)).toMatchObject({ name: 'orders_enrichment', source: 'ws.progress', workspace: 'prod', jobId: '881' });
     expect(await store.queries.inboxLength(calm)).toBe(4);
     const waiting = await queues.detect.getJobs(['waiting'], 0, 10, true);
     expect(waiting.map((j) => j.data.queryId)).toEqual([strained, calm]);
@@ -67,24 +65,24 @@ describe('poll processor', () => {
 
   it('refuses an unknown source for good and counts a failing one', async () => {
     const metrics = createMetrics({ processMetrics: false });
-    const failing = { poll: async (): Promise<SourcePollResult> => { throw Object.assign(new Error('warehouse stopped'), { code: 'streamdoctor_databricks_unavailable' }); } };
+    const failing = fakeSource(async () => { throw Object.assign(new Error('warehouse stopped'), { code: 'streamdoctor_databricks_unavailable' }); });
     const poll = createPollProcessor({ store, queues, metrics, logger: silentLogger, sources: new Map([['ws.progress', { id: 'ws.progress', source: failing }]]) });
     await expect(poll(pollJob('nope'))).rejects.toBeInstanceOf(UnrecoverableError);
     await expect(poll(pollJob('ws.progress'))).rejects.toThrow('warehouse stopped');
     const errors = await metrics.registry.getSingleMetric('streamdoctor_api_errors_total')!.get();
     expect(errors.values).toEqual([expect.objectContaining({ labels: { service: 'databricks', kind: 'streamdoctor_databricks_unavailable' }, value: 1 })]);
-    expect(await store.getCursor('ws.progress')).toBeNull();
+    expect(await store.cursors.get('ws.progress')).toBeNull();
   });
 
   it('a job-runs poll records which watched jobs run and drops answers of jobs no longer watched', async () => {
     const now = Date.now();
     // 777 left the watch file two hours ago; 881 was seen earlier today.
     await store.jobs.record([{ jobId: '777', running: false }, { jobId: '881', running: false }], now - 2 * 3_600_000);
-    const jobRuns = {
-      poll: async (): Promise<SourcePollResult> => ({ progress: [], cursor: { v: 1, jobs: { '881': { endedAfterMs: now, reported: [] }, '882': { endedAfterMs: now, reported: [] } } }, warnings: [], signals: [] }),
-      isJobRunning: (id: number) => id === 881,
-    };
-    const progressOnly = { poll: async (): Promise<SourcePollResult> => ({ progress: [], cursor: null, warnings: [], signals: [] }) };
+    const jobRuns = fakeSource(async () => ({ cursor: { v: 1, jobs: { '881': { endedAfterMs: now, reported: [] }, '882': { endedAfterMs: now, reported: [] } } } }), {
+      name: 'job_runs',
+      liveness: () => [{ jobId: '881', running: true }, { jobId: '882', running: false }],
+    });
+    const progressOnly = fakeSource(async () => ({ cursor: null }));
     const metrics = createMetrics({ processMetrics: false });
     const poll = createPollProcessor({ store, queues, metrics, logger: silentLogger, sources: new Map([
       ['ws.jobs', { id: 'ws.jobs', source: jobRuns }],
@@ -103,7 +101,7 @@ describe('poll processor', () => {
     const qid = 'aaaaaaaa-0000-4000-8000-000000000003';
     const bounded = new RedisStore({ redis, prefix: store.keys.prefix, inboxMaxBytes: 2_048 });
     let batch = 0;
-    const source = { poll: async (): Promise<SourcePollResult> => ({ progress: Array.from({ length: 3 }, () => ({ progress: kafkaProgress(qid, ++batch, T0) })), cursor: null, warnings: [], signals: [] }) };
+    const source = fakeSource(async () => ({ progress: Array.from({ length: 3 }, () => ({ progress: kafkaProgress(qid, ++batch, T0) })), cursor: null }));
     const metrics = createMetrics({ processMetrics: false });
     const poll = createPollProcessor({ store: bounded, queues, metrics, logger: silentLogger, sources: new Map([['ws.progress', { id: 'ws.progress', source }]]) });
     let dropped = 0;

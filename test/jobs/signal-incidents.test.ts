@@ -38,7 +38,7 @@ describe('signals to failed incidents', () => {
     const [opened] = await store.incidents.listForQuery('job-881');
     expect(opened).toMatchObject({ kind: 'failed', state: 'open', version: 1, queryName: 'job 881' });
     expect(opened!.incident.summary).toContain('Run 5001 of job 881 ended FAILED');
-    expect(await store.getStream('job-881')).toMatchObject({ jobId: '881', runPageUrl: 'https://adb-1.2.azuredatabricks.net/jobs/881/runs/5001' });
+    expect(await store.streams.get('job-881')).toMatchObject({ jobId: '881', runPageUrl: 'https://adb-1.2.azuredatabricks.net/jobs/881/runs/5001' });
 
     await applySignals(store, [failedRun(5002, T + 60_000)], 'prod.jobs', T + 60_000);
     const [updated] = await store.incidents.listForQuery('job-881');
@@ -48,7 +48,7 @@ describe('signals to failed incidents', () => {
     await applySignals(store, [{ type: 'job_running', jobId: 881, runId: 5003, runPageUrl: null, startedAtMs: T + 120_000 }], 'prod.jobs', T + 120_000);
     const [resolved] = await store.incidents.listForQuery('job-881');
     expect(resolved).toMatchObject({ id: opened!.id, state: 'resolved', resolvedAt: T + 120_000 });
-    expect((await store.queries.readOutbox('job-881')).map((e) => e.change)).toEqual(['opened', 'updated', 'resolved']);
+    expect((await store.outbox.read('job-881')).map((e) => e.change)).toEqual(['opened', 'updated', 'resolved']);
   });
 
   it('covers continuous jobs without a run and failed pipeline updates, and ignores unknown signals', async () => {

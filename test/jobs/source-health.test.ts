@@ -71,7 +71,7 @@ describe('the failure streak and its incident', () => {
     // Opened at the streak's start: the alert says since when the source is unreadable.
     expect(opened).toMatchObject({ kind: 'source_unreadable', state: 'open', openedAt: T, version: 1, queryName: 'prod.progress' });
     expect(opened!.incident.summary).toMatch(/^StreamDoctor cannot read prod\.progress: Databricks refused the credentials \(.*401 UNAUTHENTICATED/);
-    expect(await store.getStream(sourceStreamId(SOURCE))).toMatchObject({ source: SOURCE, workspace: 'prod' });
+    expect(await store.streams.get(sourceStreamId(SOURCE))).toMatchObject({ source: SOURCE, workspace: 'prod' });
     expect(isSignalStream(sourceStreamId(SOURCE))).toBe(true);
 
     // Same reason again: nothing new. Another reason: the same incident, re-worded.
@@ -85,7 +85,7 @@ describe('the failure streak and its incident', () => {
     expect(await recordReadSuccess(store, SOURCE, T + 400_000)).toBe(sourceStreamId(SOURCE));
     const [resolved] = await store.incidents.listForQuery(sourceStreamId(SOURCE));
     expect(resolved).toMatchObject({ id: opened!.id, state: 'resolved', resolvedAt: T + 400_000 });
-    expect((await store.queries.readOutbox(sourceStreamId(SOURCE))).map((e) => e.change)).toEqual(['opened', 'updated', 'resolved']);
+    expect((await store.outbox.read(sourceStreamId(SOURCE))).map((e) => e.change)).toEqual(['opened', 'updated', 'resolved']);
     expect(await store.sources.get(SOURCE)).toMatchObject({ lastSuccessAt: T + 400_000, failingSince: null, incidentId: null, failures: 0 });
     expect(await recordReadSuccess(store, SOURCE, T + 410_000)).toBeNull();
 

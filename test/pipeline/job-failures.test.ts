@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { engineTrackers } from '../../jobs/engine-trackers.js';
 import { POLL_JOB } from '../../jobs/queue-names.js';
-import { WebClientChat } from '../../jobs/slack-chat.js';
+import { WebClientChat } from '../../src/slack/gateway/slack-chat.js';
 import { createDatabricksClient } from '../../src/databricks/databricks-client.js';
 import { startWorker, type WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
 import { JobRunsSource } from '../../src/sources/index.js';
@@ -99,7 +99,7 @@ describe('job runs to failed incidents, end to end', () => {
     // The job runs again: resolved in place, one thread reply, nothing new at the top level.
     databricks.startRun(JOB_ID);
     await pollOnce(rt, 4);
-    await waitFor(async () => (await rt.store.getIncident(record!.id))?.state === 'resolved', 'resolved');
+    await waitFor(async () => (await rt.store.incidents.get(record!.id))?.state === 'resolved', 'resolved');
     await waitFor(async () => slack!.thread(CHANNEL, message.ts).length === 2, 'resolve reply');
     await waitFor(() => notifyIdle(rt), 'notify idle');
     expect(slack.messages(CHANNEL)).toHaveLength(1);

@@ -59,7 +59,7 @@ describe('two workers, two clocks, one crash', () => {
     const store = new RedisStore({ redis, prefix: prefixes.prefix });
     const lagIds = [queryIdOf(0), queryIdOf(1)];
     const posted = await waitFor(async () => {
-      const open = await store.listOpenIncidents();
+      const open = await store.incidents.listOpen();
       const lag = open.filter((r) => lagIds.includes(r.queryId) && r.kind === 'lag' && r.slack);
       return lag.length === 2 ? lag : null;
     }, "both lag incidents posted", 40_000);
@@ -80,7 +80,7 @@ describe('two workers, two clocks, one crash', () => {
     const [, crashedKey, crashedTs] = crashedPost.split(' ');
     // The orphaned post was adopted: no process posted that key again, and its ts is the recorded one.
     expect(lines.filter((l) => l.split(' ')[1] === crashedKey)).toHaveLength(1);
-    const adopted = posted.find((r) => r.id === crashedKey) ?? (await store.getIncident(crashedKey!));
+    const adopted = posted.find((r) => r.id === crashedKey) ?? (await store.incidents.get(crashedKey!));
     expect(adopted?.slack?.ts).toBe(crashedTs);
 
     // Every batch that has appeared is observed exactly once (batch ids run 0..N without gaps).
@@ -88,13 +88,13 @@ describe('two workers, two clocks, one crash', () => {
     await waitFor(async () => {
       for (let i = 0; i < sim.queries; i++) {
         const visible = all[i]!.filter((b) => b.endMs <= Date.now() - 1500).length;
-        const stream = await store.getStream(queryIdOf(i));
+        const stream = await store.streams.get(queryIdOf(i));
         if (!stream || stream.observedCount < visible) return false;
       }
       return true;
     }, 'every visible batch observed', 30_000);
     for (let i = 0; i < sim.queries; i++) {
-      const stream = (await store.getStream(queryIdOf(i)))!;
+      const stream = (await store.streams.get(queryIdOf(i)))!;
       expect(stream.observedCount).toBe(stream.lastObservedBatchId! + 1);
     }
 

@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { engineTrackers } from '../../jobs/engine-trackers.js';
-import { WebClientChat } from '../../jobs/slack-chat.js';
+import { WebClientChat } from '../../src/slack/gateway/slack-chat.js';
 import { pipelineRoutes, startHttpServer } from '../../src/runtime/http-routes.js';
 import { startWorker, type WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
 import { startLocalSlack, type LocalSlack } from '../../src/standins/slack/index.js';
@@ -59,7 +59,7 @@ describe('pipeline in one process', () => {
     await waitFor(async () => (await counter(runtime!, 'streamdoctor_progress_events_total')) >= expected, 'all progress observed');
 
     const lagging = await waitFor(async () => {
-      const open = await runtime!.store.listOpenIncidents();
+      const open = await runtime!.store.incidents.listOpen();
       return open.find((r) => r.queryId === queryIdOf(0) && r.kind === 'lag' && r.slack !== null);
     }, 'the lag incident posted');
     if (!lagging) throw new Error('unreachable');
@@ -71,15 +71,15 @@ describe('pipeline in one process', () => {
     // Steady queries open nothing; the only top-level messages are incidents of the lagging query.
     for (const m of messages) expect(String((m.metadata as { event_payload?: { key?: string } }).event_payload?.key)).toContain(queryIdOf(0));
 
-    const stream = await runtime.store.getStream(queryIdOf(3));
+    const stream = await runtime.store.streams.get(queryIdOf(3));
     expect(stream).toMatchObject({ name: 'orders_steady_3', jobId: 'job-03', source: 'sim', health: 'ok' });
     expect(stream!.snapshot?.lastBatchId).toBe(stream!.lastObservedBatchId);
     // Batch ids run 0..N without gaps in this simulation: observed exactly once each.
     expect(stream!.observedCount).toBe(stream!.lastObservedBatchId! + 1);
-    expect(await runtime.store.timeBehindHistory(queryIdOf(0), 0)).not.toHaveLength(0);
+    expect(await runtime.store.history.timeBehind(queryIdOf(0), 0)).not.toHaveLength(0);
 
     // The source forgets its cursor and replays everything: nothing is observed twice.
-    await runtime.store.setCursor('sim', null);
+    await runtime.store.cursors.set('sim', null);
     await runtime.queues.poll.add('poll', { sourceId: 'sim' });
     await waitFor(async () => (await counter(runtime!, 'streamdoctor_progress_duplicates_total')) >= expected, 'replay skipped');
     await waitFor(async () => (await runtime!.queues.depths()).detect!.waiting === 0, 'detect drained');

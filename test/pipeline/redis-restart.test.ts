@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { engineTrackers } from '../../jobs/engine-trackers.js';
-import { WebClientChat } from '../../jobs/slack-chat.js';
+import { WebClientChat } from '../../src/slack/gateway/slack-chat.js';
 import { startWebEndpoints, startWorker, type WebRuntime, type WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
 import { freePort, pingRedis } from '../../src/runtime/redis-discovery.js';
 import { startLocalSlack, type LocalSlack } from '../../src/standins/slack/index.js';
@@ -65,7 +65,7 @@ describe('Redis restart', () => {
     web = await startWebEndpoints({ redisUrl: url, ...p, logger: silentLogger });
     const observed = async () => {
       let n = 0;
-      for (let i = 0; i < 3; i++) n += (await worker!.store.getStream(queryIdOf(i)))?.observedCount ?? 0;
+      for (let i = 0; i < 3; i++) n += (await worker!.store.streams.get(queryIdOf(i)))?.observedCount ?? 0;
       return n;
     };
 
@@ -90,7 +90,7 @@ describe('Redis restart', () => {
       return (await observed()) === source.visible(simNow);
     }, 'progress after the restart observed', 20_000, 500);
     for (let i = 0; i < 3; i++) {
-      const stream = (await worker.store.getStream(queryIdOf(i)))!;
+      const stream = (await worker.store.streams.get(queryIdOf(i)))!;
       expect(stream.observedCount).toBe(stream.lastObservedBatchId! + 1);
     }
   }, 60_000);

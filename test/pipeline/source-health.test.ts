@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { engineTrackers } from '../../jobs/engine-trackers.js';
 import { POLL_JOB } from '../../jobs/queue-names.js';
-import { WebClientChat } from '../../jobs/slack-chat.js';
+import { WebClientChat } from '../../src/slack/gateway/slack-chat.js';
 import { createDatabricksClient } from '../../src/databricks/databricks-client.js';
 import { startWorker, type WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
 import { renderAppHome } from '../../src/slack/render/app-home.js';
@@ -108,7 +108,7 @@ async function failUntilPosted(rt: WorkerRuntime) {
 async function succeedAndResolve(rt: WorkerRuntime, incidentId: string, ts: string): Promise<void> {
   const before = Date.now() / 1000;
   expect(await pollOnce(rt)).toBe('completed');
-  await waitFor(async () => (await rt.store.getIncident(incidentId))?.state === 'resolved', 'resolved');
+  await waitFor(async () => (await rt.store.incidents.get(incidentId))?.state === 'resolved', 'resolved');
   await waitFor(async () => slack!.thread(DEFAULT_CHANNEL, ts).length === 2, 'resolve reply');
   await waitFor(() => notifyIdle(rt), 'notify idle');
   expect(slack!.messages(DEFAULT_CHANNEL)).toHaveLength(1);
@@ -140,7 +140,7 @@ describe('source health in Slack', () => {
     // The gauge stays at the last success while reads fail.
     expect(await lastSuccessGauge(rt)).toBe(firstSuccess);
     // App Home lists it for people in the channel.
-    const home = JSON.stringify(renderAppHome({ userId: 'U0ALICE', nowMs: Date.now(), openIncidents: await rt.store.listOpenIncidents(), silences: [], watches: [] }).blocks);
+    const home = JSON.stringify(renderAppHome({ userId: 'U0ALICE', nowMs: Date.now(), openIncidents: await rt.store.incidents.listOpen(), silences: [], watches: [] }).blocks);
     expect(home).toContain('StreamDoctor cannot read prod.progress');
     // The streams of an unreadable source are not judged stalled meanwhile.
     expect(await rt.store.sources.isFailing(SOURCE)).toBe(true);
@@ -164,7 +164,7 @@ describe('source health in Slack', () => {
     await waitFor(async () => JSON.stringify(slack!.messages(DEFAULT_CHANNEL)[0]?.blocks).includes('refused the credentials'), 'updated in place');
     await waitFor(() => notifyIdle(rt), 'notify idle');
     expect(slack!.messages(DEFAULT_CHANNEL)).toHaveLength(1);
-    expect((await rt.store.getIncident(record.id))!.version).toBe(2);
+    expect((await rt.store.incidents.get(record.id))!.version).toBe(2);
 
     databricks!.restoreToken(TOKEN);
     databricks!.createWarehouse(WAREHOUSE);

@@ -6,9 +6,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { engineTrackers } from '../../jobs/engine-trackers.js';
-import type { SourceEntry } from '../../jobs/progress-source.js';
+import type { SourceEntry } from '../../src/sources/source.js';
 import { POLL_JOB } from '../../jobs/queue-names.js';
-import { WebClientChat } from '../../jobs/slack-chat.js';
+import { WebClientChat } from '../../src/slack/gateway/slack-chat.js';
 import { createDatabricksClient } from '../../src/databricks/databricks-client.js';
 import { startWorker, type WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
 import { JobRunsSource } from '../../src/sources/index.js';

@@ -14,7 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger, type Logger } from '../../src/observability/logger.js';
 import { createRedis } from '../../src/runtime/redis-client.js';
 import { ACTION_IDS } from '../../src/slack/action-ids.js';
-import { createSlackApp, type SlackAppHandle } from '../../src/slack/app.js';
+import { createSlackApp, type SlackAppHandle } from '../../src/runtime/slack-app.js';
 import type { SlackDeps } from '../../src/slack/deps.js';
 import { PermissionChecker } from '../../src/slack/permissions.js';
 import { DEFAULT_BOT, startLocalSlack, type LocalSlack, type RateLimitOptions } from '../../src/standins/slack/index.js';
@@ -22,7 +22,7 @@ import { RedisStore } from '../../src/store/index.js';
 import { postAlert, seedScenario } from '../handlers/helpers/seed.js';
 import { queueDigestRequester } from '../../jobs/digest-processor.js';
 import { queueAlertRefresher } from '../../jobs/notify-processor.js';
-import { WebClientChat } from '../../jobs/slack-chat.js';
+import { WebClientChat } from '../../src/slack/gateway/slack-chat.js';
 import { startWorker } from '../../src/runtime/pipeline-runtime.js';
 import { REDIS_URL, unusedTrackers } from '../pipeline/helpers/harness.js';
 
@@ -179,7 +179,7 @@ describe('a refused bot token', () => {
     const click = await rig.slack.interactions.messageAction({ user: DEV, channel: CHANNEL, messageTs: ts, actionId: ACTION_IDS.acknowledge });
     expect(click.delivery.status).toBe(200);
     await until(() => rig.slack.ephemerals(CHANNEL, DEV).find((e) => e.text.includes('`invalid_auth`')));
-    expect((await rig.store.getIncident(seeded.incidents[0]!.id))?.acknowledgedBy).toBeNull();
+    expect((await rig.store.incidents.get(seeded.incidents[0]!.id))?.acknowledgedBy).toBeNull();
     expect(rig.slack.messages(CHANNEL)).toHaveLength(1); // only the seeded alert
     expect(rig.logLines.join('')).toContain('auth.test failed with SLACK_BOT_TOKEN (invalid_auth)');
     expectNoSecrets(rig.logLines, badToken, 'qaRevokedTokenValue');
@@ -207,7 +207,7 @@ describe('a bot token revoked after the app started', () => {
     slack.setRequestUrl(`http://127.0.0.1:${port}/slack/events`);
     const seeded = await seedScenario(store, 'kafka-partition-bound');
     // Alerts go to #streaming: muting it from here needs the caller's channels (users.conversations).
-    await store.setRoute('query', seeded.queryId, 'C0STREAMNG');
+    await store.routing.setRoute('query', seeded.queryId, 'C0STREAMNG');
     const rig: Rig = { slack, app, store, deps, logLines: lines, seedClient: new webApi.WebClient(DEFAULT_BOT.token, { slackApiUrl: slack.apiUrl }) };
     const answer = await command(rig, 'mute sensor_ingest <#C0STREAMNG|streaming> 2h');
     expect(answer.response_type).toBe('ephemeral');
@@ -222,7 +222,7 @@ describe('a Slack 429 storm', () => {
   it('the digest waits out Retry-After and is posted; the person hears back', async () => {
     const rig = await startRig({ rateLimit: { perSecond: 1, burst: 0 }, pipeline: true });
     const seeded = await seedScenario(rig.store, 'kafka-partition-bound');
-    await rig.store.setRoute('query', seeded.queryId, CHANNEL);
+    await rig.store.routing.setRoute('query', seeded.queryId, CHANNEL);
     // Someone else floods the channel: every post now gets 429 with Retry-After.
     const statuses: number[] = [];
     for (let i = 0; i < 4; i += 1) {
@@ -274,10 +274,10 @@ describe('Redis going away while commands arrive', () => {
     const after = await command(rig, 'status all');
     expect(after.response_type).toBe('ephemeral');
     expect(after.text).toContain('No streams');
-    await rig.store.registerStream({ queryId: seeded.queryId, name: 'sensor_ingest' });
+    await rig.store.streams.upsert({ queryId: seeded.queryId, name: 'sensor_ingest' });
     const muted = await command(rig, 'mute sensor_ingest 2h');
     expect(muted.response_type).toBe('in_channel');
-    expect(await rig.store.isSilenced(seeded.queryId)).toBe(true);
+    expect(await rig.store.silences.isSilenced(seeded.queryId)).toBe(true);
     expect(rig.logLines.join('')).toContain('"code":"streamdoctor_store_unavailable"');
     expectNoSecrets([...rig.logLines, ...lines]);
   }, 30_000);
@@ -287,7 +287,7 @@ describe('stopping the app in the middle of a command', () => {
   it('stop() waits for the digest request being queued, so the answer lands and the digest is posted', async () => {
     const rig = await startRig({ pipeline: true });
     const seeded = await seedScenario(rig.store, 'kafka-partition-bound');
-    await rig.store.setRoute('query', seeded.queryId, CHANNEL);
+    await rig.store.routing.setRoute('query', seeded.queryId, CHANNEL);
     const outcome = await rig.slack.interactions.slashCommand({ user: MARIA, channel: CHANNEL, text: 'digest' });
     expect(outcome.delivery.status).toBe(200);
     // SIGTERM arrives right after the ack: the web process stops the app, then closes Redis.

@@ -49,8 +49,8 @@ beforeAll(async () => {
   ordersIngest = await seedScenario(h.store, 'healthy-steady');
   hostile = await seedScenario(h.store, 'kafka-partition-bound', { name: HOSTILE_NAME, runPageUrl: HOSTILE_RUN_URL });
   nowMs = Math.max(orders.nowMs, ordersIngest.nowMs, hostile.nowMs);
-  await h.store.setRoute('query', orders.queryId, CHANNEL);
-  await h.store.setRoute('query', hostile.queryId, CHANNEL);
+  await h.store.routing.setRoute('query', orders.queryId, CHANNEL);
+  await h.store.routing.setRoute('query', hostile.queryId, CHANNEL);
 }, 30_000);
 
 afterAll(async () => {
@@ -88,7 +88,7 @@ describe('odd command text gets a short private answer and changes nothing', () 
       expect(answer.response_type, text).toBe('ephemeral');
       expect(answer.text, text).toContain(expected);
     }
-    expect(await h.store.listSilences()).toEqual([]);
+    expect(await h.store.silences.list()).toEqual([]);
   });
 
   it('mute, ack and tune of unknown or ambiguous streams list what exists, privately', async () => {
@@ -104,7 +104,7 @@ describe('odd command text gets a short private answer and changes nothing', () 
       expect(ambiguous.text, sub).toContain('`orders_ingest`');
     }
     expect((await run('ack')).text).toContain('Say which stream: `/stream ack <query>`');
-    expect(await h.store.listSilences()).toEqual([]);
+    expect(await h.store.silences.list()).toEqual([]);
     expect((await h.store.incidents.listForQuery(orders.queryId)).every((record) => record.acknowledgedBy == null)).toBe(true);
   });
 
@@ -197,7 +197,7 @@ describe('buttons clicked twice, tampered with, or out of date', () => {
       [MARIA, DEV, MARIA].map((user) => h.slack.interactions.messageAction({ user, channel: CHANNEL, messageTs: ts, actionId: ACTION_IDS.acknowledge })),
     );
     for (const click of clicks) expect(click.delivery.status).toBe(200);
-    const stored = await h.until(async () => (await h.store.getIncident(record.id))?.acknowledgedBy);
+    const stored = await h.until(async () => (await h.store.incidents.get(record.id))?.acknowledgedBy);
     // The two losing clicks are told who won, privately.
     await h.until(() => h.slack.responses().filter((r) => r.responses.some((x) => String((x as unknown as Answer).text).includes('already acknowledged'))).length >= 2);
     await h.until(() => h.slack.thread(CHANNEL, ts).some((m) => m.text.startsWith('Acknowledged')));
@@ -226,7 +226,7 @@ describe('buttons clicked twice, tampered with, or out of date', () => {
       expect(reply.text, value.slice(0, 30)).toMatch(value === resolved.id ? /already resolved/ : /incident is gone/);
       expect(h.slack.messages(CHANNEL).length).toBe(topLevel);
     }
-    expect((await h.store.getIncident(resolved.id))?.acknowledgedBy ?? null).toBeNull();
+    expect((await h.store.incidents.get(resolved.id))?.acknowledgedBy ?? null).toBeNull();
     // A Silence menu whose option value was edited is refused, not turned into some other duration.
     const menu = await h.client.chat.postMessage({
       channel: CHANNEL,
@@ -241,6 +241,6 @@ describe('buttons clicked twice, tampered with, or out of date', () => {
     });
     await h.slack.interactions.messageAction({ user: SAM, channel: CHANNEL, messageTs: menu.ts as string, actionId: ACTION_IDS.silence, selected: String(365 * 86_400_000) });
     await h.until(() => h.slack.ephemerals(CHANNEL, SAM).find((e) => e.text.includes('This menu is out of date')));
-    expect(await h.store.isSilenced(orders.queryId)).toBe(false);
+    expect(await h.store.silences.isSilenced(orders.queryId)).toBe(false);
   });
 });

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { applySignals } from '../../jobs/signal-incidents.js';
 import { engineTrackers } from '../../jobs/engine-trackers.js';
 import { POLL_JOB } from '../../jobs/queue-names.js';
-import { WebClientChat } from '../../jobs/slack-chat.js';
+import { WebClientChat } from '../../src/slack/gateway/slack-chat.js';
 import { createDatabricksClient } from '../../src/databricks/databricks-client.js';
 import { startWorker, type WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
 import { renderIncidentMessage } from '../../src/slack/render/incident-message.js';
@@ -136,7 +136,7 @@ describe('failed pipeline incidents name the pipeline', () => {
     const store = new RedisStore({ redis, prefix: `sdtest-qa-pipename-${randomUUID().slice(0, 8)}` });
     try {
       expect(await applySignals(store, signals, 'prod.pipeline', START + 10_000)).toEqual([`pipeline-${PIPELINE}`]);
-      const stream = (await store.listStreams()).find((s) => s.queryId === `pipeline-${PIPELINE}`)!;
+      const stream = (await store.streams.list()).find((s) => s.queryId === `pipeline-${PIPELINE}`)!;
       expect(stream.name).toBe('orders <dlt>');
       const [record] = await store.incidents.listForQuery(`pipeline-${PIPELINE}`);
       const blocks = JSON.stringify(renderIncidentMessage({ ...record!, queryName: stream.name } as never, { nowMs: START + 20_000 }).blocks);

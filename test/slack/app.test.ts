@@ -2,7 +2,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/observability/logger.js';
-import { SlackAppConfigError, createSlackApp } from '../../src/slack/app.js';
+import { SlackAppConfigError, createSlackApp } from '../../src/runtime/slack-app.js';
 import type { SlackDeps } from '../../src/slack/deps.js';
 import { PermissionChecker } from '../../src/slack/permissions.js';
 import { errorCode, userFacingError } from '../../src/slack/listener-guard.js';

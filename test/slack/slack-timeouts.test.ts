@@ -5,7 +5,7 @@
  */
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { slackClientOptions } from '../../src/slack/app.js';
+import { slackClientOptions } from '../../src/runtime/slack-app.js';
 import { singleWorkspaceAuthorize, SlackAuthError } from '../../src/slack/authorize.js';
 
 let server: Server | undefined;

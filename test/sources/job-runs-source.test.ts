@@ -31,10 +31,11 @@ describe('JobRunsSource', () => {
   it('says the job is running, then reports the failed run once with its message and link, then that it is down', async () => {
     local.addStream('orders', { generator: simulator('orders_agg', START), table: 'main.streamdoctor.streaming_progress', jobId: JOB });
     const source = new JobRunsSource({ client, jobs: [{ jobId: JOB }], now: () => local.clock.now() });
+    expect(source.liveness()).toEqual([]);
 
     const first = await source.poll(null);
     expect(first.signals).toEqual([expect.objectContaining({ type: 'job_running', jobId: JOB, runPageUrl: expect.stringContaining(`#job/${JOB}/run/`) })]);
-    expect(source.isJobRunning(JOB)).toBe(true);
+    expect(source.liveness()).toEqual([{ jobId: String(JOB), running: true }]);
 
     local.clock.advance(60_000);
     local.stopStream('orders', 'org.apache.spark.sql.streaming.StreamingQueryException: Kafka topic orders was deleted');
@@ -48,7 +49,7 @@ describe('JobRunsSource', () => {
     });
     // Inferred continuous from the run's trigger: no active run is an incident too.
     expect(second.signals.find((signal) => signal.type === 'job_not_running')).toMatchObject({ lastRun: { resultState: 'FAILED' } });
-    expect(source.isJobRunning(JOB)).toBe(false);
+    expect(source.liveness()).toEqual([{ jobId: String(JOB), running: false }]);
 
     const third = await source.poll(second.cursor);
     expect(third.signals.filter((signal) => signal.type === 'job_run_failed')).toEqual([]);

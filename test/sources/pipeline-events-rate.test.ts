@@ -10,7 +10,6 @@ import type { Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPollProcessor } from '../../jobs/poll-processor.js';
-import type { SourcePollResult } from '../../jobs/progress-source.js';
 import type { PollJobData } from '../../jobs/queue-names.js';
 import { PipelineQueues } from '../../jobs/queues.js';
 import { createDatabricksClient, type DatabricksClient } from '../../src/databricks/index.js';
@@ -71,7 +70,9 @@ describe('pipeline event-log cursor under load', () => {
     const signals: SourceSignal[] = [];
     let polls = 0;
     const recording = {
-      async poll(cursor: unknown): Promise<SourcePollResult> {
+      name: real.name,
+      liveness: () => real.liveness(),
+      async poll(cursor: unknown) {
         polls += 1;
         const result = await real.poll(cursor as PipelineEventsCursor | null);
         for (const record of result.progress) delivered.push({ flow: record.progress.name!, batchId: record.progress.batchId! });
@@ -99,7 +100,7 @@ describe('pipeline event-log cursor under load', () => {
         }
       }
     }
-    const lagMs = async () => local.clock.now() - (JSON.parse((await store.getCursor(SOURCE_ID))!) as PipelineEventsCursor).pipelines[PIPELINE]!.newestMs;
+    const lagMs = async () => local.clock.now() - (JSON.parse((await store.cursors.get(SOURCE_ID))!) as PipelineEventsCursor).pipelines[PIPELINE]!.newestMs;
 
     // Two minutes of history before the first poll: 6,000 events, three page budgets.
     local.clock.advance(HISTORY_MS);

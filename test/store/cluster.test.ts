@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WebClientChat } from '../../jobs/slack-chat.js';
+import { WebClientChat } from '../../src/slack/gateway/slack-chat.js';
 import { freePort, findOnPath, pingRedis } from '../../src/runtime/redis-discovery.js';
 import { createRedis } from '../../src/runtime/redis-client.js';
 import { checkRedisServer } from '../../src/runtime/redis-server-check.js';
@@ -82,8 +82,8 @@ describe.skipIf(!available)('Redis Cluster', () => {
           lastRunId: null, lastBatchId: null, lastObservedAt: null, timeBehindSec: null,
           changes: [{ type: 'opened', queryId, queryName: null, incident: lagIncident('2026-11-29T10:06:40.000Z') }], nowMs: now,
         });
-        const { raw } = await store.queries.peekOutbox(queryId);
-        await store.queries.removeDrained(queryId, raw);
+        const { raw } = await store.outbox.peek(queryId);
+        await store.outbox.removeDrained(queryId, raw);
       }
       expect((await store.streams.list()).map((s) => s.queryId).sort()).toEqual(ids);
       const records = await store.incidents.getMany(ids.map((q) => incidentIdOf(q, lagIncident('2026-11-29T10:06:40.000Z'))));
@@ -133,16 +133,16 @@ describe.skipIf(!available)('Redis Cluster', () => {
     try {
       const queryId = 'd4c3b2a1-0000-4000-8000-000000000001';
       const incident = lagIncident('2026-11-29T10:06:40.000Z');
-      await runtime.store.registerStream({ queryId, name: 'orders_enrich' });
+      await runtime.store.streams.upsert({ queryId, name: 'orders_enrich' });
       const load = await runtime.store.queries.loadForDetect(queryId);
       await runtime.store.queries.commitDetect(queryId, {
         expectedVersion: load.stateVersion, state: {}, lastSeq: load.lastSeq, snapshot: null, health: 'warning', name: null,
         lastRunId: null, lastBatchId: null, lastObservedAt: null, timeBehindSec: null,
         changes: [{ type: 'opened', queryId, queryName: 'orders_enrich', incident }], nowMs: Date.now(),
       });
-      const { drainOutbox } = await import('../../jobs/detect-processor.js');
+      const { drainOutbox } = await import('../../jobs/notify-intents.js');
       await drainOutbox(runtime.store, runtime.queues, queryId, Date.now());
-      await waitFor(async () => (await runtime.store.getIncident(incidentIdOf(queryId, incident)))?.slack, 'posted', 15_000);
+      await waitFor(async () => (await runtime.store.incidents.get(incidentIdOf(queryId, incident)))?.slack, 'posted', 15_000);
       expect(slack.messages('C0DATAALRT')).toHaveLength(1);
     } finally {
       await runtime.close();

@@ -1,7 +1,6 @@
 /** Job liveness as the job-runs poll saw it: known stopped only when fresh; unknown is not stopped. */
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { jobLivenessOf } from '../../jobs/progress-source.js';
 import { RedisStore } from '../../src/store/index.js';
 import { testRedis } from '../helpers/redis.js';
 
@@ -29,17 +28,6 @@ describe('job liveness', () => {
     expect(await store.jobs.isKnownStopped('882', T + 20_000, 300_000)).toBe(false);
     await redis.hset(store.keys.jobLiveness(), '883', 'garbage');
     expect(await store.jobs.get('883')).toBeNull();
-  });
-
-  it('reads a job-runs poll: the cursor names the jobs, the source says which run', () => {
-    const source = { poll: async () => ({ progress: [], cursor: null, warnings: [] }), isJobRunning: (id: number) => (id === 881 ? true : id === 882 ? false : undefined) };
-    const cursor = { v: 1, jobs: { '881': { endedAfterMs: T, reported: [] }, '882': { endedAfterMs: T, reported: [] }, '883': { endedAfterMs: T, reported: [] } } };
-    expect(jobLivenessOf(source, cursor)).toEqual([
-      { jobId: '881', running: true },
-      { jobId: '882', running: false },
-    ]);
-    expect(jobLivenessOf({ poll: source.poll }, cursor)).toEqual([]);
-    expect(jobLivenessOf(source, 'not a cursor')).toEqual([]);
   });
 
   it('drops answers of jobs no longer watched once past the retention; watched jobs stay', async () => {

@@ -48,7 +48,7 @@ describe('key layout', () => {
 
 describe('progress inbox and detect commit', () => {
   it('returns pushed progress in order and consumes exactly what a commit says', async () => {
-    await store.registerStream({ queryId: QID, name: 'orders_enrichment', source: 'table', jobId: '881' });
+    await store.streams.upsert({ queryId: QID, name: 'orders_enrichment', source: 'table', jobId: '881' });
     await store.queries.pushProgress(QID, [kafkaProgress(QID, 1, T0), kafkaProgress(QID, 2, T0)]);
     const load = await store.queries.loadForDetect(QID);
     expect(load.entries.map((e) => e.progress.batchId)).toEqual([1, 2]);
@@ -103,69 +103,69 @@ describe('incident records', () => {
     const id = incidentIdOf(QID, opened);
     expect(parseIncidentId(id)).toEqual({ queryId: QID, kind: 'lag', opened: String(Date.parse(opened.openedAt)) });
     expect(first.outbox).toEqual([{ queryId: QID, incidentId: id, version: 1, change: 'opened' }]);
-    const rec = await store.getIncident(id);
+    const rec = await store.incidents.get(id);
     expect(rec).toMatchObject({ id, queryId: QID, kind: 'lag', state: 'open', version: 1, slack: null, notifiedVersion: 0 });
     expect(rec!.incident.advice[0]!.setting).toBe('maxOffsetsPerTrigger');
     expect(rec!.incident.causes).toHaveLength(1);
 
-    const acked = await store.acknowledge(id, 'U024BE7LH');
+    const acked = await store.incidents.acknowledge(id, 'U024BE7LH');
     expect(acked).toMatchObject({ acknowledgedBy: 'U024BE7LH', version: 2 });
 
     const resolved = { ...opened, resolvedAt: '2026-11-29T10:20:00.000Z', resolvedAtBatchId: 120 };
     const second = await store.queries.commitDetect(QID, { ...commitBase(1, 0), changes: [change('resolved', resolved)] });
     expect(second.outbox[0]).toMatchObject({ version: 3, change: 'resolved' });
-    const done = await store.getIncident(id);
+    const done = await store.incidents.get(id);
     expect(done).toMatchObject({ state: 'resolved', acknowledgedBy: 'U024BE7LH', resolvedAt: Date.parse('2026-11-29T10:20:00.000Z') });
     expect(await redis.pttl(store.keys.incident(QID, id))).toBeGreaterThan(0);
-    expect((await store.queries.readOutbox(QID)).map((e) => e.change)).toEqual(['opened', 'resolved']);
-    await store.queries.ackOutbox(QID, 2);
-    expect(await store.queries.readOutbox(QID)).toEqual([]);
+    expect((await store.outbox.read(QID)).map((e) => e.change)).toEqual(['opened', 'resolved']);
+    await store.outbox.ack(QID, 2);
+    expect(await store.outbox.read(QID)).toEqual([]);
   });
 
   it('indexes open incidents, records the channel once and lists the channel\'s last 24 h', async () => {
     await store.queries.commitDetect(QID, { ...commitBase(0, 0), changes: [change('opened')] });
-    const rec = (await store.getIncident(incidentIdOf(QID, opened)))!;
+    const rec = (await store.incidents.get(incidentIdOf(QID, opened)))!;
     await store.incidents.index(rec);
-    expect((await store.listOpenIncidents()).map((r) => r.id)).toEqual([rec.id]);
+    expect((await store.incidents.listOpen()).map((r) => r.id)).toEqual([rec.id]);
     expect(await store.incidents.assignChannel(rec, 'C0STREAMS', rec.openedAt)).toBe('C0STREAMS');
     expect(await store.incidents.assignChannel(rec, 'C0OTHER', rec.openedAt)).toBe('C0STREAMS');
     expect(await store.incidents.listForChannel('C0STREAMS', rec.openedAt - 1000)).toEqual([{ incidentId: rec.id, queryId: QID, openedAt: rec.openedAt }]);
     await store.incidents.markNotified(rec.id, 1);
     await store.incidents.markNotified(rec.id, 0);
-    expect((await store.getIncident(rec.id))!.notifiedVersion).toBe(1);
+    expect((await store.incidents.get(rec.id))!.notifiedVersion).toBe(1);
   });
 });
 
 describe('silences', () => {
   it('expire by themselves and are listed while active', async () => {
     const now = Date.now();
-    await store.silence(QID, now + 300, 'U1');
+    await store.silences.silence(QID, now + 300, 'U1');
     await store.silences.silence('other', now + 60_000, 'U2');
-    expect(await store.isSilenced(QID)).toBe(true);
-    expect((await store.listSilences()).map((s) => s.queryId)).toEqual([QID, 'other']);
+    expect(await store.silences.isSilenced(QID)).toBe(true);
+    expect((await store.silences.list()).map((s) => s.queryId)).toEqual([QID, 'other']);
     await new Promise((r) => setTimeout(r, 400));
-    expect(await store.isSilenced(QID)).toBe(false);
-    expect((await store.listSilences()).map((s) => s.queryId)).toEqual(['other']);
-    expect(await store.unsilence('other')).toBe(true);
-    expect(await store.unsilence('other')).toBe(false);
-    await expect(store.silence(QID, now - 1, 'U1')).rejects.toMatchObject({ code: 'streamdoctor_store_invalid' });
+    expect(await store.silences.isSilenced(QID)).toBe(false);
+    expect((await store.silences.list()).map((s) => s.queryId)).toEqual(['other']);
+    expect(await store.silences.unsilence('other')).toBe(true);
+    expect(await store.silences.unsilence('other')).toBe(false);
+    await expect(store.silences.silence(QID, now - 1, 'U1')).rejects.toMatchObject({ code: 'streamdoctor_store_invalid' });
   });
 });
 
 describe('routing', () => {
   it('prefers Slack overrides, then the most specific config default, then the default channel', async () => {
     const defaults = { jobs: { '881': 'C0JOBS' }, pipelines: { p1: 'C0PIPE' }, defaultChannel: 'C0DEFAULT' };
-    expect(await store.resolveChannel({ queryId: QID, jobId: '881' }, defaults)).toBe('C0JOBS');
-    expect(await store.resolveChannel({ queryId: 'x', pipelineId: 'p1' }, defaults)).toBe('C0PIPE');
-    expect(await store.resolveChannel({ queryId: 'x' }, defaults)).toBe('C0DEFAULT');
-    expect(await store.resolveChannel({ queryId: 'x' })).toBeNull();
-    await store.setRoute('job', '881', 'C0WATCH');
-    expect(await store.resolveChannel({ queryId: QID, jobId: '881' }, defaults)).toBe('C0WATCH');
-    await store.setRoute('query', QID, 'C0QUERY');
-    expect(await store.resolveChannel({ queryId: QID, jobId: '881' }, defaults)).toBe('C0QUERY');
+    expect(await store.routing.resolve({ queryId: QID, jobId: '881' }, defaults)).toBe('C0JOBS');
+    expect(await store.routing.resolve({ queryId: 'x', pipelineId: 'p1' }, defaults)).toBe('C0PIPE');
+    expect(await store.routing.resolve({ queryId: 'x' }, defaults)).toBe('C0DEFAULT');
+    expect(await store.routing.resolve({ queryId: 'x' })).toBeNull();
+    await store.routing.setRoute('job', '881', 'C0WATCH');
+    expect(await store.routing.resolve({ queryId: QID, jobId: '881' }, defaults)).toBe('C0WATCH');
+    await store.routing.setRoute('query', QID, 'C0QUERY');
+    expect(await store.routing.resolve({ queryId: QID, jobId: '881' }, defaults)).toBe('C0QUERY');
     expect(await store.routing.listRoutes()).toHaveLength(2);
-    await store.bindChannel('C0INC1', QID);
-    expect(await store.getChannelBinding('C0INC1')).toBe(QID);
+    await store.routing.bindChannel('C0INC1', QID);
+    expect(await store.routing.getChannelBinding('C0INC1')).toBe(QID);
   });
 });
 
@@ -192,7 +192,7 @@ describe('history and memory', () => {
       });
       version += 1;
     }
-    const samples = await store.timeBehindHistory(QID, T0 + 24 * 3_600_000);
+    const samples = await store.history.timeBehind(QID, T0 + 24 * 3_600_000);
     expect(samples.length).toBeGreaterThanOrEqual(95);
     expect(samples.length).toBeLessThanOrEqual(97);
     expect(samples.every((s) => s.atMs % bucket === 0)).toBe(true);

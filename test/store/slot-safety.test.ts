@@ -101,8 +101,8 @@ describe('slot safety of the store', () => {
       lastRunId: null, lastBatchId: null, lastObservedAt: null, timeBehindSec: null,
       changes: [{ type: 'opened', queryId, queryName: 'orders_enrich', incident: lagIncident('2026-11-29T10:06:40.000Z') }], nowMs: now,
     });
-    const { raw: entries } = await store.queries.peekOutbox(queryId);
-    await store.queries.removeDrained(queryId, entries);
+    const { raw: entries } = await store.outbox.peek(queryId);
+    await store.outbox.removeDrained(queryId, entries);
     const [record] = await store.incidents.listForQuery(queryId);
     await store.incidents.assignChannel(record!, 'C0DATAALRT', now);
     await store.incidents.acknowledgeFirst(record!.id, 'U0MARIA001', now);

@@ -1,12 +1,11 @@
 /** `/stream diagnose [progress JSON]`: the engine's report on pasted JSON or the last file shared here. */
 import { escapeMrkdwn } from '../../../src/slack/mrkdwn.js';
 import { DiagnoseInputError, diagnoseText, downloadSharedFile } from '../../../src/slack/operations/diagnose-input.js';
-import { lastSharedFile } from '../../../src/slack/operations/shared-files.js';
 import { replyPrivately, type CommandContext } from '../command-context.js';
 
 export async function diagnoseSubcommand(ctx: CommandContext, input: string): Promise<void> {
   if (input !== '') return replyPrivately(ctx, await diagnoseText(input, ctx.deps, 'the pasted text'));
-  const shared = await lastSharedFile(ctx.deps, ctx.channelId);
+  const shared = await ctx.deps.store.sharedFiles.last(ctx.channelId);
   if (!shared || !ctx.botToken) {
     return replyPrivately(
       ctx,

@@ -13,7 +13,7 @@ export async function statusSubcommand(ctx: CommandContext, query: string | null
   let scopeLabel: string;
   if (all) {
     // Every stream the caller may see: none routed to a private channel they are not in.
-    streams = await visibleStreams(scopeOf(ctx), await store.listStreams());
+    streams = await visibleStreams(scopeOf(ctx), await store.streams.list());
     scopeLabel = 'all streams';
   } else if (query) {
     const found = await lookupForReading(scopeOf(ctx), query, 'status');
@@ -24,12 +24,12 @@ export async function statusSubcommand(ctx: CommandContext, query: string | null
     streams = await streamsRoutedTo(ctx.deps, ctx.channelId, ctx.channelName);
     scopeLabel = 'this channel';
     if (streams.length === 0) {
-      const bound = await store.getChannelBinding(ctx.channelId);
-      const stream = bound ? await store.getStream(bound) : null;
+      const bound = await store.routing.getChannelBinding(ctx.channelId);
+      const stream = bound ? await store.streams.get(bound) : null;
       if (stream) streams = [stream];
     }
   }
-  const [open, silences] = await Promise.all([store.listOpenIncidents(), store.listSilences()]);
+  const [open, silences] = await Promise.all([store.incidents.listOpen(), store.silences.list()]);
   const views = streams.map((stream) => toStreamView(stream, open, silences.find((silence) => silence.queryId === stream.queryId)));
   await replyPrivately(ctx, renderStatus(views, { nowMs: nowOf(ctx.deps), scopeLabel, scope: all ? 'all' : 'channel' }));
 }

@@ -32,7 +32,7 @@ async function resolveTarget(ctx: CommandContext, target: WatchTarget, subcomman
   if (target.scope === 'query') {
     const found = await lookupStream(ctx.deps, target.id, ctx.channelId, subcommand);
     if (!found.ok) return found;
-    const current = await ctx.deps.store.resolveChannel(found.stream, ctx.deps.routingDefaults);
+    const current = await ctx.deps.store.routing.resolve(found.stream, ctx.deps.routingDefaults);
     return { ok: true, id: found.stream.queryId, label: `query ${inlineCode(found.stream.name || found.stream.queryId)}`, current };
   }
   if (!DATABRICKS_ID.test(target.id)) return { ok: false, message: `${inlineCode(target.id)} is not a Databricks ${target.scope} id.` };
@@ -57,7 +57,7 @@ export async function watchSubcommand(ctx: CommandContext, target: WatchTarget, 
   }
   const refused = await mayReroute(ctx, new CallerChannels(scopeOf(ctx)), resolved.current ?? null, destination, resolved.label, 'watch');
   if (refused) return replyPrivately(ctx, refused);
-  await ctx.deps.store.setRoute(target.scope, resolved.id, destination);
+  await ctx.deps.store.routing.setRoute(target.scope, resolved.id, destination);
   const note =
     check.status === 'not_member'
       ? ` StreamDoctor is not a member of ${channelMention(destination)} yet: invite it (\`/invite @StreamDoctor\`) or the alerts cannot be posted.`

@@ -5,7 +5,7 @@
  */
 import { queueDigestRequester } from '../../../jobs/digest-processor.js';
 import { queueAlertRefresher } from '../../../jobs/notify-processor.js';
-import { createSlackApp } from '../../slack/app.js';
+import { createSlackApp } from '../../runtime/slack-app.js';
 import { PermissionChecker } from '../../slack/permissions.js';
 import { startWebEndpoints } from '../../runtime/pipeline-runtime.js';
 import { loadWatchSetup, runProcess, setupProcess } from '../../runtime/process-setup.js';

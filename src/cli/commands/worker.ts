@@ -3,7 +3,7 @@
  * watch file. Drains on SIGTERM. Serves /livez, /readyz (/healthz) and /metrics on PORT when it is set.
  */
 import { engineTrackers } from '../../../jobs/engine-trackers.js';
-import { WebClientChat } from '../../../jobs/slack-chat.js';
+import { WebClientChat } from '../../slack/gateway/slack-chat.js';
 import { pipelineRoutes, startHttpServer } from '../../runtime/http-routes.js';
 import { startWorker } from '../../runtime/pipeline-runtime.js';
 import { loadWatchSetup, ProcessSetupError, runProcess, setupProcess } from '../../runtime/process-setup.js';

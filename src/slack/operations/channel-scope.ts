@@ -132,7 +132,7 @@ function isHere(scope: CallerScope, target: string): boolean {
 
 /** Where a stream alerts now (route override, else watch-file default); null when nowhere. */
 export async function channelOf(deps: SlackDeps, stream: StreamRecord): Promise<string | null> {
-  return deps.store.resolveChannel(stream, deps.routingDefaults);
+  return deps.store.routing.resolve(stream, deps.routingDefaults);
 }
 
 /** The stream a command means (exact name, else an unambiguous partial one, else the channel's binding). */
@@ -164,7 +164,7 @@ export async function lookupForAction(
   const name = stream.name || stream.queryId;
   const routed = await channelOf(scope.deps, stream);
   // A channel bound to this stream's incident, or the stream alerts here: this channel's own stream.
-  const bound = await scope.deps.store.getChannelBinding(scope.channelId);
+  const bound = await scope.deps.store.routing.getChannelBinding(scope.channelId);
   if (routed == null || isHere(scope, routed) || bound === stream.queryId) {
     if (typed.channel && typed.channel.id !== scope.channelId && routed != null) {
       return { ok: false, message: `${inlineCode(name)} alerts in this channel, not in ${channelMention(typed.channel.id)}; nothing changed. Leave the channel out.` };

@@ -84,13 +84,13 @@ export async function silenceStream(
   await deps.store.silences.silence(queryId, untilMs, userId, nowMs);
   const open = await openIncidentsOf(deps, queryId);
   for (const record of open.slice(0, 20)) await refreshQuietly(deps, record, 'silence', nowMs, { kind: 'silence', userId, atMs: nowMs, untilMs });
-  const stream = await deps.store.getStream(queryId);
+  const stream = await deps.store.streams.get(queryId);
   return { ok: true, message: `🔕 Silenced ${inlineCode(stream?.name || queryId)} for ${formatDuration(durationMs)}, until ${slackDate(untilMs)}. \`/stream unmute\` ends it early.` };
 }
 
 export async function unsilenceStream(client: webApi.WebClient, deps: SlackDeps, queryId: string, userId: string): Promise<ActionOutcome> {
   const had = await deps.store.silences.unsilence(queryId);
-  const stream = await deps.store.getStream(queryId);
+  const stream = await deps.store.streams.get(queryId);
   const label = inlineCode(stream?.name || queryId);
   if (!had) return { ok: false, message: `${label} is not silenced.` };
   const nowMs = nowOf(deps);

@@ -66,7 +66,7 @@ export async function buildDigestContent(sources: DigestSources, channel: string
   const fromChannel = await store.incidents.getMany(entries.map((entry) => entry.incidentId));
   // Open incidents of these streams count too, even when they opened more than 24 h ago.
   const streamIds = new Set(streams.map((stream) => stream.queryId));
-  const openElsewhere = (await store.listOpenIncidents()).filter((record) => streamIds.has(record.queryId));
+  const openElsewhere = (await store.incidents.listOpen()).filter((record) => streamIds.has(record.queryId));
   const byId = new Map<string, IncidentRecord>();
   for (const record of [...fromChannel, ...openElsewhere]) byId.set(record.id, record);
   const incidents = [...byId.values()];
@@ -75,7 +75,7 @@ export async function buildDigestContent(sources: DigestSources, channel: string
 
   const series: TimeBehindSeries[] = [];
   for (const stream of streams.slice(0, 200)) {
-    const samples = await store.timeBehindHistory(stream.queryId, since);
+    const samples = await store.history.timeBehind(stream.queryId, since);
     if (samples.length > 0) series.push({ name: stream.name || stream.queryId, points: samples });
   }
   let chart: RenderedChart | null = null;

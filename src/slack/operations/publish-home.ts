@@ -22,10 +22,10 @@ export async function publishHome(client: webApi.WebClient, deps: SlackDeps, use
   const options: PublishHomeOptions = typeof noticeOrOptions === 'string' ? { notice: noticeOrOptions } : (noticeOrOptions ?? {});
   const nowMs = nowOf(deps);
   const [open, silences, routes, streams, membership] = await Promise.all([
-    deps.store.listOpenIncidents(),
+    deps.store.incidents.listOpen(),
     deps.store.silences.list(nowMs),
     deps.store.routing.listRoutes(),
-    deps.store.listStreams(),
+    deps.store.streams.list(),
     memberChannels(client, userId, options.membership),
   ]);
   if (!membership.ok) deps.logger.warn({ user: userId, reason: membership.reason }, 'App Home: could not read the person’s channels; showing none');

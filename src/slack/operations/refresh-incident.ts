@@ -20,7 +20,7 @@ async function groupedWith(deps: SlackDeps, record: IncidentRecord): Promise<Inc
 
 export async function renderForRecord(deps: SlackDeps, record: IncidentRecord): Promise<RenderedMessage> {
   const [stream, silence, grouped] = await Promise.all([
-    deps.store.getStream(record.queryId),
+    deps.store.streams.get(record.queryId),
     deps.store.silences.get(record.queryId),
     groupedWith(deps, record),
   ]);

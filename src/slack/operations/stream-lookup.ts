@@ -19,14 +19,14 @@ function nameList(streams: StreamRecord[]): string {
 export async function lookupStream(deps: SlackDeps, query: string | null, channel: string, subcommand: string, pool?: StreamRecord[]): Promise<StreamLookup> {
   const command = deps.command ?? '/stream';
   if (query == null) {
-    const bound = await deps.store.getChannelBinding(channel);
+    const bound = await deps.store.routing.getChannelBinding(channel);
     if (bound) {
-      const stream = await deps.store.getStream(bound);
+      const stream = await deps.store.streams.get(bound);
       if (stream) return { ok: true, stream };
     }
     return { ok: false, message: `Say which stream: \`${command} ${subcommand} <query>\`. (Only a channel bound to one incident can leave it out.)` };
   }
-  const streams = pool ?? (await deps.store.listStreams());
+  const streams = pool ?? (await deps.store.streams.list());
   const result = matchQuery(query, streams);
   if (result.kind === 'match') return { ok: true, stream: result.stream };
   if (result.kind === 'ambiguous') {
@@ -41,11 +41,11 @@ export async function lookupStream(deps: SlackDeps, query: string | null, channe
  * watch file may name channels (`#data-alerts`) where Slack gives ids, so a known name matches too.
  */
 export async function streamsRoutedTo(deps: Pick<SlackDeps, 'store' | 'routingDefaults'>, channel: string, channelName?: string | null): Promise<StreamRecord[]> {
-  const streams = await deps.store.listStreams();
+  const streams = await deps.store.streams.list();
   const names = channelName ? new Set([channelName.toLowerCase(), `#${channelName.toLowerCase()}`]) : new Set<string>();
   const routed: StreamRecord[] = [];
   for (const stream of streams) {
-    const target = await deps.store.resolveChannel(stream, deps.routingDefaults);
+    const target = await deps.store.routing.resolve(stream, deps.routingDefaults);
     if (target === channel || (target != null && names.has(target.toLowerCase()))) routed.push(stream);
   }
   return routed;

@@ -9,7 +9,7 @@
  * Every kill is logged to a second list (`<point>|<pid>`) before the process dies.
  */
 import { engineTrackers } from '../../../jobs/engine-trackers.js';
-import { WebClientChat, type ChatMessage } from '../../../jobs/slack-chat.js';
+import { WebClientChat, type ChatMessage } from '../../../src/slack/gateway/slack-chat.js';
 import { createLogger } from '../../../src/observability/logger.js';
 import { createRedis } from '../../../src/runtime/redis-client.js';
 import { startClock, startWorker } from '../../../src/runtime/pipeline-runtime.js';

@@ -7,14 +7,14 @@ import { Writable } from 'node:stream';
 import { webApi } from '@slack/bolt';
 import { Redis } from 'ioredis';
 import { createLogger } from '../../../src/observability/logger.js';
-import { createSlackApp, type SlackAppHandle } from '../../../src/slack/app.js';
+import { createSlackApp, type SlackAppHandle } from '../../../src/runtime/slack-app.js';
 import type { SlackDeps } from '../../../src/slack/deps.js';
 import { PermissionChecker, type PermissionPolicy } from '../../../src/slack/permissions.js';
 import { startLocalSlack, type LocalSlack, type LocalSlackOptions } from '../../../src/standins/slack/index.js';
 import { RedisStore } from '../../../src/store/index.js';
 import { queueDigestRequester } from '../../../jobs/digest-processor.js';
 import { queueAlertRefresher } from '../../../jobs/notify-processor.js';
-import { WebClientChat } from '../../../jobs/slack-chat.js';
+import { WebClientChat } from '../../../src/slack/gateway/slack-chat.js';
 import { startWorker } from '../../../src/runtime/pipeline-runtime.js';
 import { REDIS_URL, unusedTrackers } from '../../pipeline/helpers/harness.js';
 

@@ -41,7 +41,7 @@ export async function seedScenario(
   const first = progress[0]!;
   const tracker = QueryTracker.create(first.id, first.name, scenario.engine);
   const changes: IncidentChange[] = [];
-  await store.registerStream({ queryId: first.id, name: first.name, runPageUrl: extra.runPageUrl, jobId: extra.jobId, workspace: extra.workspace });
+  await store.streams.upsert({ queryId: first.id, name: first.name, runPageUrl: extra.runPageUrl, jobId: extra.jobId, workspace: extra.workspace });
   // Commit in chunks like the detect job does, so the time-behind history has one point per bucket.
   const chunk = extra.commitEvery ?? 10;
   let nowMs = first.timestampMs;

@@ -1,6 +1,6 @@
 /** Shared pieces of the pipeline tests: unique prefixes, a silent logger, polling waits. */
 import { randomUUID } from 'node:crypto';
-import { drainOutbox } from '../../../jobs/detect-processor.js';
+import { drainOutbox } from '../../../jobs/notify-intents.js';
 import type { TrackerFactory } from '../../../jobs/tracker-factory.js';
 import type { Health, IncidentChange } from '../../../src/diagnosis/types.js';
 import type { WorkerRuntime } from '../../../src/runtime/pipeline-runtime.js';

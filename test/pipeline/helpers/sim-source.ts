@@ -7,7 +7,7 @@
 import { parseProgress } from '../../../src/progress/parse-progress.js';
 import type { Progress } from '../../../src/progress/types.js';
 import { StreamSimulator, constantRate, steppedRate, type StreamSpec } from '../../../src/simulator/index.js';
-import type { PollableSource, SourcePollResult } from '../../../jobs/progress-source.js';
+import type { PollResult, ProgressSource } from '../../../src/sources/source.js';
 
 export interface SimSourceSettings {
   /** How many queries; the first `laggingQueries` fall behind (arrival steps above capacity). */
@@ -55,7 +55,8 @@ export function simulateAll(settings: SimSourceSettings): { queryId: string; pro
   return out;
 }
 
-export class SimulatedSource implements PollableSource {
+export class SimulatedSource implements ProgressSource {
+  readonly name = 'progress_table' as const;
   private readonly all: ReturnType<typeof simulateAll>;
   constructor(
     settings: SimSourceSettings,
@@ -69,18 +70,22 @@ export class SimulatedSource implements PollableSource {
     return this.all.reduce((n, list) => n + list.filter((b) => b.endMs <= atMs).length, 0);
   }
 
-  async poll(cursor: unknown): Promise<SourcePollResult> {
+  liveness(): null {
+    return null;
+  }
+
+  async poll(cursor: unknown): Promise<PollResult<unknown>> {
     const seen = (cursor && typeof cursor === 'object' ? cursor : {}) as Record<string, number>;
     const now = this.now();
     const next: Record<string, number> = { ...seen };
-    const progress: SourcePollResult['progress'] = [];
+    const progress: PollResult<unknown>['progress'] = [];
     for (const list of this.all) {
       const from = seen[list[0]!.queryId] ?? 0;
       let to = from;
       while (to < list.length && list[to]!.endMs <= now) to++;
-      for (let k = from; k < to; k++) progress.push({ progress: list[k]!.progress });
+      for (let k = from; k < to; k++) progress.push({ progress: list[k]!.progress, origin: { source: 'progress_table', ref: `sim:${k}` }, warnings: [] });
       next[list[0]!.queryId] = to;
     }
-    return { progress, cursor: next, warnings: [], signals: [] };
+    return { progress, cursor: next, warnings: [], signals: [], more: false };
   }
 }

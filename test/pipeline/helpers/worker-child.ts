@@ -5,7 +5,7 @@
  */
 import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
 import { engineTrackers } from '../../../jobs/engine-trackers.js';
-import { WebClientChat } from '../../../jobs/slack-chat.js';
+import { WebClientChat } from '../../../src/slack/gateway/slack-chat.js';
 import { createLogger } from '../../../src/observability/logger.js';
 import { startClock, startWorker } from '../../../src/runtime/pipeline-runtime.js';
 import { installShutdown } from '../../../src/runtime/shutdown.js';
@@ -45,6 +45,8 @@ if (config.role === 'clock') {
 } else {
   const sim = new SimulatedSource(config.sim!);
   const source = {
+    name: sim.name,
+    liveness: () => sim.liveness(),
     poll: async (cursor: unknown) => {
       if (config.pollDelayMs) await new Promise((r) => setTimeout(r, config.pollDelayMs));
       return sim.poll(cursor);

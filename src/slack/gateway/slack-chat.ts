@@ -5,8 +5,8 @@
  */
 import { webApi } from '@slack/bolt';
 import type { KnownBlock } from '@slack/types';
-import type { RenderedChart } from '../src/slack/chart/time-behind-chart.js';
-import { channelName, uploadDigestChart } from '../src/slack/operations/post-digest.js';
+import type { RenderedChart } from '../chart/time-behind-chart.js';
+import { channelName, uploadDigestChart } from '../operations/post-digest.js';
 
 export interface ChatMessage {
   channel: string;

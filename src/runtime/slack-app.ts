@@ -10,11 +10,11 @@ import { App, webApi, type Authorize, type CustomRoute } from '@slack/bolt';
 import { registerHandlers } from '../../handlers/index.js';
 import type { Logger } from '../observability/logger.js';
 import { redactSecrets } from '../observability/logger.js';
-import { singleWorkspaceAuthorize } from './authorize.js';
-import { replyToAuthFailure } from './auth-failure-reply.js';
-import { boltLogger } from './bolt-logger.js';
-import type { SlackDeps } from './deps.js';
-import { InFlightListeners } from './in-flight.js';
+import { singleWorkspaceAuthorize } from '../slack/authorize.js';
+import { replyToAuthFailure } from '../slack/auth-failure-reply.js';
+import { boltLogger } from '../slack/bolt-logger.js';
+import type { SlackDeps } from '../slack/deps.js';
+import { InFlightListeners } from '../slack/in-flight.js';
 
 export class SlackAppConfigError extends Error {
   readonly code = 'streamdoctor_slack_config_invalid';

@@ -11,8 +11,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { StoreKeys } from '../src/store/keys.js';
-import { LuaScript } from '../src/store/script.js';
+import type { StoreKeys } from '../../store/keys.js';
+import { LuaScript } from '../../store/script.js';
 import type { ChatMessage, SlackChat } from './slack-chat.js';
 import { provablyNotDone } from './slack-chat.js';
 
