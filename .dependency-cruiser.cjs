@@ -49,15 +49,24 @@ module.exports = {
       name: 'dev-only-statically-reached',
       severity: 'error',
       comment: `the demo, the stand-ins and the simulator are loaded by the composition root with await import() only, never a static import; ${see}`,
-      from: { path: ROOT },
+      // The stand-ins' own commands (`streamdoctor local-slack`, `local-databricks`) are dev tools
+      // themselves; main.ts loads every command with import().
+      from: { path: ROOT, pathNot: '^src/cli/commands/local-(slack|databricks)\\.ts$' },
       to: { path: DEV_ONLY, dependencyTypesNot: ['dynamic-import'] },
     },
     {
-      name: 'dev-only-imports-outward',
+      name: 'simulator-imports-core-only',
       severity: 'error',
-      comment: `the simulator and the stand-ins import only core and infra (the demo may also use the composition root); ${see}`,
-      from: { path: '^src/(standins|simulator)/' },
-      to: { path: [APP, ROOT, '^src/demo/'] },
+      comment: `the simulator prints progress as Spark does from core types alone (it drives the tests, npm run eval and the stand-ins); ${see}`,
+      from: { path: '^src/simulator/' },
+      to: { path: [INFRA, APP, ROOT, '^src/(demo|standins)/'] },
+    },
+    {
+      name: 'standins-apart-from-the-bot',
+      severity: 'error',
+      comment: `the stand-ins speak the wire formats on their own: they import no app code (jobs/, handlers/) and not the demo; ${see}`,
+      from: { path: '^src/standins/' },
+      to: { path: [APP, '^src/demo/'] },
     },
     {
       name: 'not-to-unresolvable',
