@@ -5,6 +5,7 @@
  */
 import { POLL_JOB } from './queue-names.js';
 import type { PipelineQueues } from './queues.js';
+import { ConfigError } from '../src/util/errors.js';
 
 export interface ScheduleSettings {
   /** Source ids to poll. */
@@ -30,7 +31,7 @@ export const SCHEDULER_IDS = {
 /** `HH:MM` → a cron pattern firing daily at that time. */
 export function dailyCron(at: string): string {
   const m = /^([01]?\d|2[0-3]):([0-5]\d)$/.exec(at.trim());
-  if (!m) throw new Error(`streamdoctor_config_invalid: digest time "${at}" is not HH:MM (24-hour), e.g. "09:00"`);
+  if (!m) throw new ConfigError([`digest time "${at}" is not HH:MM (24-hour), e.g. "09:00"`], `streamdoctor_config_invalid: digest time "${at}" is not HH:MM (24-hour), e.g. "09:00"`);
   return `0 ${Number(m[2])} ${Number(m[1])} * * *`;
 }
 

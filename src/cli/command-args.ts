@@ -4,12 +4,11 @@
  * starts a server), and parse errors turned into a short `UsageError` message.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { StreamDoctorError } from '../util/errors.js';
 
-export class UsageError extends Error {
-  readonly code = 'streamdoctor_usage';
+export class UsageError extends StreamDoctorError {
   constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
+    super('streamdoctor_usage', message, { fix: 'run the command with --help' });
   }
 }
 

@@ -1,4 +1,5 @@
 /** The validated watch file, in the shape the rest of the product reads (camelCase, resolved defaults). */
+import { ConfigError } from '../util/errors.js';
 
 export type WorkspaceAuthRef =
   | { kind: 'pat'; tokenEnv: string }
@@ -74,13 +75,11 @@ export function formatConfigIssues(file: string, issues: ConfigIssue[]): string 
 }
 
 /** Thrown by callers that cannot go on without a valid file. */
-export class WatchConfigError extends Error {
-  readonly code = 'streamdoctor_invalid_config';
+export class WatchConfigError extends ConfigError {
   constructor(
     readonly file: string,
     readonly issues: ConfigIssue[],
   ) {
-    super(`${file} has ${issues.length} mistake(s):\n${formatConfigIssues(file, issues)}`);
-    this.name = 'WatchConfigError';
+    super(formatConfigIssues(file, issues).split('\n'), `${file} has ${issues.length} mistake(s):\n${formatConfigIssues(file, issues)}`);
   }
 }

@@ -4,6 +4,8 @@
  * request path only.
  */
 
+import { StreamDoctorError } from '../util/errors.js';
+
 export interface DatabricksErrorInit {
   /** Databricks `error_code`, e.g. `RESOURCE_DOES_NOT_EXIST`; `UNKNOWN` when the body had none. */
   errorCode: string;
@@ -19,8 +21,7 @@ export interface DatabricksErrorInit {
 }
 
 /** Any error returned by a Databricks REST endpoint. */
-export class DatabricksApiError extends Error {
-  code: string = 'streamdoctor_databricks_api_error';
+export class DatabricksApiError extends StreamDoctorError {
   readonly errorCode: string;
   readonly httpStatus: number;
   readonly requestId: string | undefined;
@@ -28,9 +29,8 @@ export class DatabricksApiError extends Error {
   readonly endpoint: string | undefined;
   readonly details: unknown[];
 
-  constructor(message: string, init: DatabricksErrorInit) {
-    super(message);
-    this.name = 'DatabricksApiError';
+  constructor(message: string, init: DatabricksErrorInit, code = 'streamdoctor_databricks_api_error') {
+    super(code, message);
     this.errorCode = init.errorCode;
     this.httpStatus = init.httpStatus;
     this.requestId = init.requestId;
@@ -43,36 +43,28 @@ export class DatabricksApiError extends Error {
 /** 429 REQUEST_LIMIT_EXCEEDED / RESOURCE_EXHAUSTED that outlived the retry budget. */
 export class RateLimitedError extends DatabricksApiError {
   constructor(message: string, init: DatabricksErrorInit) {
-    super(message, init);
-    this.name = 'RateLimitedError';
-    this.code = 'streamdoctor_databricks_rate_limited';
+    super(message, init, 'streamdoctor_databricks_rate_limited');
   }
 }
 
 /** 401 (bad or expired credentials) or 403 (the principal lacks a permission). */
 export class UnauthenticatedError extends DatabricksApiError {
   constructor(message: string, init: DatabricksErrorInit) {
-    super(message, init);
-    this.name = 'UnauthenticatedError';
-    this.code = init.httpStatus === 403 ? 'streamdoctor_databricks_permission_denied' : 'streamdoctor_databricks_unauthenticated';
+    super(message, init, init.httpStatus === 403 ? 'streamdoctor_databricks_permission_denied' : 'streamdoctor_databricks_unauthenticated');
   }
 }
 
 /** 404 RESOURCE_DOES_NOT_EXIST / NOT_FOUND: a job, pipeline, statement or warehouse id that is wrong. */
 export class NotFoundError extends DatabricksApiError {
   constructor(message: string, init: DatabricksErrorInit) {
-    super(message, init);
-    this.name = 'NotFoundError';
-    this.code = 'streamdoctor_databricks_not_found';
+    super(message, init, 'streamdoctor_databricks_not_found');
   }
 }
 
 /** 5xx, timeouts, resets and malformed bodies that outlived the retry budget. */
 export class DatabricksUnavailableError extends DatabricksApiError {
   constructor(message: string, init: DatabricksErrorInit) {
-    super(message, init);
-    this.name = 'DatabricksUnavailableError';
-    this.code = 'streamdoctor_databricks_unavailable';
+    super(message, init, 'streamdoctor_databricks_unavailable');
   }
 }
 
@@ -86,9 +78,7 @@ export class StatementFailedError extends DatabricksApiError {
   readonly state: string;
 
   constructor(message: string, init: DatabricksErrorInit & { sqlState?: string; statementId: string; state: string }) {
-    super(message, init);
-    this.name = 'StatementFailedError';
-    this.code = 'streamdoctor_databricks_statement_failed';
+    super(message, init, 'streamdoctor_databricks_statement_failed');
     this.sqlState = init.sqlState;
     this.statementId = init.statementId;
     this.state = init.state;

@@ -4,6 +4,7 @@
  * environment pointed at the stand-ins, connects the local Slack to the app's request URL, and prints
  * the banner. Stopping closes the bot first, then the stand-ins, then deletes the demo's Redis keys.
  */
+import { StreamDoctorError } from '../util/errors.js';
 import type { Logger } from '../observability/logger.js';
 import { discoverRedis, displayRedisUrl, redisUrlAnswers, RedisUnavailableError, type DiscoveredRedis, type RedisDiscoveryOptions } from '../runtime/redis-discovery.js';
 import { renderBanner } from './banner.js';
@@ -58,11 +59,9 @@ export interface RunningDemo {
   close(): Promise<void>;
 }
 
-export class DemoStartError extends Error {
-  readonly code = 'streamdoctor_demo_start';
+export class DemoStartError extends StreamDoctorError {
   constructor(message: string, readonly exitCode: number) {
-    super(message);
-    this.name = 'DemoStartError';
+    super('streamdoctor_demo_start', message);
   }
 }
 

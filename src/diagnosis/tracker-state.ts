@@ -2,6 +2,7 @@
  * The serialized state of a `QueryTracker`: what the worker stores in Redis per query between
  * detect jobs. JSON-safe and bounded (a fixed ring of features, a few incidents): ≤ 24 KB.
  */
+import { StreamDoctorError } from '../util/errors.js';
 import type { Disruption } from './aftermath.js';
 import type { QueryFacts } from './batch-features.js';
 import type { SerializedFeatures } from './feature-ring.js';
@@ -49,10 +50,8 @@ export interface TrackerState {
   disruption?: Disruption | null;
 }
 
-export class TrackerStateError extends Error {
-  readonly code = 'streamdoctor_invalid_tracker_state';
+export class TrackerStateError extends StreamDoctorError {
   constructor(message: string) {
-    super(message);
-    this.name = 'TrackerStateError';
+    super('streamdoctor_invalid_tracker_state', message);
   }
 }

@@ -16,6 +16,7 @@ import type { SourceRegistry } from '../sources/source.js';
 import { checkRedisServer } from './redis-server-check.js';
 import { discoverRedis, type DiscoveredRedis } from './redis-discovery.js';
 import { readPipelineSettings, type PipelineSettings } from './process-settings.js';
+import { ConfigError, errorCodeOf } from '../util/errors.js';
 
 export interface ProcessSetup {
   env: EnvConfig;
@@ -69,7 +70,7 @@ export async function loadWatchSetup(
   } else {
     logger.warn('STREAMDOCTOR_CONFIG is not set: no streams are watched (see examples/streamdoctor.example.yml)');
   }
-  // Missing credentials or warehouse throw WatchSourcesError, whose code is also streamdoctor_process_config.
+  // Missing credentials or warehouse throw WatchSourcesError, a ConfigError too.
   // The sources' clients, by host: the capacity advisor reads job settings through the same ones.
   const clients = new Map<string, DatabricksClient>();
   const createClient: typeof createDatabricksClient = (clientOptions) => {
@@ -108,13 +109,8 @@ function watchAdvisor(watch: WatchConfig, clients: Map<string, DatabricksClient>
   return jobClusterAdvisor(cache);
 }
 
-export class ProcessSetupError extends Error {
-  readonly code = 'streamdoctor_process_config';
-  constructor(readonly problems: string[]) {
-    super(`configuration problems:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-    this.name = 'ProcessSetupError';
-  }
-}
+/** What a process found wrong before it could start (environment, watch file, Redis server settings). */
+export class ProcessSetupError extends ConfigError {}
 
 export interface SetupOptions {
   name: string;
@@ -144,8 +140,8 @@ export async function runProcess(body: () => Promise<number>): Promise<number> {
   try {
     return await body();
   } catch (err) {
-    const code = (err as { code?: string }).code;
-    if (code === 'streamdoctor_process_config' || code === 'streamdoctor_redis_unavailable' || code === 'streamdoctor_config_invalid' || code === 'streamdoctor_invalid_config') {
+    const code = errorCodeOf(err);
+    if (code === ConfigError.CODE || code === 'streamdoctor_redis_unavailable') {
       process.stderr.write(`streamdoctor: ${(err as Error).message}\n`);
       return 2;
     }

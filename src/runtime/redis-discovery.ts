@@ -4,6 +4,7 @@
  * `redis-server` on a free port in a temp dir (no persistence) for the life of the process; else a
  * typed error whose message says how to get Redis.
  */
+import { StreamDoctorError } from '../util/errors.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, accessSync, constants as fsConstants } from 'node:fs';
 import { createServer, Socket } from 'node:net';
@@ -39,11 +40,9 @@ export interface RedisDiscoveryOptions {
   startTimeoutMs?: number;
 }
 
-export class RedisUnavailableError extends Error {
-  readonly code = 'streamdoctor_redis_unavailable';
+export class RedisUnavailableError extends StreamDoctorError {
   constructor(message: string) {
-    super(message);
-    this.name = 'RedisUnavailableError';
+    super('streamdoctor_redis_unavailable', message);
   }
 }
 

@@ -15,12 +15,11 @@ import { replyToAuthFailure } from '../slack/auth-failure-reply.js';
 import { boltLogger } from '../slack/bolt-logger.js';
 import type { SlackDeps } from '../slack/deps.js';
 import { InFlightListeners } from '../slack/in-flight.js';
+import { ConfigError } from '../util/errors.js';
 
-export class SlackAppConfigError extends Error {
-  readonly code = 'streamdoctor_slack_config_invalid';
-  constructor(message: string) {
-    super(message);
-    this.name = 'SlackAppConfigError';
+export class SlackAppConfigError extends ConfigError {
+  constructor(problem: string) {
+    super([problem], problem);
   }
 }
 

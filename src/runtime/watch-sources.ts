@@ -14,14 +14,10 @@ import type { Logger } from '../observability/logger.js';
 import type { Progress } from '../progress/types.js';
 import { JobRunsSource, PipelineEventsSource, ProgressTableSource } from '../sources/index.js';
 import type { RoutingDefaults, StreamInfo } from '../store/types.js';
+import { ConfigError } from '../util/errors.js';
 
-export class WatchSourcesError extends Error {
-  readonly code = 'streamdoctor_process_config';
-  constructor(readonly problems: string[]) {
-    super(`configuration problems:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-    this.name = 'WatchSourcesError';
-  }
-}
+/** The watch file names sources that cannot be built (credentials, warehouse): every problem at once. */
+export class WatchSourcesError extends ConfigError {}
 
 export interface WatchSourcesOptions {
   env: NodeJS.ProcessEnv;

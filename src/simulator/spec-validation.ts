@@ -3,24 +3,23 @@
  * Databricks fails at once with every problem named by its path, instead of printing nonsense later.
  */
 
+import { StreamDoctorError } from '../util/errors.js';
 import type { StreamSpec } from './spec.js';
 
-export class SimulatorSpecError extends Error {
-  readonly code = 'streamdoctor_simulator_invalid_spec';
+export class SimulatorSpecError extends StreamDoctorError {
   constructor(readonly problems: string[]) {
-    super(`invalid stream spec: ${problems.join('; ')}`);
-    this.name = 'SimulatorSpecError';
+    super('streamdoctor_simulator_invalid_spec', `invalid stream spec: ${problems.join('; ')}`);
   }
 }
 
 /** Raised when a run leaves the range of representable timestamps (a runaway overload simulated too long). */
-export class SimulatorTimeError extends Error {
-  readonly code = 'streamdoctor_simulator_time_overflow';
+export class SimulatorTimeError extends StreamDoctorError {
   constructor(readonly timeMs: number) {
     super(
+      'streamdoctor_simulator_time_overflow',
       `simulated time reached ${timeMs} ms, past the year 9999: the stream falls behind geometrically; simulate fewer batches or a milder overload`,
+      { fix: 'simulate fewer batches or a milder overload' },
     );
-    this.name = 'SimulatorTimeError';
   }
 }
 

@@ -3,15 +3,14 @@
  * first request) to learn the bot's user id so Bolt can ignore the bot's own events. Multi-workspace
  * OAuth can replace this function without touching any handler.
  */
+import { StreamDoctorError } from '../util/errors.js';
 import { webApi, type Authorize, type AuthorizeResult } from '@slack/bolt';
 
 type WebClientOptions = webApi.WebClientOptions;
 
-export class SlackAuthError extends Error {
-  readonly code = 'streamdoctor_slack_auth_failed';
+export class SlackAuthError extends StreamDoctorError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'SlackAuthError';
+    super('streamdoctor_slack_auth_failed', message, options);
   }
 }
 

@@ -1,4 +1,5 @@
 /** Typed store errors with stable codes. */
+import { StreamDoctorError } from '../util/errors.js';
 
 export type StoreErrorCode =
   | 'streamdoctor_store_conflict'
@@ -6,12 +7,10 @@ export type StoreErrorCode =
   | 'streamdoctor_store_invalid'
   | 'streamdoctor_store_corrupt';
 
-export class StoreError extends Error {
-  readonly code: StoreErrorCode;
+export class StoreError extends StreamDoctorError {
+  declare readonly code: StoreErrorCode;
   constructor(code: StoreErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'StoreError';
-    this.code = code;
+    super(code, message, options);
   }
 }
 
@@ -22,6 +21,5 @@ export class StateConflictError extends StoreError {
       'streamdoctor_store_conflict',
       `tracker state of query ${queryId} changed concurrently (expected version ${expected}, found ${actual})`,
     );
-    this.name = 'StateConflictError';
   }
 }

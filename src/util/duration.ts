@@ -2,6 +2,7 @@
  * Durations as people write them on the command line and in config: `500ms`, `90s`, `10m`, `2h`,
  * `7d`, and combinations such as `1h30m`. A bare number is seconds.
  */
+import { StreamDoctorError } from './errors.js';
 
 const UNIT_MS: Record<string, number> = {
   ms: 1,
@@ -14,11 +15,9 @@ const UNIT_MS: Record<string, number> = {
 
 const PART = /(\d+(?:\.\d+)?)(ms|s|m|h|d|w)/gy;
 
-export class DurationError extends Error {
-  readonly code = 'streamdoctor_invalid_duration';
+export class DurationError extends StreamDoctorError {
   constructor(readonly input: string) {
-    super(`"${input}" is not a duration; write it like 500ms, 90s, 10m, 2h or 7d`);
-    this.name = 'DurationError';
+    super('streamdoctor_invalid_duration', `"${input}" is not a duration; write it like 500ms, 90s, 10m, 2h or 7d`, { fix: 'write it like 500ms, 90s, 10m, 2h or 7d' });
   }
 }
 

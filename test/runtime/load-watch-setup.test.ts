@@ -101,7 +101,7 @@ describe('loadWatchSetup', () => {
     writeFileSync(path, watchFile(databricks.url, 'thresholds:\n  stalled_after: 15m\n'));
     const envVars = { STREAMDOCTOR_CONFIG: path, SD_TEST_TOKEN: PAT };
     const error = (await loadWatchSetup(setupFor(envVars), envVars).catch((caught: unknown) => caught)) as Error & { code?: string };
-    expect(error.code).toBe('streamdoctor_process_config');
+    expect(error.code).toBe('streamdoctor_config_invalid');
     expect(error.message).toContain(`${path}:18:18 thresholds.stalled_after: is not supported`);
   });
 
@@ -110,7 +110,7 @@ describe('loadWatchSetup', () => {
     writeFileSync(path, watchFile(databricks.url));
     const envVars = { STREAMDOCTOR_CONFIG: path };
     const error = (await loadWatchSetup(setupFor(envVars), envVars).catch((caught: unknown) => caught)) as Error & { code?: string };
-    expect(error.code).toBe('streamdoctor_process_config');
+    expect(error.code).toBe('streamdoctor_config_invalid');
     expect(error.message).toContain('SD_TEST_TOKEN');
   });
 });

@@ -20,7 +20,7 @@ describe('createSlackApp', () => {
       createSlackApp({ botToken: 'xoxb-1', logger, deps });
     } catch (error) {
       expect(error).toBeInstanceOf(SlackAppConfigError);
-      expect((error as SlackAppConfigError).code).toBe('streamdoctor_slack_config_invalid');
+      expect((error as SlackAppConfigError).code).toBe('streamdoctor_config_invalid');
     }
   });
 

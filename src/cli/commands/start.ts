@@ -12,6 +12,7 @@ import { installShutdown } from '../../runtime/shutdown.js';
 import { startBot } from '../../runtime/start-bot.js';
 import { parseCommandArgs, UsageError, wantsHelp } from '../command-args.js';
 import { describeInvalidMode, detectStartMode } from '../start-mode.js';
+import { ConfigError } from '../../util/errors.js';
 
 export const USAGE = `usage: streamdoctor start [--demo]
 
@@ -24,7 +25,6 @@ options:
   -h, --help   this help
 `;
 
-const CONFIG_CODES = new Set(['streamdoctor_process_config', 'streamdoctor_config_invalid', 'streamdoctor_invalid_config']);
 
 export interface StartCommandIo {
   env: NodeJS.ProcessEnv;
@@ -75,7 +75,7 @@ export async function run(argv: string[], io: StartCommandIo = { env: process.en
       io.err.write(`${(err as Error).message}\n`);
       return 1;
     }
-    if (CONFIG_CODES.has(code)) {
+    if (code === ConfigError.CODE) {
       io.err.write(`streamdoctor: ${(err as Error).message}\n`);
       return 2;
     }

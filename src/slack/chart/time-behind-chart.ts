@@ -5,6 +5,7 @@
  * vega, vega-lite and resvg are loaded with `import()` when the first chart is drawn: they are most
  * of a process's start-up otherwise, and only the digest draws (test/cli/production-graph.test.ts).
  */
+import { StreamDoctorError } from '../../util/errors.js';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { buildTimeBehindSpec, type TimeBehindChartOptions, type TimeBehindSeries } from './time-behind-spec.js';
@@ -22,11 +23,9 @@ export interface RenderedChart {
   omitted: number;
 }
 
-export class ChartRenderError extends Error {
-  readonly code = 'streamdoctor_chart_render_failed';
+export class ChartRenderError extends StreamDoctorError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'ChartRenderError';
+    super('streamdoctor_chart_render_failed', message, options);
   }
 }
 

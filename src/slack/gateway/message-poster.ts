@@ -9,6 +9,7 @@
  * poster neither adopts nor posts (MessageLookupError names the fix). After the first post, every
  * change is a chat.update of the same message.
  */
+import { StreamDoctorError } from '../../util/errors.js';
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { StoreKeys } from '../../store/keys.js';
@@ -17,23 +18,19 @@ import type { ChatMessage, SlackChat } from './slack-chat.js';
 import { provablyNotDone } from './slack-chat.js';
 
 /** The message key is being posted by another job right now; retry shortly. */
-export class MessageBusyError extends Error {
-  readonly code = 'streamdoctor_message_busy';
+export class MessageBusyError extends StreamDoctorError {
   constructor(readonly key: string) {
-    super(`message ${key} is being posted by another job`);
-    this.name = 'MessageBusyError';
+    super('streamdoctor_message_busy', `message ${key} is being posted by another job`);
   }
 }
 
 /** The channel spent its posting budget (about one message per second); retry after `waitMs`. */
-export class ChannelBusyError extends Error {
-  readonly code = 'streamdoctor_channel_busy';
+export class ChannelBusyError extends StreamDoctorError {
   constructor(
     readonly channel: string,
     readonly waitMs: number,
   ) {
-    super(`channel ${channel} posted less than a second ago; wait ${waitMs} ms`);
-    this.name = 'ChannelBusyError';
+    super('streamdoctor_channel_busy', `channel ${channel} posted less than a second ago; wait ${waitMs} ms`);
   }
 }
 

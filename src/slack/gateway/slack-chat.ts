@@ -3,6 +3,7 @@
  * independent of the SDK. `WebClientChat` adapts @slack/web-api's WebClient, configured to reject
  * rate-limited calls (a 429 becomes a BullMQ rate limit instead of a sleeping job holding a lock).
  */
+import { StreamDoctorError } from '../../util/errors.js';
 import { webApi } from '@slack/bolt';
 import type { KnownBlock } from '@slack/types';
 import type { RenderedChart } from '../chart/time-behind-chart.js';
@@ -38,11 +39,9 @@ export interface SlackChat {
 }
 
 /** Thrown when Slack answers 429; `retryAfterMs` comes from its Retry-After header. */
-export class SlackRateLimitedError extends Error {
-  readonly code = 'streamdoctor_slack_rate_limited';
+export class SlackRateLimitedError extends StreamDoctorError {
   constructor(readonly retryAfterMs: number) {
-    super(`Slack rate limited the call; retry after ${retryAfterMs} ms`);
-    this.name = 'SlackRateLimitedError';
+    super('streamdoctor_slack_rate_limited', `Slack rate limited the call; retry after ${retryAfterMs} ms`);
   }
 }
 
@@ -50,18 +49,20 @@ export class SlackRateLimitedError extends Error {
  * A message that may have been posted cannot be looked up (a scope missing, the channel gone): the
  * poster must not guess, so it neither adopts nor posts again. The message says what to grant.
  */
-export class MessageLookupError extends Error {
-  readonly code = 'streamdoctor_slack_lookup_impossible';
+export class MessageLookupError extends StreamDoctorError {
   constructor(
     readonly channel: string,
     readonly slackError: string,
   ) {
     super(
+      'streamdoctor_slack_lookup_impossible',
       slackError === 'missing_scope'
         ? `cannot look up a possibly posted alert in ${channel}: the bot token lacks channels:history / groups:history (or channels:join); reinstall the Slack app from manifest.yml`
         : `cannot look up a possibly posted alert in ${channel} (${slackError}); invite the app to the channel (/invite @StreamDoctor)`,
+      {
+        fix: slackError === 'missing_scope' ? 'reinstall the Slack app from manifest.yml' : 'invite the app to the channel (/invite @StreamDoctor)',
+      },
     );
-    this.name = 'MessageLookupError';
   }
 }
 
@@ -136,7 +137,7 @@ export class WebClientChat implements SlackChat {
         metadata: { event_type: METADATA_EVENT_TYPE, event_payload: { key: message.key } },
       }),
     );
-    if (!res.ts) throw new Error('streamdoctor_slack_no_ts: chat.postMessage answered without a ts');
+    if (!res.ts) throw new StreamDoctorError('streamdoctor_slack_no_ts', 'streamdoctor_slack_no_ts: chat.postMessage answered without a ts');
     return { ts: res.ts };
   }
 

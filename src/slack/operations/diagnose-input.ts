@@ -3,6 +3,7 @@
  * and renders its report. The file is downloaded with the bot token only from Slack's own hosts
  * (or the configured local Slack), and only up to a size cap.
  */
+import { StreamDoctorError } from '../../util/errors.js';
 import type { webApi } from '@slack/bolt';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { Diagnosis } from '../../diagnosis/engine.js';
@@ -14,13 +15,12 @@ import type { RenderedMessage } from '../render/types.js';
 export const DEFAULT_MAX_FILE_BYTES = 20 * 1024 * 1024;
 export const DEFAULT_MAX_RECORDS = 50_000;
 
-export class DiagnoseInputError extends Error {
-  constructor(
-    readonly code: 'streamdoctor_diagnose_no_input' | 'streamdoctor_diagnose_file_too_large' | 'streamdoctor_diagnose_file_unreadable' | 'streamdoctor_diagnose_file_host',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'DiagnoseInputError';
+export type DiagnoseInputErrorCode = 'streamdoctor_diagnose_no_input' | 'streamdoctor_diagnose_file_too_large' | 'streamdoctor_diagnose_file_unreadable' | 'streamdoctor_diagnose_file_host';
+
+export class DiagnoseInputError extends StreamDoctorError {
+  declare readonly code: DiagnoseInputErrorCode;
+  constructor(code: DiagnoseInputErrorCode, message: string) {
+    super(code, message);
   }
 }
 
