@@ -3,6 +3,7 @@
  * produces exactly one job per tick per scheduler, however many clock processes upsert it, so a
  * second clock started by mistake changes nothing.
  */
+import { DEFAULTS } from '../src/config/defaults.js';
 import { POLL_JOB } from './queue-names.js';
 import type { PipelineQueues } from './queues.js';
 import { ConfigError } from '../src/util/errors.js';
@@ -37,7 +38,7 @@ export function dailyCron(at: string): string {
 
 /** Creates or updates every schedule, and removes poll schedules of sources no longer configured. */
 export async function upsertSchedules(queues: PipelineQueues, settings: ScheduleSettings): Promise<void> {
-  const every = settings.pollEveryMs ?? 10_000;
+  const every = settings.pollEveryMs ?? DEFAULTS.pollSeconds * 1000;
   for (const sourceId of settings.sourceIds) {
     await queues.poll.upsertJobScheduler(SCHEDULER_IDS.poll(sourceId), { every }, { name: POLL_JOB.poll, data: { sourceId } });
   }

@@ -7,6 +7,7 @@
  * place when the reason changes and resolved by the next successful read. Without it, a source the
  * bot cannot read looks like healthy silence.
  */
+import { DEFAULTS } from '../src/config/defaults.js';
 import {
   DatabricksApiError,
   DatabricksUnavailableError,
@@ -24,7 +25,7 @@ import type { StreamInfo } from '../src/store/types.js';
 import { formatDuration } from '../src/util/duration.js';
 
 /** Default of `PollDeps.sourceFailingAfterMs` (`STREAMDOCTOR_SOURCE_FAILING_SECONDS`). */
-export const DEFAULT_SOURCE_FAILING_AFTER_MS = 5 * 60_000;
+export const DEFAULT_SOURCE_FAILING_AFTER_MS = DEFAULTS.sourceFailingSeconds * 1000;
 
 export type ReadFailureCode =
   | 'auth_refused'

@@ -1,13 +1,41 @@
 /**
- * Every environment variable StreamDoctor reads, as a pure function of `env`. Nothing here throws:
- * problems (a malformed URL, half of an OAuth pair) are listed in `problems`, each saying what to set.
+ * The environment StreamDoctor reads: one zod schema per variable (`ENV_VARIABLES`, whose names and
+ * defaults docs/production.md's table is checked against), read by one pure function of `env`.
+ * Nothing here throws: each problem (a malformed URL, half of an OAuth pair) is listed once in
+ * `problems`, saying what to set, and the setting falls back to its default (src/config/defaults.ts).
  * Secrets are kept on the returned object but `describeEnvConfig` masks them for logs.
  */
+import { z } from 'zod';
 import { chooseDatabricksCredentials, DATABRICKS_AUTH_TYPES } from './databricks-auth.js';
+import { DEFAULTS } from './defaults.js';
 
 export type DatabricksEnvAuth =
   | { kind: 'pat'; token: string }
   | { kind: 'oauth-m2m'; clientId: string; clientSecret: string };
+
+/** The queues a worker process can serve. */
+export const QUEUE_NAMES = ['poll', 'detect', 'notify', 'digest'] as const;
+export type WorkerQueueName = (typeof QUEUE_NAMES)[number];
+
+/** The pipeline's settings (poll cadence, digest, worker queues, storms, source health). */
+export interface PipelineSettings {
+  /** `STREAMDOCTOR_POLL_SECONDS` in ms. @defaultValue 10000 */
+  pollEveryMs: number;
+  /** `STREAMDOCTOR_DIGEST_AT`. @defaultValue '09:00' */
+  digestAt: string;
+  /** `STREAMDOCTOR_TIME_ZONE`. @defaultValue 'UTC' */
+  timeZone: string;
+  /** `STREAMDOCTOR_DEFAULT_CHANNEL`: channel for streams no rule routes. @defaultValue null */
+  defaultChannel: string | null;
+  /** `STREAMDOCTOR_WORKER_QUEUES`. @defaultValue null (all) */
+  workerQueues: WorkerQueueName[] | null;
+  /** `STREAMDOCTOR_STORM_WINDOW_SECONDS` in ms. @defaultValue 30000 */
+  stormWindowMs: number;
+  /** `STREAMDOCTOR_STORM_THRESHOLD`. @defaultValue 2 */
+  stormThreshold: number;
+  /** `STREAMDOCTOR_SOURCE_FAILING_SECONDS` in ms. @defaultValue 300000 */
+  sourceFailingAfterMs: number;
+}
 
 export interface EnvConfig {
   databricks: {
@@ -38,6 +66,8 @@ export interface EnvConfig {
   prefix: string;
   /** `PORT`. @defaultValue 3000 */
   port: number;
+  /** Whether `PORT` is set: a worker or clock serves its probes only then. */
+  portSet: boolean;
   /** `LOG_LEVEL`. @defaultValue 'info' */
   logLevel: string;
   /**
@@ -45,6 +75,9 @@ export interface EnvConfig {
    * space-separated, who alone may mute, unmute, watch and unwatch. @defaultValue none (anyone may)
    */
   admins: { users: string[]; userGroups: string[] };
+  pipeline: PipelineSettings;
+  /** Whether `STREAMDOCTOR_POLL_SECONDS` is set: it then wins over the watch file's `poll_interval`. */
+  pollSecondsSet: boolean;
   /** True when neither Databricks nor Slack credentials are set: `start` runs the demo. */
   demo: boolean;
   /** Each problem found, with what to set instead. Empty when the environment is usable. */
@@ -53,42 +86,229 @@ export interface EnvConfig {
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
-function value(env: NodeJS.ProcessEnv, name: string): string | null {
-  const raw = env[name];
-  if (raw === undefined) return null;
-  const trimmed = raw.trim();
-  return trimmed === '' ? null : trimmed;
+/** Fails the parse with `message` (the problem as people read it). */
+function refuse(ctx: z.RefinementCtx, message: string): never {
+  ctx.addIssue({ code: 'custom', message });
+  return z.NEVER;
 }
 
-function url(text: string | null, name: string, problems: string[], addScheme: boolean): string | null {
-  if (text === null) return null;
-  const candidate = addScheme && !/^[a-z]+:\/\//i.test(text) ? `https://${text}` : text;
-  try {
-    const parsed = new URL(candidate);
-    if (addScheme) return parsed.origin;
-    return candidate;
-  } catch {
-    problems.push(`${name} is not a URL ("${text.slice(0, 80)}"); set it like ${addScheme ? 'https://adb-1234567890123456.7.azuredatabricks.net' : 'http://127.0.0.1:3001/api/'}`);
-    return null;
+const text = () => z.string();
+
+function urlOf(name: string, addScheme: boolean) {
+  return z.string().transform((value, ctx) => {
+    const candidate = addScheme && !/^[a-z]+:\/\//i.test(value) ? `https://${value}` : value;
+    try {
+      const parsed = new URL(candidate);
+      return addScheme ? parsed.origin : candidate;
+    } catch {
+      return refuse(ctx, `${name} is not a URL ("${value.slice(0, 80)}"); set it like ${addScheme ? 'https://adb-1234567890123456.7.azuredatabricks.net' : 'http://127.0.0.1:3001/api/'}`);
+    }
+  });
+}
+
+function positiveSeconds(name: string) {
+  return z.string().transform((value, ctx) => {
+    const n = Number(value);
+    return Number.isFinite(n) && n > 0 ? n : refuse(ctx, `${name} must be a positive number; got "${value.slice(0, 40)}"`);
+  });
+}
+
+/** Ids of a list setting: the recognised ones, and the rest (a problem). */
+function splitList<T>(value: string, separator: RegExp, accept: (item: string) => T | null): { ok: T[]; wrong: string[] } {
+  const ok: T[] = [];
+  const wrong: string[] = [];
+  for (const item of value.split(separator).map((part) => part.trim()).filter(Boolean)) {
+    const accepted = accept(item);
+    if (accepted === null) wrong.push(item);
+    else ok.push(accepted);
   }
+  return { ok, wrong };
+}
+
+type Admins = EnvConfig['admins'];
+const adminOf = (id: string): { user: string } | { group: string } | null =>
+  /^[UW][A-Z0-9]{2,}$/.test(id) ? { user: id } : /^S[A-Z0-9]{2,}$/.test(id) ? { group: id } : null;
+function adminsOf(items: ({ user: string } | { group: string })[]): Admins {
+  return { users: items.flatMap((i) => ('user' in i ? [i.user] : [])), userGroups: items.flatMap((i) => ('group' in i ? [i.group] : [])) };
+}
+const queueOf = (name: string): WorkerQueueName | null => ((QUEUE_NAMES as readonly string[]).includes(name) ? (name as WorkerQueueName) : null);
+
+/** One environment variable: how its (trimmed, non-blank) text is read, and its default as the docs show it. */
+export interface EnvVariable<T> {
+  schema: z.ZodType<T, string>;
+  /** The "default" column of docs/production.md's table. */
+  docDefault: string;
+  /** What to use when the text is set but refused (the problem is listed either way). @defaultValue the default */
+  lenient?: (text: string) => T;
+}
+
+const variable = <T>(schema: z.ZodType<T, string>, docDefault: string, lenient?: (text: string) => T): EnvVariable<T> => ({ schema, docDefault, ...(lenient ? { lenient } : {}) });
+
+/**
+ * Every environment variable StreamDoctor reads, in the order their problems are listed. The
+ * credentials a watch file names by variable (`token_env: …`) are read where the workspace is
+ * resolved (src/config/workspace-credentials.ts); `DATABRICKS_CONFIG_PROFILE` and
+ * `DATABRICKS_CONFIG_FILE` by the profile reader (databricks-auth.ts, read-databricks-config-file.ts).
+ */
+export const ENV_VARIABLES = {
+  SLACK_BOT_TOKEN: variable(text().refine((v) => v.startsWith('xoxb-'), 'SLACK_BOT_TOKEN should be a bot token starting with xoxb-'), '—', (v) => v),
+  SLACK_SIGNING_SECRET: variable(text(), '—'),
+  SLACK_APP_TOKEN: variable(text().refine((v) => v.startsWith('xapp-'), 'SLACK_APP_TOKEN should be an app-level token starting with xapp-'), '—', (v) => v),
+  SLACK_API_URL: variable(urlOf('SLACK_API_URL', false), "Slack's"),
+  STREAMDOCTOR_ADMINS: variable(
+    z.string().transform((value, ctx) => {
+      const { ok, wrong } = splitList(value, /[\s,]+/, adminOf);
+      // A mistyped entry would silently leave someone out (or, alone, open the commands to everyone).
+      if (wrong.length > 0) {
+        return refuse(
+          ctx,
+          `STREAMDOCTOR_ADMINS holds ${wrong.map((id) => `"${id.slice(0, 40)}"`).join(', ')}, which ${wrong.length === 1 ? 'is' : 'are'} not a Slack user id (U…/W…) or user group id (S…); list ids like U024BE7LH,S0614TZR7 (a profile's "Copy member ID")`,
+        );
+      }
+      return adminsOf(ok);
+    }),
+    'anyone',
+    (value) => adminsOf(splitList(value, /[\s,]+/, adminOf).ok),
+  ),
+  DATABRICKS_HOST: variable(urlOf('DATABRICKS_HOST', true), '—'),
+  DATABRICKS_TOKEN: variable(text(), '—'),
+  DATABRICKS_CLIENT_ID: variable(text(), '—'),
+  DATABRICKS_CLIENT_SECRET: variable(text(), '—'),
+  DATABRICKS_AUTH_TYPE: variable(
+    text().refine(
+      (v) => (DATABRICKS_AUTH_TYPES as readonly string[]).includes(v.toLowerCase()),
+      { error: (issue) => `DATABRICKS_AUTH_TYPE is "${String(issue.input).slice(0, 40)}"; StreamDoctor supports ${DATABRICKS_AUTH_TYPES.join(' and ')}: set one of them or remove it` },
+    ),
+    '—',
+  ),
+  DATABRICKS_CONFIG_PROFILE: variable(text(), '`DEFAULT`'),
+  DATABRICKS_CONFIG_FILE: variable(text(), '`~/.databrickscfg`'),
+  DATABRICKS_WAREHOUSE_ID: variable(text(), '—'),
+  STREAMDOCTOR_CONFIG: variable(text(), '—'),
+  REDIS_URL: variable(text().refine((v) => /^rediss?:\/\//.test(v), 'REDIS_URL must start with redis:// or rediss://'), 'discovered', (v) => v),
+  STREAMDOCTOR_PREFIX: variable(
+    text().refine((v) => /^[A-Za-z0-9:_-]{1,40}$/.test(v), {
+      error: (issue) => `STREAMDOCTOR_PREFIX may hold letters, digits, ':', '_' and '-' (up to 40); got "${String(issue.input).slice(0, 60)}"`,
+    }),
+    `\`${DEFAULTS.prefix}\``,
+    (v) => v,
+  ),
+  PORT: variable(
+    z.string().transform((value, ctx) => {
+      const n = Number(value);
+      return Number.isInteger(n) && n >= 0 && n <= 65535 ? n : refuse(ctx, `PORT must be an integer from 0 to 65535; got "${value}"`);
+    }),
+    `\`${DEFAULTS.port}\``,
+  ),
+  LOG_LEVEL: variable(
+    z.string().transform((value, ctx) => {
+      const level = value.toLowerCase();
+      return LOG_LEVELS.includes(level) ? level : refuse(ctx, `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got "${level}"`);
+    }),
+    `\`${DEFAULTS.logLevel}\` (\`warn\` in the demo)`,
+  ),
+  STREAMDOCTOR_POLL_SECONDS: variable(positiveSeconds('STREAMDOCTOR_POLL_SECONDS'), "the watch file's `poll_interval`"),
+  STREAMDOCTOR_DIGEST_AT: variable(
+    text().refine((v) => /^([01]?\d|2[0-3]):[0-5]\d$/.test(v), { error: (issue) => `STREAMDOCTOR_DIGEST_AT must be HH:MM (24-hour), e.g. 09:00; got "${String(issue.input)}"` }),
+    `\`${DEFAULTS.digestAt}\``,
+  ),
+  STREAMDOCTOR_TIME_ZONE: variable(
+    z.string().transform((value, ctx) => {
+      try {
+        new Intl.DateTimeFormat('en', { timeZone: value });
+        return value;
+      } catch {
+        return refuse(ctx, `STREAMDOCTOR_TIME_ZONE must be an IANA zone such as Europe/Lisbon; got "${value}"`);
+      }
+    }),
+    `\`${DEFAULTS.timeZone}\``,
+  ),
+  STREAMDOCTOR_DEFAULT_CHANNEL: variable(text(), "the watch file's `defaults.channel`"),
+  STREAMDOCTOR_WORKER_QUEUES: variable(
+    z.string().transform((value, ctx) => {
+      const { ok, wrong } = splitList(value, /,/, queueOf);
+      return wrong.length > 0 ? refuse(ctx, `STREAMDOCTOR_WORKER_QUEUES: unknown queue(s) ${wrong.join(', ')}; use any of ${QUEUE_NAMES.join(', ')}`) : ok;
+    }),
+    'all',
+    (value) => splitList(value, /,/, queueOf).ok,
+  ),
+  STREAMDOCTOR_STORM_WINDOW_SECONDS: variable(positiveSeconds('STREAMDOCTOR_STORM_WINDOW_SECONDS'), `\`${DEFAULTS.stormWindowSeconds}\``),
+  STREAMDOCTOR_STORM_THRESHOLD: variable(
+    z.string().transform((value, ctx) => {
+      const n = Number(value);
+      const name = 'STREAMDOCTOR_STORM_THRESHOLD';
+      // 1 would group every alert.
+      return Number.isInteger(n) && n >= 2
+        ? n
+        : refuse(
+            ctx,
+            `${name} must be a whole number of at least 2 (how many openings in one channel within the storm window form one grouped message), e.g. ${name}=2; got "${value.slice(0, 40)}"`,
+          );
+    }),
+    `\`${DEFAULTS.stormThreshold}\``,
+  ),
+  STREAMDOCTOR_SOURCE_FAILING_SECONDS: variable(positiveSeconds('STREAMDOCTOR_SOURCE_FAILING_SECONDS'), `\`${DEFAULTS.sourceFailingSeconds}\``),
+  SLACK_REQUEST_URL: variable(text(), `\`${DEFAULTS.slackRequestUrl}\``),
+} satisfies Record<string, EnvVariable<unknown>>;
+
+export type EnvVariableName = keyof typeof ENV_VARIABLES;
+type ValueOf<N extends EnvVariableName> = (typeof ENV_VARIABLES)[N] extends EnvVariable<infer T> ? T : never;
+
+/** The environment as one zod object: each variable blank-or-absent → undefined, else read by its schema. */
+export const ENV_SCHEMA = z.object(
+  Object.fromEntries(
+    Object.entries(ENV_VARIABLES).map(([name, spec]) => [name, z.preprocess((raw) => (typeof raw === 'string' && raw.trim() !== '' ? raw.trim() : undefined), (spec.schema as z.ZodType<unknown, string>).optional())]),
+  ) as unknown as { [N in EnvVariableName]: z.ZodType<ValueOf<N> | undefined> },
+);
+
+/** The trimmed text of a variable; null when unset or blank. */
+function textOf(env: NodeJS.ProcessEnv, name: string): string | null {
+  const trimmed = env[name]?.trim();
+  return trimmed ? trimmed : null;
+}
+
+/** Reads one variable through its schema: the value, or (listing the problem) its lenient reading, else undefined. */
+function readVariable<N extends EnvVariableName>(env: NodeJS.ProcessEnv, name: N, problems: string[]): ValueOf<N> | undefined {
+  const raw = textOf(env, name);
+  if (raw === null) return undefined;
+  const spec = ENV_VARIABLES[name] as EnvVariable<ValueOf<N>>;
+  const parsed = spec.schema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  problems.push(...parsed.error.issues.map((issue) => issue.message));
+  return spec.lenient?.(raw);
+}
+
+/** The Slack side of the environment, as far as running the bot needs it. */
+export type SlackNeed = 'post' | 'app';
+
+/**
+ * What is missing for Slack, one sentence each: `post` needs the bot token (alerts are posted with
+ * it); `app` also needs a way to receive Slack's requests (the signing secret, or the app token for
+ * Socket Mode). Empty when Slack is configured for the need. The one Slack credential check: the
+ * environment (a bot token alone), each process's needs (compose.ts) and the start mode use it.
+ */
+export function slackProblems(slack: Pick<EnvConfig['slack'], 'botToken' | 'signingSecret' | 'appToken'>, need: SlackNeed): string[] {
+  const problems: string[] = [];
+  if (!slack.botToken) problems.push('set SLACK_BOT_TOKEN (xoxb-…): the bot posts alerts with it');
+  if (need === 'app' && !slack.signingSecret && !slack.appToken) problems.push('set SLACK_SIGNING_SECRET (HTTP mode) or SLACK_APP_TOKEN (Socket Mode): Slack\'s requests reach the app with it');
+  return problems;
 }
 
 export function readEnvConfig(env: NodeJS.ProcessEnv): EnvConfig {
   const problems: string[] = [];
-  const host = url(value(env, 'DATABRICKS_HOST'), 'DATABRICKS_HOST', problems, true);
-  const found = (name: string, text: string | null) => (text === null ? undefined : { value: text, from: name, fromProfile: false });
-  const token = found('DATABRICKS_TOKEN', value(env, 'DATABRICKS_TOKEN'));
-  const clientId = found('DATABRICKS_CLIENT_ID', value(env, 'DATABRICKS_CLIENT_ID'));
-  const clientSecret = found('DATABRICKS_CLIENT_SECRET', value(env, 'DATABRICKS_CLIENT_SECRET'));
-  const authType = found('DATABRICKS_AUTH_TYPE', value(env, 'DATABRICKS_AUTH_TYPE'));
+  const read = <N extends EnvVariableName>(name: N) => readVariable(env, name, problems);
+
+  const host = read('DATABRICKS_HOST') ?? null;
+  const found = (name: string, value: string | undefined) => (value === undefined ? undefined : { value, from: name, fromProfile: false });
+  const token = found('DATABRICKS_TOKEN', read('DATABRICKS_TOKEN'));
+  const clientId = found('DATABRICKS_CLIENT_ID', read('DATABRICKS_CLIENT_ID'));
+  const clientSecret = found('DATABRICKS_CLIENT_SECRET', read('DATABRICKS_CLIENT_SECRET'));
+  const authType = found('DATABRICKS_AUTH_TYPE', read('DATABRICKS_AUTH_TYPE'));
   const bothKinds = token !== undefined && (clientId !== undefined || clientSecret !== undefined);
-  if (authType && !(DATABRICKS_AUTH_TYPES as readonly string[]).includes(authType.value.toLowerCase())) {
-    problems.push(`DATABRICKS_AUTH_TYPE is "${authType.value.slice(0, 40)}"; StreamDoctor supports ${DATABRICKS_AUTH_TYPES.join(' and ')}: set one of them or remove it`);
-  }
   // Two kinds of credentials at once are refused (as Databricks' SDKs do) unless DATABRICKS_AUTH_TYPE
   // picks one. Otherwise the auth type is applied per workspace, where a profile may hold the credentials.
   const chosen = chooseDatabricksCredentials(
-    { token, clientId, clientSecret, authType: bothKinds && authType && (DATABRICKS_AUTH_TYPES as readonly string[]).includes(authType.value.toLowerCase()) ? authType : undefined },
+    { token, clientId, clientSecret, authType: bothKinds ? authType : undefined },
     (key) => ({ token: 'DATABRICKS_TOKEN', client_id: 'DATABRICKS_CLIENT_ID', client_secret: 'DATABRICKS_CLIENT_SECRET' })[key],
   );
   const auth: DatabricksEnvAuth | null = chosen.credentials
@@ -97,69 +317,49 @@ export function readEnvConfig(env: NodeJS.ProcessEnv): EnvConfig {
       : { kind: 'oauth-m2m', clientId: chosen.credentials.clientId, clientSecret: chosen.credentials.clientSecret }
     : null;
   if (chosen.problem) problems.push(chosen.problem);
-  if (auth && !host) {
-    problems.push('Databricks credentials are set but DATABRICKS_HOST is not; set DATABRICKS_HOST=https://<your-workspace-host>');
-  }
+  if (auth && !host) problems.push('Databricks credentials are set but DATABRICKS_HOST is not; set DATABRICKS_HOST=https://<your-workspace-host>');
 
-  const portText = value(env, 'PORT');
-  let port = 3000;
-  if (portText !== null) {
-    const parsed = Number(portText);
-    if (Number.isInteger(parsed) && parsed >= 0 && parsed <= 65535) port = parsed;
-    else problems.push(`PORT must be an integer from 0 to 65535; got "${portText}"`);
-  }
-  let logLevel = value(env, 'LOG_LEVEL')?.toLowerCase() ?? 'info';
-  if (!LOG_LEVELS.includes(logLevel)) {
-    problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got "${logLevel}"`);
-    logLevel = 'info';
-  }
-  const prefix = value(env, 'STREAMDOCTOR_PREFIX') ?? 'sd';
-  if (!/^[A-Za-z0-9:_-]{1,40}$/.test(prefix)) {
-    problems.push(`STREAMDOCTOR_PREFIX may hold letters, digits, ':', '_' and '-' (up to 40); got "${prefix.slice(0, 60)}"`);
-  }
-  const redisUrl = value(env, 'REDIS_URL');
-  if (redisUrl !== null && !/^rediss?:\/\//.test(redisUrl)) problems.push('REDIS_URL must start with redis:// or rediss://');
+  const port = read('PORT') ?? DEFAULTS.port;
+  const logLevel = read('LOG_LEVEL') ?? DEFAULTS.logLevel;
+  const prefix = read('STREAMDOCTOR_PREFIX') ?? DEFAULTS.prefix;
+  const redisUrl = read('REDIS_URL') ?? null;
+  const botToken = read('SLACK_BOT_TOKEN') ?? null;
+  const appToken = read('SLACK_APP_TOKEN') ?? null;
+  const signingSecret = read('SLACK_SIGNING_SECRET') ?? null;
+  // Half a Slack setup (a bot token alone) is a problem in every process; which ones need Slack at all is compose.ts's.
+  if (botToken) problems.push(...slackProblems({ botToken, signingSecret, appToken }, 'app'));
+  const admins = read('STREAMDOCTOR_ADMINS') ?? { users: [], userGroups: [] };
+  const apiUrl = read('SLACK_API_URL') ?? null;
+  const warehouseId = read('DATABRICKS_WAREHOUSE_ID') ?? null;
+  const configPath = read('STREAMDOCTOR_CONFIG') ?? null;
 
-  const botToken = value(env, 'SLACK_BOT_TOKEN');
-  if (botToken && !botToken.startsWith('xoxb-')) problems.push('SLACK_BOT_TOKEN should be a bot token starting with xoxb-');
-  const appToken = value(env, 'SLACK_APP_TOKEN');
-  if (appToken && !appToken.startsWith('xapp-')) problems.push('SLACK_APP_TOKEN should be an app-level token starting with xapp-');
-  const signingSecret = value(env, 'SLACK_SIGNING_SECRET');
-  if (botToken && !signingSecret && !appToken) {
-    problems.push('SLACK_BOT_TOKEN is set without SLACK_SIGNING_SECRET (HTTP mode) or SLACK_APP_TOKEN (Socket Mode); set one of them');
-  }
-
-  const admins = readAdmins(value(env, 'STREAMDOCTOR_ADMINS'), problems);
+  const pollSeconds = read('STREAMDOCTOR_POLL_SECONDS');
+  const pipeline: PipelineSettings = {
+    pollEveryMs: Math.round((pollSeconds ?? DEFAULTS.pollSeconds) * 1000),
+    digestAt: read('STREAMDOCTOR_DIGEST_AT') ?? DEFAULTS.digestAt,
+    timeZone: read('STREAMDOCTOR_TIME_ZONE') ?? DEFAULTS.timeZone,
+    defaultChannel: read('STREAMDOCTOR_DEFAULT_CHANNEL') ?? null,
+    workerQueues: read('STREAMDOCTOR_WORKER_QUEUES') ?? null,
+    stormWindowMs: Math.round((read('STREAMDOCTOR_STORM_WINDOW_SECONDS') ?? DEFAULTS.stormWindowSeconds) * 1000),
+    stormThreshold: read('STREAMDOCTOR_STORM_THRESHOLD') ?? DEFAULTS.stormThreshold,
+    sourceFailingAfterMs: Math.round((read('STREAMDOCTOR_SOURCE_FAILING_SECONDS') ?? DEFAULTS.sourceFailingSeconds) * 1000),
+  };
 
   return {
-    databricks: { host, auth, warehouseId: value(env, 'DATABRICKS_WAREHOUSE_ID') },
-    slack: { botToken, signingSecret, appToken, apiUrl: url(value(env, 'SLACK_API_URL'), 'SLACK_API_URL', problems, false) },
+    databricks: { host, auth, warehouseId },
+    slack: { botToken, signingSecret, appToken, apiUrl },
     redisUrl,
-    configPath: value(env, 'STREAMDOCTOR_CONFIG'),
+    configPath,
     prefix,
     port,
+    portSet: textOf(env, 'PORT') !== null,
     logLevel,
     admins,
+    pipeline,
+    pollSecondsSet: pollSeconds !== undefined,
     demo: !auth && !botToken,
     problems,
   };
-}
-
-function readAdmins(text: string | null, problems: string[]): EnvConfig['admins'] {
-  const admins: EnvConfig['admins'] = { users: [], userGroups: [] };
-  const wrong: string[] = [];
-  for (const id of (text ?? '').split(/[\s,]+/).filter(Boolean)) {
-    if (/^[UW][A-Z0-9]{2,}$/.test(id)) admins.users.push(id);
-    else if (/^S[A-Z0-9]{2,}$/.test(id)) admins.userGroups.push(id);
-    else wrong.push(id);
-  }
-  // A mistyped entry would silently leave someone out (or, alone, open the commands to everyone).
-  if (wrong.length > 0) {
-    problems.push(
-      `STREAMDOCTOR_ADMINS holds ${wrong.map((id) => `"${id.slice(0, 40)}"`).join(', ')}, which ${wrong.length === 1 ? 'is' : 'are'} not a Slack user id (U…/W…) or user group id (S…); list ids like U024BE7LH,S0614TZR7 (a profile's "Copy member ID")`,
-    );
-  }
-  return admins;
 }
 
 /** The config with every secret replaced by `[set]`, for log lines and `/healthz`. */
@@ -183,6 +383,7 @@ export function describeEnvConfig(config: EnvConfig): Record<string, unknown> {
     port: config.port,
     logLevel: config.logLevel,
     admins: config.admins,
+    pipeline: config.pipeline,
     demo: config.demo,
   };
 }

@@ -1,4 +1,6 @@
-export { readEnvConfig, describeEnvConfig, type EnvConfig, type DatabricksEnvAuth } from './env.js';
+export { readEnvConfig, describeEnvConfig, slackProblems, ENV_VARIABLES, ENV_SCHEMA, QUEUE_NAMES, type EnvConfig, type DatabricksEnvAuth, type PipelineSettings, type WorkerQueueName, type SlackNeed } from './env.js';
+export { DEFAULTS } from './defaults.js';
+export { loadConfig, type Config } from './load-config.js';
 export { loadWatchConfig } from './watch-file.js';
 export { readWatchConfigFile } from './read-watch-file.js';
 export { resolveWorkspaceCredentials, type CredentialsResult } from './workspace-credentials.js';

@@ -3,6 +3,7 @@
  * redacted wherever they appear, and `redactSecrets` scrubs token shapes out of free text
  * (error messages that echo a header, for instance).
  */
+import { DEFAULTS } from '../config/defaults.js';
 import { pino, type Logger, type LoggerOptions } from 'pino';
 
 export type { Logger };
@@ -53,7 +54,7 @@ export function redactSecrets(text: string): string {
 export interface LoggerSettings {
   /** Logger name, shown as `name` in every line. */
   name: string;
-  /** pino level. @defaultValue process.env.LOG_LEVEL ?? 'info' */
+  /** pino level (the processes pass LOG_LEVEL from their config). @defaultValue 'info' */
   level?: string;
   /** Where lines go. @defaultValue stdout */
   destination?: NodeJS.WritableStream;
@@ -62,7 +63,7 @@ export interface LoggerSettings {
 export function createLogger(settings: LoggerSettings): Logger {
   const options: LoggerOptions = {
     name: settings.name,
-    level: settings.level ?? process.env.LOG_LEVEL ?? 'info',
+    level: settings.level ?? DEFAULTS.logLevel,
     redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
     formatters: { level: (label) => ({ level: label }) },
     hooks: {

@@ -4,6 +4,7 @@
  * `startWorker` (the four BullMQ workers), `startClock` (the schedules), `startAll` (both plus the
  * HTTP endpoints in one process).
  */
+import { DEFAULTS } from '../config/defaults.js';
 import type { Redis } from 'ioredis';
 import { MessagePoster } from '../slack/gateway/message-poster.js';
 import { blockKitRenderer, type NotifyRenderer } from '../../jobs/notify-renderer.js';
@@ -78,7 +79,7 @@ function throttledWarn(logger: Logger, msg: string): (err: Error) => void {
 }
 
 function queuePrefixOf(options: PipelineBaseOptions): string {
-  return options.queuePrefix ?? `{${options.prefix ?? 'sd'}}`;
+  return options.queuePrefix ?? `{${options.prefix ?? DEFAULTS.prefix}}`;
 }
 
 export async function startWorker(options: WorkerRuntimeOptions): Promise<WorkerRuntime> {
@@ -86,7 +87,7 @@ export async function startWorker(options: WorkerRuntimeOptions): Promise<Worker
   const redis = createRedis(options.redisUrl, 'worker', { enableAutoPipelining: true }, options.logger);
   const workerConnection = createRedis(options.redisUrl, 'worker', {}, options.logger);
   const metrics = options.metrics ?? createMetrics();
-  const store = new RedisStore({ ...options.store, redis, prefix: options.prefix ?? 'sd' });
+  const store = new RedisStore({ ...options.store, redis, prefix: options.prefix ?? DEFAULTS.prefix });
   const queues = new PipelineQueues({ connection: redis, prefix: queuePrefixOf(options), onError: throttledWarn(options.logger, 'queue connection error') });
   const poster = new MessagePoster({
     redis,
@@ -148,7 +149,7 @@ export async function startClock(options: ClockRuntimeOptions): Promise<ClockRun
   const redis = createRedis(options.redisUrl, 'worker', {}, options.logger);
   const queues = new PipelineQueues({ connection: redis, prefix: queuePrefixOf(options), onError: throttledWarn(options.logger, 'queue connection error') });
   await upsertSchedules(queues, options.schedule);
-  options.logger.info({ sources: options.schedule.sourceIds, pollEveryMs: options.schedule.pollEveryMs ?? 10_000 }, 'schedules upserted');
+  options.logger.info({ sources: options.schedule.sourceIds, pollEveryMs: options.schedule.pollEveryMs ?? DEFAULTS.pollSeconds * 1000 }, 'schedules upserted');
   const timer = setInterval(() => {
     upsertSchedules(queues, options.schedule).catch((err) => options.logger.warn({ err }, 'could not refresh schedules'));
   }, options.refreshEveryMs ?? 60_000);
@@ -185,7 +186,7 @@ export interface WebRuntime {
 export async function startWebEndpoints(options: WebRuntimeOptions): Promise<WebRuntime> {
   const redis = createRedis(options.redisUrl, 'producer', {}, options.logger); // outages also show on /healthz
   const metrics = options.metrics ?? createMetrics();
-  const store = new RedisStore({ ...options.store, redis, prefix: options.prefix ?? 'sd' });
+  const store = new RedisStore({ ...options.store, redis, prefix: options.prefix ?? DEFAULTS.prefix });
   const queues = new PipelineQueues({ connection: redis, prefix: queuePrefixOf(options), onError: throttledWarn(options.logger, 'queue connection error') });
   const routes = pipelineRoutes({ redis, queues, metrics, countOpenIncidents: () => store.incidents.countOpen() });
   let handle: HttpServerHandle | { url?: string; close(): Promise<void> };

@@ -1,29 +1,19 @@
 /**
- * What every Procfile process does first: read the environment, build the logger, find Redis,
- * and say clearly what is wrong when something is; then the watch file gives sources, routing and
- * engine options.
+ * What every process builds from its configuration before it starts: the watch file's sources,
+ * routing and engine options, and the capacity advisor; and how a command turns a setup error into
+ * a clear message and exit code 2. The processes themselves are composed in compose.ts.
  */
 import { JobClusterCache, jobClusterAdvisor, type CapacityAdvisor } from '../capacity/index.js';
-import { readEnvConfig, type EnvConfig } from '../config/env.js';
-import { readWatchConfigFile, type WatchConfig } from '../config/index.js';
+import type { Config } from '../config/index.js';
+import type { WatchConfig } from '../config/index.js';
 import type { ClientEvent } from '../databricks/client-stats.js';
 import { createDatabricksClient, type DatabricksClient } from '../databricks/databricks-client.js';
 import type { EngineOptions } from '../diagnosis/engine-options.js';
 import type { RoutingDefaults } from '../store/types.js';
 import { buildWatchRuntime } from './watch-sources.js';
-import { createLogger, type Logger } from '../observability/logger.js';
+import type { Logger } from '../observability/logger.js';
 import type { SourceRegistry } from '../sources/source.js';
-import { checkRedisServer } from './redis-server-check.js';
-import { discoverRedis, type DiscoveredRedis } from './redis-discovery.js';
-import { readPipelineSettings, type PipelineSettings } from './process-settings.js';
 import { ConfigError, errorCodeOf } from '../util/errors.js';
-
-export interface ProcessSetup {
-  env: EnvConfig;
-  settings: PipelineSettings;
-  logger: Logger;
-  redis: DiscoveredRedis;
-}
 
 /** What the watch file (STREAMDOCTOR_CONFIG) gives a process; empty when it is not set. */
 export interface WatchSetup {
@@ -49,28 +39,20 @@ export interface LoadWatchSetupOptions {
 }
 
 /**
- * Reads the watch file and builds sources, routing and engine options from it (credentials from
- * the environment variables it names). Environment settings win where both say something. The one
- * loader of every process: `web`, `worker`, `clock` and `startBot` (which passes its clock).
- * Throws `ProcessSetupError` listing every mistake (file:line:column and what to write instead).
+ * Builds sources, routing and engine options from the loaded watch file (credentials from the
+ * environment variables it names). Environment settings win where both say something. The one
+ * builder of every process (compose.ts, which passes the demo's clock when it has one).
+ * Throws `WatchSourcesError` (a `ConfigError`) listing every source that cannot be built.
  */
 export async function loadWatchSetup(
-  setup: Pick<ProcessSetup, 'env' | 'settings' | 'logger'>,
-  envVars: NodeJS.ProcessEnv = process.env,
+  setup: { config: Config; logger: Logger },
+  envVars: NodeJS.ProcessEnv,
   options: LoadWatchSetupOptions = {},
 ): Promise<WatchSetup> {
-  const { env, settings, logger } = setup;
-  let watch: WatchConfig | null = null;
-  if (env.configPath) {
-    try {
-      watch = await readWatchConfigFile(env.configPath);
-    } catch (err) {
-      throw new ProcessSetupError([(err as Error).message]);
-    }
-  } else {
-    logger.warn('STREAMDOCTOR_CONFIG is not set: no streams are watched (see examples/streamdoctor.example.yml)');
-  }
-  // Missing credentials or warehouse throw WatchSourcesError, a ConfigError too.
+  const { config, logger } = setup;
+  const { env, watch } = config;
+  const settings = env.pipeline;
+  if (!watch) logger.warn('STREAMDOCTOR_CONFIG is not set: no streams are watched (see examples/streamdoctor.example.yml)');
   // The sources' clients, by host: the capacity advisor reads job settings through the same ones.
   const clients = new Map<string, DatabricksClient>();
   const createClient: typeof createDatabricksClient = (clientOptions) => {
@@ -90,7 +72,7 @@ export async function loadWatchSetup(
     routing,
     engineOptionsFor: built ? (id) => built.engineOptionsFor(id) : () => undefined,
     // An explicit STREAMDOCTOR_POLL_SECONDS wins over the watch file's poll_interval.
-    pollEveryMs: envVars.STREAMDOCTOR_POLL_SECONDS?.trim() ? settings.pollEveryMs : (watch?.pollIntervalMs ?? settings.pollEveryMs),
+    pollEveryMs: env.pollSecondsSet ? settings.pollEveryMs : (watch?.pollIntervalMs ?? settings.pollEveryMs),
     digestAt: watch?.digest?.time ?? settings.digestAt,
     timeZone: watch?.digest?.timeZone ?? settings.timeZone,
     ...(capacityAdvisor ? { capacityAdvisor } : {}),
@@ -111,29 +93,6 @@ function watchAdvisor(watch: WatchConfig, clients: Map<string, DatabricksClient>
 
 /** What a process found wrong before it could start (environment, watch file, Redis server settings). */
 export class ProcessSetupError extends ConfigError {}
-
-export interface SetupOptions {
-  name: string;
-  env?: NodeJS.ProcessEnv;
-  /** Start a private redis-server when none is configured or running (the all-in-one `start`). @defaultValue false */
-  allowPrivateRedis?: boolean;
-}
-
-export async function setupProcess(options: SetupOptions): Promise<ProcessSetup> {
-  const envVars = options.env ?? process.env;
-  const env = readEnvConfig(envVars);
-  const settings = readPipelineSettings(envVars);
-  const problems = [...env.problems, ...settings.problems];
-  if (problems.length > 0) throw new ProcessSetupError(problems);
-  const logger = createLogger({ name: options.name, level: env.logLevel });
-  const redis = await discoverRedis({ env: envVars, ...(options.allowPrivateRedis ? {} : { redisServer: null }) });
-  const serverProblems = await checkRedisServer(redis.url);
-  if (serverProblems.length > 0) {
-    await redis.close();
-    throw new ProcessSetupError(serverProblems);
-  }
-  return { env, settings, logger, redis };
-}
 
 /** Runs a command body, turning setup errors into a clear message and exit code 2. */
 export async function runProcess(body: () => Promise<number>): Promise<number> {

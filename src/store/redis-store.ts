@@ -4,6 +4,7 @@
  * hash tag `{q:<id>}` (see keys.ts). Callers reach data through the sub-stores only (a stream is
  * `store.streams.get(id)`), never through the Redis client, which stays inside the store.
  */
+import { DEFAULTS } from '../config/defaults.js';
 import type { Cluster, Redis } from 'ioredis';
 import { HistoryStore } from './history-store.js';
 import { IncidentStore } from './incident-store.js';
@@ -60,7 +61,7 @@ export class RedisStore {
 
   constructor(options: RedisStoreOptions) {
     this.redis = options.redis;
-    this.keys = new StoreKeys(options.prefix ?? 'sd');
+    this.keys = new StoreKeys(options.prefix ?? DEFAULTS.prefix);
     this.streams = new StreamRegistry(this.redis, this.keys);
     this.queries = new QueryStateStore(this.redis, this.keys, options);
     this.outbox = new OutboxStore(this.redis, this.keys);

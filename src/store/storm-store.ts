@@ -10,6 +10,7 @@
  * up as one top-level message. The formation answer lists the earlier openings of the window so the
  * caller can fold those that have no message of their own yet.
  */
+import { DEFAULTS } from '../config/defaults.js';
 import type { Redis } from 'ioredis';
 import type { StoreKeys } from './keys.js';
 import { LuaScript } from './script.js';
@@ -68,8 +69,8 @@ export class StormStore {
     private readonly keys: StoreKeys,
     options: StormOptions = {},
   ) {
-    this.windowMs = options.windowMs ?? 30_000;
-    this.threshold = Math.max(2, Math.floor(options.threshold ?? 2));
+    this.windowMs = options.windowMs ?? DEFAULTS.stormWindowSeconds * 1000;
+    this.threshold = Math.max(2, Math.floor(options.threshold ?? DEFAULTS.stormThreshold));
   }
 
   private membersKey(channel: string, groupId: string): string {

@@ -52,7 +52,7 @@ describe('readEnvConfig', () => {
       'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "loud"',
       'REDIS_URL must start with redis:// or rediss://',
       'SLACK_BOT_TOKEN should be a bot token starting with xoxb-',
-      'SLACK_BOT_TOKEN is set without SLACK_SIGNING_SECRET (HTTP mode) or SLACK_APP_TOKEN (Socket Mode); set one of them',
+      "set SLACK_SIGNING_SECRET (HTTP mode) or SLACK_APP_TOKEN (Socket Mode): Slack's requests reach the app with it",
     ]);
     expect(config.port).toBe(3000);
   });

@@ -1,53 +1,29 @@
 /**
  * docs/production.md stays true: its links resolve, its environment table lists exactly the
- * variables the code reads, the example watch file it tells people to copy loads cleanly, and its
- * process table matches the Procfile.
+ * variables of the environment schema (src/config/env.ts) with their defaults, the example watch
+ * file it tells people to copy loads cleanly, and its process table matches the Procfile.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadWatchConfig } from '../../src/config/index.js';
-import { DATABRICKS_CREDENTIAL_VARS, SLACK_CREDENTIAL_VARS } from '../../src/cli/start-mode.js';
+import { ENV_VARIABLES, loadWatchConfig } from '../../src/config/index.js';
+import type { EnvVariableName } from '../../src/config/env.js';
+import { DATABRICKS_CREDENTIAL_VARS, SLACK_CREDENTIAL_VARS } from '../../src/config/start-mode.js';
 
 const ROOT = resolve(new URL('../..', import.meta.url).pathname);
 const DOC_PATH = join(ROOT, 'docs/production.md');
 const doc = readFileSync(DOC_PATH, 'utf8');
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return sourceFiles(path);
-    return /\.(ts|mjs)$/.test(name) && !name.endsWith('.d.ts') ? [path] : [];
-  });
-}
-
-/** Names the product reads: env.X / process.env.X and the pure readers' value(env, 'X') helpers. */
-function variablesReadByCode(): Set<string> {
-  const names = new Set<string>();
-  const patterns = [
-    /\b(?:process\.env|env|envVars|io\.env)\.([A-Z][A-Z0-9_]{2,})\b/g,
-    /\b(?:process\.env|env|envVars)\[['"]([A-Z][A-Z0-9_]{2,})['"]\]/g,
-    /\b(?:value|text|positive)\(env, '([A-Z][A-Z0-9_]{2,})'/g,
-  ];
-  for (const dir of ['src', 'jobs', 'handlers', 'bin']) {
-    for (const file of sourceFiles(join(ROOT, dir))) {
-      const text = readFileSync(file, 'utf8');
-      for (const pattern of patterns) for (const match of text.matchAll(pattern)) names.add(match[1]!);
-    }
-  }
-  names.delete('PATH'); // read to find redis-server, not a setting
-  return names;
-}
-
-function tableVariables(): Set<string> {
+/** The rows of the environment table: the variables each names, and its default cell. */
+function tableRows(): { names: string[]; defaultCell: string }[] {
   const section = doc.slice(doc.indexOf('## 5. Environment variables'), doc.indexOf('## 6.'));
-  const names = new Set<string>();
-  for (const line of section.split('\n')) {
-    if (!line.startsWith('| `')) continue;
-    const firstCell = line.split('|')[1]!;
-    for (const match of firstCell.matchAll(/`([A-Z][A-Z0-9_]+)`/g)) names.add(match[1]!);
-  }
-  return names;
+  return section
+    .split('\n')
+    .filter((line) => line.startsWith('| `'))
+    .map((line) => {
+      const cells = line.split('|');
+      return { names: [...cells[1]!.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!), defaultCell: cells[2]!.trim() };
+    });
 }
 
 describe('docs/production.md', () => {
@@ -57,12 +33,17 @@ describe('docs/production.md', () => {
     for (const href of links) expect(existsSync(resolve(dirname(DOC_PATH), href)), href).toBe(true);
   });
 
-  it('lists exactly the environment variables the code reads', () => {
-    const read = variablesReadByCode();
-    const listed = tableVariables();
-    expect(read.size).toBeGreaterThan(15);
-    expect([...read].filter((name) => !listed.has(name)).sort(), 'read by the code but missing from the table').toEqual([]);
-    expect([...listed].filter((name) => !read.has(name)).sort(), 'in the table but read nowhere').toEqual([]);
+  it('lists exactly the variables of the environment schema, with their defaults', () => {
+    const rows = tableRows();
+    const listed = rows.flatMap((row) => row.names);
+    const schema = Object.keys(ENV_VARIABLES) as EnvVariableName[];
+    expect(schema.length).toBeGreaterThan(15);
+    expect(schema.filter((name) => !listed.includes(name)).sort(), 'in the schema but missing from the table').toEqual([]);
+    expect(listed.filter((name) => !(name in ENV_VARIABLES)).sort(), 'in the table but not in the schema').toEqual([]);
+    for (const row of rows) {
+      const defaults = [...new Set(row.names.map((name) => ENV_VARIABLES[name as EnvVariableName].docDefault))];
+      expect(row.defaultCell, row.names.join(', ')).toBe(defaults.join(', '));
+    }
   });
 
   it('names every credential variable that turns the demo off', () => {

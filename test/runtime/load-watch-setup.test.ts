@@ -7,10 +7,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readEnvConfig } from '../../src/config/index.js';
+import { loadConfig } from '../../src/config/index.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { loadWatchSetup } from '../../src/runtime/process-setup.js';
-import { readPipelineSettings } from '../../src/runtime/process-settings.js';
 import { StreamSimulator } from '../../src/simulator/index.js';
 import { startLocalDatabricks, type LocalDatabricks } from '../../src/standins/databricks/index.js';
 
@@ -42,8 +41,8 @@ digest:
 ${extra}`;
 }
 
-function setupFor(envVars: NodeJS.ProcessEnv) {
-  return { env: readEnvConfig(envVars), settings: readPipelineSettings(envVars), logger: createLogger({ name: 'test', level: 'silent' }) };
+async function setupFor(envVars: NodeJS.ProcessEnv) {
+  return { config: await loadConfig(envVars), logger: createLogger({ name: 'test', level: 'silent' }) };
 }
 
 beforeAll(async () => {
@@ -67,7 +66,7 @@ describe('loadWatchSetup', () => {
     writeFileSync(path, watchFile(databricks.url));
     const envVars = { STREAMDOCTOR_CONFIG: path, SD_TEST_TOKEN: PAT };
 
-    const clocked = await loadWatchSetup(setupFor(envVars), envVars, { now: () => databricks.clock.now() });
+    const clocked = await loadWatchSetup(await setupFor(envVars), envVars, { now: () => databricks.clock.now() });
     expect(clocked.pollEveryMs).toBe(45_000);
     expect(clocked.digestAt).toBe('08:30');
     expect(clocked.timeZone).toBe('Europe/Berlin');
@@ -78,7 +77,7 @@ describe('loadWatchSetup', () => {
     expect(read.progress.every((record) => record.progress.id === ORDERS)).toBe(true);
 
     // On the wall clock, the initial lookback misses every row written in simulated January.
-    const wall = await loadWatchSetup(setupFor(envVars), envVars);
+    const wall = await loadWatchSetup(await setupFor(envVars), envVars);
     expect((await wall.sources.get('prod.progress')!.source.poll(null)).progress).toEqual([]);
   });
 
@@ -86,13 +85,13 @@ describe('loadWatchSetup', () => {
     const path = join(dir, 'env-wins.yml');
     writeFileSync(path, watchFile(databricks.url));
     const envVars = { STREAMDOCTOR_CONFIG: path, SD_TEST_TOKEN: PAT, STREAMDOCTOR_POLL_SECONDS: '5', STREAMDOCTOR_DEFAULT_CHANNEL: '#ops' };
-    const setup = await loadWatchSetup(setupFor(envVars), envVars);
+    const setup = await loadWatchSetup(await setupFor(envVars), envVars);
     expect(setup.pollEveryMs).toBe(5_000);
     expect(setup.routing.defaultChannel).toBe('#ops');
   });
 
   it('is empty without STREAMDOCTOR_CONFIG, and rejects a bad file with its line and what to write', async () => {
-    const none = await loadWatchSetup(setupFor({}), {});
+    const none = await loadWatchSetup(await setupFor({}), {});
     expect(none.watch).toBeNull();
     expect(none.sources.size).toBe(0);
     expect(none.engineOptionsFor(ORDERS)).toBeUndefined();
@@ -100,16 +99,17 @@ describe('loadWatchSetup', () => {
     const path = join(dir, 'bad.yml');
     writeFileSync(path, watchFile(databricks.url, 'thresholds:\n  stalled_after: 15m\n'));
     const envVars = { STREAMDOCTOR_CONFIG: path, SD_TEST_TOKEN: PAT };
-    const error = (await loadWatchSetup(setupFor(envVars), envVars).catch((caught: unknown) => caught)) as Error & { code?: string };
-    expect(error.code).toBe('streamdoctor_config_invalid');
-    expect(error.message).toContain(`${path}:18:18 thresholds.stalled_after: is not supported`);
+    // The file is read with the environment: its mistakes join the one list of problems.
+    const config = await loadConfig(envVars);
+    expect(config.watch).toBeNull();
+    expect(config.problems.join('\n')).toContain(`${path}:18:18 thresholds.stalled_after: is not supported`);
   });
 
   it('names the missing credential variable instead of starting without it', async () => {
     const path = join(dir, 'no-token.yml');
     writeFileSync(path, watchFile(databricks.url));
     const envVars = { STREAMDOCTOR_CONFIG: path };
-    const error = (await loadWatchSetup(setupFor(envVars), envVars).catch((caught: unknown) => caught)) as Error & { code?: string };
+    const error = (await loadWatchSetup(await setupFor(envVars), envVars).catch((caught: unknown) => caught)) as Error & { code?: string };
     expect(error.code).toBe('streamdoctor_config_invalid');
     expect(error.message).toContain('SD_TEST_TOKEN');
   });

@@ -6,7 +6,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort, pingRedis } from '../../src/runtime/redis-discovery.js';
-import { setupProcess, ProcessSetupError } from '../../src/runtime/process-setup.js';
+import { composeProcess } from '../../src/runtime/compose.js';
+import { ProcessSetupError } from '../../src/runtime/process-setup.js';
+import { createLogger } from '../../src/observability/logger.js';
 import { checkRedisServer, redisServerProblems, versionAtLeast } from '../../src/runtime/redis-server-check.js';
 import { REDIS_URL } from '../pipeline/helpers/harness.js';
 
@@ -34,7 +36,7 @@ describe('Redis server checks at start', () => {
     expect(problems).toHaveLength(1);
     expect(problems[0]).toContain('maxmemory-policy is allkeys-lru');
     expect(problems[0]).toContain('set maxmemory-policy noeviction');
-    const setup = await setupProcess({ name: 'worker', env: { REDIS_URL: url } }).catch((err: unknown) => err);
+    const setup = await composeProcess('clock', { env: { REDIS_URL: url }, logger: createLogger({ name: 'test', level: 'silent' }) }).catch((err: unknown) => err);
     expect(setup).toBeInstanceOf(ProcessSetupError);
     expect((setup as Error).message).toContain('noeviction');
   });

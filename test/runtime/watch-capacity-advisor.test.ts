@@ -6,11 +6,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readEnvConfig } from '../../src/config/index.js';
+import { loadConfig } from '../../src/config/index.js';
 import type { Incident } from '../../src/diagnosis/types.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { loadWatchSetup } from '../../src/runtime/process-setup.js';
-import { readPipelineSettings } from '../../src/runtime/process-settings.js';
 import { startLocalDatabricks, type LocalDatabricks } from '../../src/standins/databricks/index.js';
 
 const PAT = 'dapi-watch-advisor-0123456789abcdef';
@@ -64,7 +63,7 @@ defaults:
 `,
     );
     const envVars = { STREAMDOCTOR_CONFIG: path, SD_TEST_TOKEN: PAT };
-    const setup = await loadWatchSetup({ env: readEnvConfig(envVars), settings: readPipelineSettings(envVars), logger: createLogger({ name: 'test', level: 'silent' }) }, envVars);
+    const setup = await loadWatchSetup({ config: await loadConfig(envVars), logger: createLogger({ name: 'test', level: 'silent' }) }, envVars);
     const advisor = setup.capacityAdvisor!;
     const known = await advisor.inWorkers(record, { workspace: 'prod', jobId: '4471' });
     expect(known.incident.advice[0]!.text).toMatch(/^Raise autoscale max from 8 to 12 workers on the cluster of task `ingest` \(4 cores each, at most 32 → 48 cores\): the query needs about 1\.5× its current throughput \(load factor 1\.30 plus headroom/);

@@ -11,7 +11,7 @@ import { createLogger } from '../../observability/logger.js';
 import { installShutdown } from '../../runtime/shutdown.js';
 import { startBot } from '../../runtime/start-bot.js';
 import { parseCommandArgs, UsageError, wantsHelp } from '../command-args.js';
-import { describeInvalidMode, detectStartMode } from '../start-mode.js';
+import { describeInvalidMode, detectStartMode } from '../../config/start-mode.js';
 import { ConfigError } from '../../util/errors.js';
 
 export const USAGE = `usage: streamdoctor start [--demo]

@@ -1,8 +1,14 @@
-/** Pipeline settings are a pure function of the environment; every problem says what to write. */
+/** Pipeline settings are part of the one environment schema; every problem says what to write. */
 import { describe, expect, it } from 'vitest';
-import { readPipelineSettings } from '../../src/runtime/process-settings.js';
+import { readEnvConfig } from '../../src/config/index.js';
 
-describe('readPipelineSettings', () => {
+/** The pipeline's settings with the environment's problems, as the old reader returned them. */
+function readPipelineSettings(env: NodeJS.ProcessEnv) {
+  const config = readEnvConfig(env);
+  return { ...config.pipeline, problems: config.problems };
+}
+
+describe('pipeline settings', () => {
   it('has documented defaults', () => {
     expect(readPipelineSettings({})).toEqual({
       pollEveryMs: 10_000,

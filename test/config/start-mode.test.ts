@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeInvalidMode, detectStartMode } from '../../src/cli/start-mode.js';
+import { describeInvalidMode, detectStartMode } from '../../src/config/start-mode.js';
 
 const slack = { SLACK_BOT_TOKEN: 'xoxb-1-2-abc', SLACK_SIGNING_SECRET: '8f742231b10e8888abcd99yyyzzz85a5' };
 const pat = { DATABRICKS_HOST: 'https://adb-1234567890123456.7.azuredatabricks.net', DATABRICKS_TOKEN: 'dapi0123456789abcdef0123456789abcdef' };
@@ -32,7 +32,7 @@ describe('detectStartMode', () => {
     expect(noSecret).toEqual({
       mode: 'invalid',
       problems: [
-        'SLACK_SIGNING_SECRET (HTTP mode) or SLACK_APP_TOKEN (Socket Mode) is not set',
+        "set SLACK_SIGNING_SECRET (HTTP mode) or SLACK_APP_TOKEN (Socket Mode): Slack's requests reach the app with it",
         'DATABRICKS_CLIENT_SECRET is not set (DATABRICKS_CLIENT_ID is)',
       ],
     });

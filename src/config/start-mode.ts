@@ -3,6 +3,7 @@
  * Databricks both configured). Half a configuration is refused with a message naming what is
  * missing: silently falling back to the demo would hide a typo in a production deployment.
  */
+import { slackProblems } from './env.js';
 
 /** Every variable whose presence means "the operator meant to talk to a real service". */
 export const SLACK_CREDENTIAL_VARS = ['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN'] as const;
@@ -20,15 +21,10 @@ export type StartMode =
 
 const isSet = (env: NodeJS.ProcessEnv, name: string): boolean => (env[name] ?? '').trim() !== '';
 
-/** What is still missing for Slack; empty when Slack is fully configured. */
+/** What is still missing for Slack; empty when Slack is fully configured (the same check every process makes). */
 export function missingSlack(env: NodeJS.ProcessEnv): string[] {
-  const problems: string[] = [];
-  if (!isSet(env, 'SLACK_BOT_TOKEN')) problems.push('SLACK_BOT_TOKEN (the xoxb- bot token) is not set');
-  // Socket Mode needs the app token; HTTP mode needs the signing secret to verify requests.
-  if (!isSet(env, 'SLACK_SIGNING_SECRET') && !isSet(env, 'SLACK_APP_TOKEN')) {
-    problems.push('SLACK_SIGNING_SECRET (HTTP mode) or SLACK_APP_TOKEN (Socket Mode) is not set');
-  }
-  return problems;
+  const text = (name: string) => (isSet(env, name) ? env[name]!.trim() : null);
+  return slackProblems({ botToken: text('SLACK_BOT_TOKEN'), signingSecret: text('SLACK_SIGNING_SECRET'), appToken: text('SLACK_APP_TOKEN') }, 'app');
 }
 
 /** What is still missing for Databricks; empty when Databricks is fully configured. */
