@@ -5,7 +5,7 @@
  *   2. in process: JSON.parse + parseProgress + one QueryTracker per query,
  * printing progress events per second, memory per tracked query (heap delta / queries) and the
  * serialized TrackerState size, early and late in the history (bounded by a window, not by history).
- * Then the throughput section (issue 9): 100,000 stateful Kafka reports of about 1.8 KB each (10
+ * Then the throughput section: 100,000 stateful Kafka reports of about 1.8 KB each (10
  * queries interleaved), timed in one run as
  *   a. bare `JSON.parse` of every line, read as the CLI reads it (utf8 stream, split on newlines),
  *      in a plain `node` child pinned to the same core as the CLI;

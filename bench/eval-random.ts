@@ -205,7 +205,7 @@ export async function runRandomEval(rawArgs: string[]): Promise<number> {
     '',
     table('overall', [overall]),
     '',
-    'targets (issue 9):',
+    'targets:',
     ...targets.map((t) => `  ${t.met ? 'met    ' : 'NOT MET'}  ${t.name}: ${t.value}`),
     '',
     'columns: episodes (of them sustained ≥ 10 %); recall = found inside the deadline; late = opened after it; missed = never opened;',

@@ -64,7 +64,6 @@ export function queueDigestRequester(queues: PipelineQueues, options: { timeZone
       const nowMs = now();
       const requestId = `${nowMs}-${randomUUID().slice(0, 8)}`;
       await queues.digest.add('channel', { kind: 'channel', channel, day: dayIn(nowMs, options.timeZone ?? 'UTC'), requestId }, { jobId: safeJobId('digest-now', channel, requestId) });
-      return 'queued';
     },
   };
 }

@@ -1,6 +1,6 @@
 /**
- * Wire shapes (snake_case, as Databricks sends them) of the endpoints StreamDoctor calls.
- * Reference: ../shared/reference/databricks-and-spark.md §2b, §2c, §2d. Fields the product does not
+ * Wire shapes (snake_case, as Databricks sends them) of the endpoints StreamDoctor calls: the SQL
+ * Statement Execution API, the pipeline events API and the jobs runs API. Fields the product does not
  * read are left out; every field is optional where Databricks may omit it.
  */
 

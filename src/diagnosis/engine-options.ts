@@ -51,7 +51,7 @@ export function resolveEngineOptions(options: EngineOptions = {}): ResolvedEngin
   };
 }
 
-/** Tuning shared by the detectors; see ../shared/reference/detection.md for where each comes from. */
+/** Tuning shared by the detectors; each value says why it is what it is where it is declared. */
 export const TUNING = {
   /** Per-batch features kept per query. */
   ringSize: 48,

@@ -2,7 +2,9 @@
  * Numbers derived from a query's recent batches that every detector shares: trigger interval
  * (known or inferred), cadence, arrival rate, processing capacity, load factor, admission cap, and
  * the lag signal (time behind, or the backlog when only a count is known).
- * Physics: ../shared/reference/detection.md "How micro-batches behave".
+ * The physics: a micro-batch reads what arrived since the last one (up to its admission cap) and the
+ * next starts when it ends or at the trigger, whichever is later; so batches longer than the trigger
+ * mean the query cannot keep up.
  */
 import type { BatchFeatures } from './batch-features.js';
 import { median, quantile, theilSen } from './statistics.js';

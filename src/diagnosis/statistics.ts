@@ -1,5 +1,6 @@
 /**
- * Robust statistics for short, noisy series of per-batch metrics (../shared/reference/detection.md):
+ * Robust statistics for short, noisy series of per-batch metrics (one GC pause or one slow batch must
+ * not move a baseline or a trend):
  * median and MAD for baselines, Theil–Sen for slopes a single GC pause cannot bend, Mann–Kendall for
  * "is this really rising". All pure and allocation-light: they run on every batch.
  */

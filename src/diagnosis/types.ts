@@ -10,7 +10,7 @@ export type IncidentKind =
   | 'slow_repartition'
   | 'stalled'
   | 'data_loss_risk'
-  /** From job runs / pipeline state (issue 3), not from progress. */
+  /** From job runs / pipeline state (src/diagnosis/host-signals.ts), not from progress. */
   | 'failed'
   /** StreamDoctor cannot read a progress source (credentials, warehouse, table): jobs/source-health.ts. */
   | 'source_unreadable';

@@ -4,7 +4,7 @@
  * (progress under `details.stream_progress.progress`, or a JSON string under `progress_json`;
  * `details` itself may be a JSON string when read from the event-log table).
  *
- * Tolerant by design (reference: ../shared/reference/databricks-and-spark.md §1): absent
+ * Tolerant by design, because every Spark version and publisher prints a different subset: absent
  * `batchDuration`, absent or string rates, absent maps, string metrics, null offsets, no `batchId`
  * (Spark 2.1/2.2), no top-level row counts (event log, Spark Connect), no `timestamp` (trimmed
  * examples). Hand-written rather than a zod schema: it runs once per event on the hot path.

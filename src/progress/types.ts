@@ -1,6 +1,6 @@
 /**
  * `StreamingQueryProgress` as Spark and Databricks print it (raw), and the normalized form the
- * engine consumes. Field-exact reference: ../shared/reference/databricks-and-spark.md §1.
+ * engine consumes. Field names are exactly Spark's (`StreamingQueryProgress.json`).
  * The parser (src/progress/parse-progress.ts) turns any raw shape into `Progress`; everything
  * downstream of parsing works only with `Progress`.
  */

@@ -14,7 +14,7 @@ export interface DigestRequester {
    * Enqueues the digest of one channel now (the digest worker posts it through the poster, like the
    * daily one). Without it, `/stream digest` says it is not available.
    */
-  requestNow(channel: string): Promise<'posted' | 'queued'>;
+  requestNow(channel: string): Promise<void>;
 }
 
 export interface AlertRefresher {

@@ -3,7 +3,7 @@
  * Pure functions; every renderer uses these so the same number reads the same everywhere.
  */
 import * as numbers from '../diagnosis/format.js';
-import type { Health, IncidentKind, Severity } from '../diagnosis/types.js';
+import type { Health, IncidentKind } from '../diagnosis/types.js';
 import { formatDuration } from '../util/duration.js';
 
 export const KIND_LABEL: Record<IncidentKind, string> = {
@@ -24,10 +24,6 @@ export const HEALTH_EMOJI: Record<Health, string> = { ok: '🟢', warning: '🟠
 
 export function healthEmoji(health: string | null | undefined): string {
   return (HEALTH_EMOJI as Record<string, string>)[health ?? ''] ?? '⚪';
-}
-
-export function severityEmoji(severity: Severity): string {
-  return severity === 'critical' ? '🔴' : '🟠';
 }
 
 /** Rank for "worst first" sorting: critical < warning < ok < unknown. */

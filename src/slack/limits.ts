@@ -1,6 +1,6 @@
 /**
  * Block Kit limits and the truncation helpers every renderer uses, so no message is rejected with
- * `invalid_blocks` or `msg_too_long`. Reference: ../shared/reference/slack-and-queues.md §2.
+ * `invalid_blocks` or `msg_too_long`; the limits are Slack's documented ones (`SLACK_LIMITS`).
  */
 import type { KnownBlock, PlainTextElement, SectionBlock, HeaderBlock, ContextBlock } from '@slack/types';
 

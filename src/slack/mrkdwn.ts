@@ -42,14 +42,6 @@ export function channelMention(channelId: string | null | undefined): string {
   return CHANNEL_ID.test(channelId) ? `<#${channelId}>` : escapeMrkdwn(channelId);
 }
 
-export function isUserId(text: string): boolean {
-  return USER_ID.test(text);
-}
-
-export function isChannelId(text: string): boolean {
-  return CHANNEL_ID.test(text);
-}
-
 export function isSubteamId(text: string): boolean {
   return SUBTEAM_ID.test(text);
 }

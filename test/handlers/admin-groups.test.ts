@@ -1,5 +1,5 @@
 /**
- * STREAMDOCTOR_ADMINS with a user group (issue 11, item 6): members of the group may mute and ack,
+ * STREAMDOCTOR_ADMINS with a user group: members of the group may mute and ack,
  * others may not. The group's members are read from Slack (usergroups.users.list, usergroups:read)
  * through the request's client; before, no lookup was wired and a group never matched.
  */

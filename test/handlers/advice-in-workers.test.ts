@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobClusterCache, jobClusterAdvisor } from '../../src/capacity/index.js';
 import { createDatabricksClient } from '../../src/databricks/index.js';
-import { renderForRecord } from '../../src/slack/operations/refresh-incident.js';
+import { renderForRecord } from './helpers/render-for-record.js';
 import { startLocalDatabricks, type LocalDatabricks } from '../../src/standins/databricks/index.js';
 import { CHANNEL, MARIA, startHarness, type Harness } from './helpers/harness.js';
 import { seedScenario, type SeededStream } from './helpers/seed.js';

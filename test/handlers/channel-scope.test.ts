@@ -1,5 +1,5 @@
 /**
- * Channel scope of `/stream` commands (issue 11, item 3): commands act on the streams routed to the
+ * Channel scope of `/stream` commands: commands act on the streams routed to the
  * channel they are typed in; another channel's stream needs `name #channel` and the caller must be a
  * member of it (fail closed when Slack will not say); `ack` follows mute's rules and is guarded by
  * the admin policy; `status all` and `tune` hide streams routed to private channels the caller is not

@@ -1,7 +1,7 @@
 /**
  * Routes the watch file writes by channel name (`channel: "#data-alerts"`): Slack takes a name only in
  * chat.postMessage, while chat.update, history and uploads need the channel id, so the alert must
- * live under the id from its first post (issue 11: channel ids required where Slack requires them).
+ * live under the id from its first post (Slack requires channel ids there).
  * Real Redis, the real notify worker, the local Slack (as strict as Slack about ids) over HTTP.
  */
 import { afterEach, describe, expect, it } from 'vitest';

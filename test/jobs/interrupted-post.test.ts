@@ -1,5 +1,5 @@
 /**
- * An interrupted first post (issue 11, item 2): the poster's claim outlives a crash between
+ * An interrupted first post: the poster's claim outlives a crash between
  * chat.postMessage and recording the ts; the retry finds the message by its metadata and adopts it,
  * also in a public channel the bot reached only through chat:write.public (it joins, then reads). A
  * claim is dropped at once when the attempt provably posted nothing (the request never reached

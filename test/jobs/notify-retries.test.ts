@@ -1,6 +1,5 @@
 /**
- * Notify gives up in about an hour, not months, and does not retry what cannot succeed (issue 11,
- * item 6): a permanent Slack refusal (channel_not_found, is_archived, invalid_blocks…) fails the job
+ * Notify gives up in about an hour, not months, and does not retry what cannot succeed: a permanent Slack refusal (channel_not_found, is_archived, invalid_blocks…) fails the job
  * at once as a BullMQ UnrecoverableError. A detect job in backoff (it holds its query's one pending
  * detect) waits seconds, not hours. Real worker, real Redis, the local Slack over HTTP.
  */

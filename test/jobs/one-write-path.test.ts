@@ -1,5 +1,5 @@
 /**
- * One writer of alert messages (issue 11, item 4): an ack or a silence from Slack never edits the
+ * One writer of alert messages: an ack or a silence from Slack never edits the
  * alert itself; it asks the notify worker for a refresh, which holds the message lock and renders
  * with the one renderer, so the first post and every later view show the same thing (the "Open in
  * Databricks" button included). Real Redis, the local Slack over HTTP, the real notify worker.

@@ -1,5 +1,5 @@
 /**
- * Draining the outbox never drops an intent (issue 11, item 6): two drains of one query can run at
+ * Draining the outbox never drops an intent: two drains of one query can run at
  * once (a detect run and a signal poll), and intents can be committed while a drain is enqueueing.
  * The old drain trimmed by count after enqueueing, so what arrived meanwhile could be trimmed unread
  * (a job-failure notification lost). Real Redis, real queues.

@@ -1,5 +1,5 @@
 /**
- * The stream registry shrinks (issue 11, item 6): a query restarted from a new checkpoint gets a new
+ * The stream registry shrinks: a query restarted from a new checkpoint gets a new
  * id, and the old one used to stay registered and be swept every minute forever. The sweep retires
  * a stream with no progress for the retention (7 days) and no open incident. Real Redis.
  */

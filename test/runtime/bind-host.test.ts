@@ -1,5 +1,5 @@
 /**
- * The bot binds the interface it is given (issue 11, item 6): the demo runs with a published signing
+ * The bot binds the interface it is given: the demo runs with a published signing
  * secret and asks for 127.0.0.1, but Bolt bound every interface, so anyone on the network could send
  * it signed requests. startBot with host 127.0.0.1 must not answer on the machine's other addresses.
  * Real startBot (web + worker + clock), the local Slack, real Redis.

@@ -1,5 +1,5 @@
 /**
- * /livez and /readyz (issue 11, item 6): liveness answers without Redis (a Redis blip must not get
+ * /livez and /readyz: liveness answers without Redis (a Redis blip must not get
  * every pod restarted); readiness answers 503 while Redis is away, with a summarized error: a stable
  * code and a sentence, never the driver's raw message (hosts, ports). Real HTTP on loopback, a real
  * Redis, and a Redis address where nothing listens.

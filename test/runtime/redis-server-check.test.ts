@@ -1,5 +1,5 @@
 /**
- * Start-up checks of the Redis server (issue 11): a maxmemory-policy other than noeviction (claims,
+ * Start-up checks of the Redis server: a maxmemory-policy other than noeviction (claims,
  * silences and jobs could be evicted silently) is refused with what to set, and so is Redis below
  * 6.2. A real redis-server started with an evicting policy on a free loopback port.
  */

@@ -1,5 +1,5 @@
 /**
- * An unhandled rejection is not only logged (issue 11, item 6): the process shuts down gracefully
+ * An unhandled rejection is not only logged: the process shuts down gracefully
  * (closers run: workers hand their jobs over) and exits with code 1, so the platform restarts it.
  */
 import { Writable } from 'node:stream';

@@ -1,5 +1,5 @@
 /**
- * Slack calls of the app are bounded in time (issue 11, item 6): a Slack that accepts the connection
+ * Slack calls of the app are bounded in time: a Slack that accepts the connection
  * and never answers makes the shared auth.test (every request waits on it) give up in seconds, with
  * the error that tells the person the token check failed; the next request tries again.
  */

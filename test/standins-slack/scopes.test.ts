@@ -1,5 +1,5 @@
 /**
- * The local Slack is as strict as Slack about scopes and channels (issue 11, item 2): each method
+ * The local Slack is as strict as Slack about scopes and channels: each method
  * checks the bot token's scopes (the default bot holds exactly manifest.yml's), history needs
  * channels:history / groups:history and membership (`not_in_channel` for a public channel reached only
  * through chat:write.public), conversations.join lets the bot in, private channels without the bot are
@@ -11,7 +11,7 @@ import { manifestBotScopes } from '../../src/standins/slack/web-api/scopes.js';
 import { callApi, MARIA } from './helpers.js';
 
 const DEV = 'U0DEV00002';
-// The scopes the app had before issue 11: no history, no join.
+// The scopes of an app installed from an older manifest: no history, no join.
 const OLD_SCOPES = ['commands', 'chat:write', 'chat:write.public', 'files:write', 'files:read', 'channels:read', 'groups:read', 'usergroups:read'];
 let slack: LocalSlack;
 

@@ -1,5 +1,5 @@
 /**
- * The store and the notify pipeline on a real Redis Cluster (issue 11, item 7): three masters from
+ * The store and the notify pipeline on a real Redis Cluster: three masters from
  * `redis-server` on loopback ports (removed afterwards), REDIS_URL `redis+cluster://…`. Streams,
  * silences, the detect commit and incident reads span many hash slots; every transaction and script
  * stays in one slot; BullMQ's queues share the `{prefix}` slot; an alert is posted once through the

@@ -1,6 +1,6 @@
 /**
  * Normalized Progress shaped like a Kafka → Delta query on Databricks with one stateful
- * aggregation (field values as in ../shared/reference/databricks-and-spark.md §1).
+ * aggregation (field values as Spark prints them).
  */
 import type { Incident } from '../../src/diagnosis/types.js';
 import type { Progress } from '../../src/progress/types.js';

@@ -1,5 +1,5 @@
 /**
- * Worst case of issue 4's memory bound: detect down for 10 minutes while polls keep filling the
+ * Worst case of the per-query memory bound: detect down for 10 minutes while polls keep filling the
  * inbox of a stateful Kafka query (RocksDB customMetrics: several KB per report), next to an
  * engine state at its 24 KB bound, a day of time-behind history and an open incident.
  */

@@ -1,5 +1,5 @@
 /**
- * Every transaction and script of the store touches one hash slot (issue 11, item 7): on Redis Cluster
+ * Every transaction and script of the store touches one hash slot: on Redis Cluster
  * a MULTI or a Lua script whose keys span slots fails with CROSSSLOT. A real Redis behind a proxy that
  * records the keys of each MULTI/EXEC and each script, grouped by hash tag (keys of one query share
  * `{q:<id>}`, of one channel `{c:<channel>}`); global keys stand alone.

@@ -5,6 +5,6 @@ export async function digestSubcommand(ctx: CommandContext): Promise<void> {
   if (!ctx.deps.digest) {
     return replyPrivately(ctx, 'This StreamDoctor cannot post a digest on request (no job queue is connected); the daily digest still comes at its time.');
   }
-  const outcome = await ctx.deps.digest.requestNow(ctx.channelId);
-  return replyPrivately(ctx, outcome === 'queued' ? '📊 The digest is on its way.' : '📊 Digest posted.');
+  await ctx.deps.digest.requestNow(ctx.channelId);
+  return replyPrivately(ctx, '📊 The digest is on its way.');
 }

@@ -2,7 +2,9 @@
  * Causes several incident kinds share: partition counts against cores, state that never shrinks,
  * large state on the in-memory provider, slow state commits, a slow sink. Each returns null when the
  * data does not support it, else the cause with its numeric evidence and computed advice.
- * Facts: ../shared/seeds 000 (partitions, caps), 002 (state repartitioning), 003 (state, sink), 004.
+ * The facts they rest on: a Kafka query reads at most one task per partition, admission caps bound a
+ * batch, state grows without a watermark, and a large state on the in-memory provider pressures
+ * executor memory.
  */
 import type { BatchFeatures, QueryFacts } from '../batch-features.js';
 import { TUNING } from '../engine-options.js';

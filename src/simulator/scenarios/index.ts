@@ -1,4 +1,4 @@
-/** The labelled corpus: every kind, every cause, and every must-not-fire case of issue 2. */
+/** The labelled corpus: every kind, every cause, and every case that must not fire (bursts, restarts, idle streams). */
 
 import type { Scenario } from '../scenario.js';
 import { LAG } from './lag.js';

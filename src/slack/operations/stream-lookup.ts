@@ -4,7 +4,7 @@
  */
 import type { StreamRecord } from '../../store/types.js';
 import type { SlackDeps } from '../deps.js';
-import { escapeMrkdwn, inlineCode } from '../mrkdwn.js';
+import { inlineCode } from '../mrkdwn.js';
 import { matchQuery } from '../query-match.js';
 
 export type StreamLookup = { ok: true; stream: StreamRecord } | { ok: false; message: string };
@@ -49,8 +49,4 @@ export async function streamsRoutedTo(deps: Pick<SlackDeps, 'store' | 'routingDe
     if (target === channel || (target != null && names.has(target.toLowerCase()))) routed.push(stream);
   }
   return routed;
-}
-
-export function streamLabel(stream: Pick<StreamRecord, 'name' | 'queryId'>): string {
-  return escapeMrkdwn(stream.name || stream.queryId);
 }

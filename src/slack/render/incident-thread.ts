@@ -2,24 +2,14 @@
  * Thread replies under an alert: the timeline (opened, severity changes, acknowledgements,
  * silences) and the one reply on resolve with the duration. Short, so the thread stays readable.
  */
-import type { IncidentChange } from '../../diagnosis/types.js';
 import { formatDuration } from '../../util/duration.js';
-import { formatSeconds, formatSpan, kindLabel, toMs } from '../format.js';
+import { formatSpan, kindLabel, toMs } from '../format.js';
 import { fallbackText, sectionBlock } from '../limits.js';
 import { escapeMrkdwn, slackDate, userMention } from '../mrkdwn.js';
 import type { IncidentRecordView, RenderedMessage } from './types.js';
 
 function reply(mrkdwn: string, text: string): RenderedMessage {
   return { text: fallbackText(text), blocks: [sectionBlock(mrkdwn)] };
-}
-
-/** One timeline line for an engine change (opened / updated). */
-export function renderTimelineReply(change: Pick<IncidentChange, 'type' | 'incident'>, atMs: number): RenderedMessage {
-  const { incident } = change;
-  const behind = incident.metrics?.timeBehindSec != null ? ` · ${formatSeconds(incident.metrics.timeBehindSec)} behind` : '';
-  const verb = change.type === 'opened' ? 'Opened' : change.type === 'resolved' ? 'Resolved' : 'Updated';
-  const line = `${slackDate(atMs, '{time}')} *${verb}* (${incident.severity}): ${escapeMrkdwn(incident.summary)}${behind}`;
-  return reply(line, `${verb}: ${escapeMrkdwn(incident.summary)}`);
 }
 
 /** The reply posted once when the incident resolves. */

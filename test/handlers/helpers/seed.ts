@@ -9,7 +9,7 @@ import type { IncidentChange } from '../../../src/diagnosis/types.js';
 import { parseProgress } from '../../../src/progress/parse-progress.js';
 import type { Progress } from '../../../src/progress/types.js';
 import { scenarioByName, simulateScenario } from '../../../src/simulator/index.js';
-import { renderForRecord } from '../../../src/slack/operations/refresh-incident.js';
+import { renderForRecord } from './render-for-record.js';
 import type { SlackDeps } from '../../../src/slack/deps.js';
 import { incidentIdOf, type RedisStore } from '../../../src/store/index.js';
 import type { IncidentRecord, StreamSnapshot } from '../../../src/store/types.js';

@@ -1,13 +1,14 @@
 /**
  * Renders an incident's alert as notify does (one renderer: src/slack/render/alert.ts), from the
- * store's current state. The Slack app never edits an alert itself: it asks the notify worker for a
- * refresh (SlackDeps.alerts), which holds the message lock and the exactly-once claim.
+ * store's current state, for tests that post or inspect an alert without running notify. The bot
+ * itself never renders an alert outside notify: the Slack app asks the notify worker for a refresh
+ * (SlackDeps.alerts), which holds the message lock and the exactly-once claim.
  */
-import type { IncidentRecord } from '../../store/types.js';
-import type { SlackDeps } from '../deps.js';
-import { adviceOf, nowOf } from '../deps.js';
-import { renderAlert } from '../render/alert.js';
-import type { RenderedMessage } from '../render/types.js';
+import type { IncidentRecord } from '../../../src/store/types.js';
+import type { SlackDeps } from '../../../src/slack/deps.js';
+import { adviceOf, nowOf } from '../../../src/slack/deps.js';
+import { renderAlert } from '../../../src/slack/render/alert.js';
+import type { RenderedMessage } from '../../../src/slack/render/types.js';
 
 /** Other members of the storm message this incident leads, so a render keeps the list. */
 async function groupedWith(deps: SlackDeps, record: IncidentRecord): Promise<IncidentRecord[]> {
