@@ -17,11 +17,12 @@ import type { PipelineMetrics } from '../src/observability/metrics.js';
 import type { RedisStore } from '../src/store/index.js';
 import type { IncidentRecord, RoutingDefaults, StreamRecord } from '../src/store/types.js';
 import { safeJobId } from './job-ids.js';
-import { MessageBusyError, type MessagePoster } from '../src/slack/gateway/message-poster.js';
+import type { MessagePoster } from '../src/slack/gateway/message-poster.js';
 import type { NotifyRenderer } from './notify-renderer.js';
 import type { SlackChat } from '../src/slack/gateway/slack-chat.js';
 import type { NotifyJobData } from './queue-names.js';
 import type { PipelineQueues } from './queues.js';
+import { createStormGrouping } from './storm-grouping.js';
 
 export interface NotifyDeps {
   store: RedisStore;
@@ -99,79 +100,9 @@ class JoinedGroupSignal extends Error {
 
 export function createNotifyProcessor(deps: NotifyDeps) {
   const now = deps.now ?? Date.now;
-  const debounce = deps.groupDebounceMs ?? 500;
   const inWorkers = (record: IncidentRecord, stream: StreamRecord | null): Promise<IncidentRecord> =>
     deps.advisor ? deps.advisor.inWorkers(record, stream) : Promise.resolve(record);
-
-  /**
-   * A group just formed: the earliest opening of the window that has (or is getting) a message of
-   * its own becomes the anchor, whose message the group takes over; earlier openings with no message
-   * yet (waiting for the channel slot) join; others keep their own message.
-   */
-  async function foldEarlier(channel: string, groupId: string, earlier: string[], nowMs: number): Promise<void> {
-    let anchored = false;
-    // Only records that still exist (a write to a vanished one would leave a stray hash behind).
-    const present = new Set((await deps.store.incidents.getMany(earlier)).map((r) => r.id));
-    for (const id of earlier.filter((e) => present.has(e))) {
-      const own = (await deps.poster.hasTrace(channel, id)) || (await deps.poster.isLocked(channel, id));
-      if (own && anchored) continue;
-      await deps.store.incidents.setGroup(id, groupId);
-      await deps.store.storms.join(channel, groupId, id, nowMs);
-      if (own) {
-        await deps.store.storms.setAnchor(channel, groupId, id);
-        anchored = true;
-      }
-    }
-  }
-
-  /**
-   * Makes the group's message key point at its anchor's message. Throws MessageBusyError while the
-   * anchor's first post is on its way (the job is retried shortly).
-   */
-  async function adoptAnchor(channel: string, key: string, anchorId: string, render: Parameters<MessagePoster['postOrUpdate']>[2]): Promise<void> {
-    if (await deps.poster.messageTs(channel, key)) return;
-    let anchorTs = await deps.poster.messageTs(channel, anchorId);
-    if (!anchorTs && (await deps.poster.hasTrace(channel, anchorId))) {
-      // The anchor's post was interrupted (claim without ts): adopt it, or post it, under its key.
-      anchorTs = (await deps.poster.postOrUpdate(channel, anchorId, render)).ts;
-    }
-    if (anchorTs) await deps.poster.alias(channel, key, anchorTs);
-    else if (await deps.poster.isLocked(channel, anchorId)) throw new MessageBusyError(anchorId);
-  }
-
-  async function enqueueGroup(channel: string, groupId: string): Promise<void> {
-    await deps.queues.notify.add(
-      'group',
-      { kind: 'group', channel, groupId, committedAt: now() },
-      { delay: debounce, deduplication: { id: safeJobId('group', channel, groupId), ttl: debounce, extend: false } },
-    );
-  }
-
-  async function processGroup(channel: string, groupId: string, committedAt: number): Promise<NotifyOutcome> {
-    const group = await deps.store.storms.get(channel, groupId);
-    if (!group) return 'gone';
-    const members = await deps.store.incidents.getMany(group.incidentIds);
-    if (members.length === 0) return 'gone';
-    const open = members.filter((m) => m.state === 'open');
-    const lead = open.find((m) => m.incident.severity === 'critical') ?? open[0] ?? members[0]!;
-    const others = members.filter((m) => m.id !== lead.id);
-    const nowMs = now();
-    const render = async () => {
-      const stream = await deps.store.streams.get(lead.queryId);
-      const msg = deps.renderer.incident(await inWorkers(lead, stream), { nowMs, stream, silence: null }, others);
-      return { text: msg.text, blocks: msg.blocks };
-    };
-    const key = `group.${groupId}`;
-    if (group.anchorId) await adoptAnchor(channel, key, group.anchorId, render);
-    const result = await deps.poster.postOrUpdate(channel, key, render);
-    await deps.store.storms.setSlackTs(channel, groupId, result.ts);
-    await Promise.all(members.map((m) => deps.store.incidents.setSlackRef(m.id, { channel, ts: result.ts })));
-    await deps.store.storms.markNotified(channel, groupId, group.version);
-    await deps.store.storms.markShown(channel, groupId, members.map((m) => m.id), now());
-    deps.metrics.notificationLatency.observe(Math.max(0, nowMs - committedAt) / 1000);
-    deps.metrics.notifications.inc({ outcome: `group_${result.action}` });
-    return result.action;
-  }
+  const storms = createStormGrouping({ ...deps, now, inWorkers });
 
   async function processIncident(incidentId: string, change: string | null, committedAt: number, note?: { note: AlertNote; key: string }): Promise<NotifyOutcome> {
     const record = await deps.store.incidents.get(incidentId);
@@ -219,17 +150,12 @@ export function createNotifyProcessor(deps: NotifyDeps) {
         await deps.store.incidents.markNotified(record.id, record.version);
         return silence ? 'silenced' : 'skipped';
       }
-      const decision = await deps.store.storms.classify(channel, record.id, nowMs);
-      if (decision.grouped) {
-        groupId = decision.groupId;
-        await deps.store.incidents.setGroup(record.id, groupId);
-        if (decision.created) await foldEarlier(channel, groupId, decision.earlier, nowMs);
-      }
+      groupId = await storms.placeOpening(channel, record.id, nowMs);
     }
     await deps.store.silences.unhold(record.id);
     const toGroup = async (id: string): Promise<NotifyOutcome> => {
       await deps.store.storms.touch(channel, id);
-      await enqueueGroup(channel, id);
+      await storms.enqueueGroup(channel, id);
       await deps.store.incidents.markNotified(record.id, record.version);
       deps.metrics.notifications.inc({ outcome: 'grouped' });
       return 'grouped';
@@ -255,7 +181,7 @@ export function createNotifyProcessor(deps: NotifyDeps) {
     if (result.action !== 'updated' || !record.slack) await deps.store.incidents.setSlackRef(record.id, { channel, ts: result.ts });
     // A group that formed while this post was on its way takes the message over: render it again.
     const regrouped = (await deps.store.incidents.get(record.id))?.groupId;
-    if (regrouped) await enqueueGroup(channel, regrouped);
+    if (regrouped) await storms.enqueueGroup(channel, regrouped);
     // A relapse (the engine re-opened the incident in its cool-down) is told once in the thread; each
     // resolution has its own reply, so the one after a relapse is not taken for the first.
     const relapses = rendered.incident.relapses ?? 0;
@@ -294,7 +220,7 @@ export function createNotifyProcessor(deps: NotifyDeps) {
 
   return async function processNotify(job: Job<NotifyJobData>): Promise<NotifyOutcome> {
     const data = job.data;
-    if (data.kind === 'group') return processGroup(data.channel, data.groupId, data.committedAt);
+    if (data.kind === 'group') return storms.processGroup(data.channel, data.groupId, data.committedAt);
     if (data.kind === 'refresh') return processIncident(data.incidentId, null, data.committedAt, data.note ? { note: data.note, key: data.noteKey ?? safeJobId('note', job.id ?? data.committedAt) } : undefined);
     return processIncident(data.incidentId, data.change, data.committedAt);
   };

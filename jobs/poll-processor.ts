@@ -43,6 +43,12 @@ export interface PollDeps {
    * @defaultValue 300000 (5 minutes)
    */
   sourceFailingAfterMs?: number;
+  /**
+   * How long this process trusts what it last wrote to the registry per query (most polls change
+   * nothing there) before writing it again, so a registry lost with a Redis without persistence comes back.
+   * @defaultValue 600000 (10 minutes)
+   */
+  registryRefreshMs?: number;
 }
 
 export interface PollOutcome {
@@ -96,8 +102,8 @@ export async function retireSilentStreams(deps: Pick<PollDeps, 'store' | 'stream
 }
 
 export function createPollProcessor(deps: PollDeps) {
-  // What this process last wrote to the registry per query: most polls change nothing there.
-  // Forgotten every 10 minutes, so a registry lost with a Redis without persistence comes back.
+  // What this process last wrote to the registry per query (forgotten every `registryRefreshMs`).
+  const registryRefreshMs = deps.registryRefreshMs ?? 600_000;
   const registered = new Map<string, string>();
   let registeredSince = Date.now();
 
@@ -183,7 +189,7 @@ export function createPollProcessor(deps: PollDeps) {
       }
       group.progress.push(item.progress);
     }
-    if (Date.now() - registeredSince > 600_000) {
+    if (Date.now() - registeredSince > registryRefreshMs) {
       registered.clear();
       registeredSince = Date.now();
     }
