@@ -249,6 +249,8 @@ export const ENV_VARIABLES = {
   ),
   STREAMDOCTOR_SOURCE_FAILING_SECONDS: variable(positiveSeconds('STREAMDOCTOR_SOURCE_FAILING_SECONDS'), `\`${DEFAULTS.sourceFailingSeconds}\``),
   SLACK_REQUEST_URL: variable(text(), `\`${DEFAULTS.slackRequestUrl}\``),
+  /** Read where a process ends on an unexpected error (src/cli/fatal.ts): `1` prints the stack. */
+  STREAMDOCTOR_DEBUG: variable(text(), 'unset'),
 } satisfies Record<string, EnvVariable<unknown>>;
 
 export type EnvVariableName = keyof typeof ENV_VARIABLES;

@@ -48,6 +48,8 @@ const DEV_WITHOUT_IMPORT: Record<string, string> = {
   typescript: 'tsc: npm run build (scripts/build.mjs), npm run typecheck',
   '@types/node': 'the types of node:* for tsc',
   vite: 'vitest runs on it; pinned to the 8.3.x line Node 20 needs',
+  'dependency-cruiser': 'npm run lint: the layer rules (.dependency-cruiser.cjs, test/lint/layers.test.ts)',
+  '@swc/core': "dependency-cruiser's TypeScript parser (TypeScript 7 has no compiler API for it)",
 };
 
 describe('declared dependencies', () => {

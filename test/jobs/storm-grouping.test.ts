@@ -4,7 +4,7 @@
  * opening with a message of its own; the group's message takes that message over (no second
  * top-level message) and leads with a critical member; renders of one burst are one debounced job.
  */
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { blockKitRenderer } from '../../jobs/notify-renderer.js';
 import { PipelineQueues } from '../../jobs/queues.js';
@@ -16,6 +16,7 @@ import { startLocalSlack, type LocalSlack } from '../../src/standins/slack/index
 import { incidentIdOf, RedisStore } from '../../src/store/index.js';
 import { lagIncident } from '../store/fixtures.js';
 import { deletePrefix, REDIS_URL, uniquePrefix } from '../pipeline/helpers/harness.js';
+import { testRedis } from '../helpers/redis.js';
 
 const CHANNEL = 'C0DATAALRT';
 const QID = (i: number) => `5e0c9a1b-2d3f-4a5b-8c6d-${String(i).padStart(12, '0')}`;
@@ -30,7 +31,7 @@ let prefixes: { prefix: string; queuePrefix: string };
 
 beforeEach(async () => {
   prefixes = uniquePrefix('storm');
-  redis = new Redis(REDIS_URL);
+  redis = testRedis();
   slack = await startLocalSlack({ rateLimit: false });
   store = new RedisStore({ redis, prefix: prefixes.prefix, storm: { windowMs: 30_000, threshold: 3 } });
   queues = new PipelineQueues({ connection: redis, prefix: prefixes.queuePrefix });
