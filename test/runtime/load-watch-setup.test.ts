@@ -1,7 +1,8 @@
 /**
- * `loadWatchSetup` is the one watch-file loader of every process (web, worker, clock, startBot): it
- * reads the file from STREAMDOCTOR_CONFIG, builds the sources on the clock it is given (the demo's
- * accelerated one), and lets the environment win where both say something.
+ * `loadWatchSetup` builds every process's sources from the configuration (`loadConfig` read the
+ * environment and the file STREAMDOCTOR_CONFIG names; `composeProcess` calls it for start, web,
+ * worker and clock): the sources run on the clock it is given (the demo's accelerated one), and the
+ * environment wins where both say something.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
