@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeEnvConfig, readEnvConfig } from '../../src/config/index.js';
+import { DEFAULTS, describeEnvConfig, ENV_SCHEMA, readEnvConfig } from '../../src/config/index.js';
 
 describe('readEnvConfig', () => {
   it('is the demo with defaults when nothing is set', () => {
@@ -80,5 +80,15 @@ describe('readEnvConfig', () => {
     const text = JSON.stringify(describeEnvConfig(config));
     for (const secret of ['dose-secret-xyz', 'xoxb-secret-1', 'xapp-secret-2', 'pass@']) expect(text).not.toContain(secret);
     expect(text).toContain('oauth-m2m (client sp-id)');
+  });
+
+  it('is one zod object over the environment: blank is unset, each mistake is its variable\'s problem', () => {
+    expect(ENV_SCHEMA.safeParse({ PORT: ' ', LOG_LEVEL: '' }).success).toBe(true);
+    const parsed = ENV_SCHEMA.safeParse({ PORT: '8080', STREAMDOCTOR_WORKER_QUEUES: 'detect, notify' });
+    expect(parsed.success && parsed.data).toMatchObject({ PORT: 8080, STREAMDOCTOR_WORKER_QUEUES: ['detect', 'notify'] });
+    const wrong = ENV_SCHEMA.safeParse({ PORT: 'eighty' });
+    expect(wrong.success).toBe(false);
+    expect(wrong.error?.issues.map((issue) => issue.message)).toEqual(['PORT must be an integer from 0 to 65535; got "eighty"']);
+    expect(readEnvConfig({})).toMatchObject({ prefix: DEFAULTS.prefix, port: DEFAULTS.port, pipeline: { pollEveryMs: DEFAULTS.pollSeconds * 1000, digestAt: DEFAULTS.digestAt } });
   });
 });
