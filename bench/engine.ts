@@ -21,7 +21,7 @@
  *   npm run bench:engine -- --only mix         the 200-query mix alone
  *   npm run bench:engine -- --only startup     the CLI's start-up alone
  *
- * First, the CLI's start-up (issue 12): wall time of `node -e 0`, then `streamdoctor --version` and
+ * First, the CLI's start-up: wall time of `node -e 0`, then `streamdoctor --version` and
  * `streamdoctor diagnose` on a small file, run from the compiled dist/ (what bin/streamdoctor.mjs runs)
  * and from the TypeScript sources through tsx (what it ran before the build step), medians of
  * `--startup-runs` alternating runs (default 9), plus `npx streamdoctor --version` once the others are done.

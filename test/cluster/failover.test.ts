@@ -1,5 +1,5 @@
 /**
- * A Redis Cluster node failover under load (issue 11): the store and the pipeline keep working and lose
+ * A Redis Cluster node failover under load: the store and the pipeline keep working and lose
  * nothing. Runs only in `npm run test:cluster` (scripts/test-cluster.sh: 3 masters + 3 replicas, node
  * timeout 2 s). While alerts are being opened, updated and posted and progress is polled:
  *  1. `CLUSTER FAILOVER` on the replica of the master that holds the BullMQ queues' `{prefix}` slot
