@@ -1,5 +1,5 @@
 /**
- * Detect runs queries together (issue 13): the poll marks queries pending in their shard and one job
+ * Detect runs queries together: the poll marks queries pending in their shard and one job
  * per shard runs them. Real Redis, the real engine: a shard's run observes every marked query once,
  * in order, with the same result as one job per query; a query marked again while the run worked
  * stays marked; a lost version race re-runs on fresh state inside the job; a query another run

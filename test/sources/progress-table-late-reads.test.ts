@@ -1,6 +1,6 @@
 /**
  * The progress-table source reads the whole overlap window again only every `lateReadEveryMs`
- * (issue 13: a 10 s poll used to read every row about 60 times); the polls between read a short
+ * (a 10 s poll used to read every row about 60 times); the polls between read a short
  * window behind the newest row. A row that lands late (visible long after its ingested_at) is still
  * read exactly once, at the next full read.
  */
