@@ -19,7 +19,7 @@ import type { DetectLoad } from '../src/store/query-state-store.js';
 import { drainOutbox } from './notify-intents.js';
 import type { DetectJobData } from './queue-names.js';
 import type { PipelineQueues } from './queues.js';
-import { hostIsDown } from './signal-incidents.js';
+import { hostLiveness, type HostLiveness } from './signal-incidents.js';
 import type { TrackerFactory, TrackerLike } from './tracker-factory.js';
 import { stageCpu } from '../src/util/stage-cpu.js';
 
@@ -57,7 +57,7 @@ export function createDetectProcessor(deps: DetectDeps) {
   const now = deps.now ?? Date.now;
 
   /** Feeds the engine one query's new progress and ticks (synchronous: the engine is pure). */
-  function run(queryId: string, load: DetectLoad, skipTick: boolean) {
+  function run(queryId: string, load: DetectLoad, host: HostLiveness) {
     const cpuLoad = stageCpu.enabled ? process.cpuUsage() : null;
     const name = load.stream?.name ?? null;
     let tracker: TrackerLike;
@@ -107,10 +107,11 @@ export function createDetectProcessor(deps: DetectDeps) {
     const nowMs = now();
     // The tick judges silence (stalled). A query whose job (or pipeline) is down is silent for a
     // reason the host's `failed` incident already gives: one alert for one cause. A silent query
-    // whose job runs is still judged stalled.
-    if (!skipTick) {
+    // whose job runs is still judged stalled, from the run's start when it restarted since its
+    // last report.
+    if (!host.down) {
       try {
-        changes.push(...tracker.tick(nowMs));
+        changes.push(...tracker.tick(nowMs, { runStartedAtMs: host.runStartedAtMs }));
       } catch (err) {
         deps.metrics.apiErrors.inc({ service: 'engine', kind: 'streamdoctor_engine_error' });
         deps.logger.error({ err, queryId }, 'engine tick failed; skipped');
@@ -147,11 +148,10 @@ export function createDetectProcessor(deps: DetectDeps) {
   }
 
   /** One query, from its load to its notify jobs; a lost version race re-runs on fresh state. */
-  async function detectQuery(queryId: string, first: DetectLoad, hostDown: (load: DetectLoad) => Promise<boolean>, totals: DetectOutcome): Promise<void> {
+  async function detectQuery(queryId: string, first: DetectLoad, hostOf: (load: DetectLoad) => Promise<HostLiveness>, totals: DetectOutcome): Promise<void> {
     let load = first;
     for (let attempt = 0; ; attempt++) {
-      const skipTick = await hostDown(load);
-      const outcome = run(queryId, load, skipTick);
+      const outcome = run(queryId, load, await hostOf(load));
       try {
         await stageCpu.sync('detect.commit', () => deps.store.queries.commitDetect(queryId, outcome.commit));
       } catch (err) {
@@ -178,14 +178,14 @@ export function createDetectProcessor(deps: DetectDeps) {
     // A job for one query (a stream falling behind, or an older producer's) always runs and ticks,
     // as does the sweep's group; a shard's run skips queries whose progress another run consumed.
     const always = marked === null && (job.data.queryIds === undefined || job.data.tick === true);
-    // Whether a stream's host is down, asked once per source / job / pipeline per job.
-    const hosts = new Map<string, Promise<boolean>>();
-    const hostDown = (load: DetectLoad): Promise<boolean> => {
+    // What is known of a stream's host, asked once per source / job / pipeline per job.
+    const hosts = new Map<string, Promise<HostLiveness>>();
+    const hostOf = (load: DetectLoad): Promise<HostLiveness> => {
       const stream = load.stream;
       const key = `${stream?.source ?? ''}|${stream?.jobId ?? ''}|${stream?.pipelineId ?? ''}`;
       let answer = hosts.get(key);
       if (!answer) {
-        answer = hostIsDown(deps.store, stream);
+        answer = hostLiveness(deps.store, stream);
         hosts.set(key, answer);
       }
       return answer;
@@ -202,7 +202,7 @@ export function createDetectProcessor(deps: DetectDeps) {
           const load = loads[k];
           if (!load) return Promise.resolve();
           totals.queries! += 1;
-          return detectQuery(queryId, load, hostDown, totals);
+          return detectQuery(queryId, load, hostOf, totals);
         }),
       );
       for (const [k, result] of results.entries()) {

@@ -12,21 +12,30 @@ export { isSignalStream };
 /** How fresh a job-runs answer must be to count (a few missed polls). */
 const LIVENESS_MAX_AGE_MS = 5 * 60_000;
 
-/**
- * Whether the job or pipeline hosting a stream is known to be down: its `failed` incident is open,
- * or the last job-runs poll (at most 5 minutes ago) saw no active run of its job; or the source
- * that reports it cannot be read now (its last poll failed). Such a stream's
- * silence is explained; the detect step does not judge it `stalled`. Unknown means "not down".
- */
-export async function hostIsDown(store: RedisStore, stream: { jobId?: string; pipelineId?: string; source?: string } | null | undefined, wallNowMs: number = Date.now()): Promise<boolean> {
+/** What detect knows of the job or pipeline hosting a stream, for judging its silence. */
+export interface HostLiveness {
+  /**
+   * Known to be down: its `failed` incident is open, or the last job-runs poll (at most 5 minutes
+   * ago) saw no active run of its job; or the source that reports it cannot be read now. Such a
+   * stream's silence is explained; the detect step does not judge it `stalled`. Unknown is "not down".
+   */
+  down: boolean;
+  /** Start of the job's active run per that poll (the engine's `LiveFacts`); null when unknown. */
+  runStartedAtMs: number | null;
+}
+
+export async function hostLiveness(store: RedisStore, stream: { jobId?: string; pipelineId?: string; source?: string } | null | undefined, wallNowMs: number = Date.now()): Promise<HostLiveness> {
+  const down = { down: true, runStartedAtMs: null };
   // A source the bot cannot read explains its streams' silence too (its own source-health incident).
-  if (stream?.source && (await store.sources.isFailing(stream.source))) return true;
-  if (stream?.jobId && (await store.jobs.isKnownStopped(stream.jobId, wallNowMs, LIVENESS_MAX_AGE_MS))) return true;
+  if (stream?.source && (await store.sources.isFailing(stream.source))) return down;
+  const seen = stream?.jobId ? await store.jobs.get(stream.jobId) : null;
+  const fresh = seen !== null && wallNowMs - seen.atMs <= LIVENESS_MAX_AGE_MS;
+  if (fresh && !seen.running) return down;
   const hosts = [stream?.jobId ? `job-${stream.jobId}` : null, stream?.pipelineId ? `pipeline-${stream.pipelineId}` : null].filter((h): h is string => h !== null);
   for (const host of hosts) {
-    if ((await store.incidents.listForQuery(host)).some((r) => r.kind === 'failed' && r.state === 'open')) return true;
+    if ((await store.incidents.listForQuery(host)).some((r) => r.kind === 'failed' && r.state === 'open')) return down;
   }
-  return false;
+  return { down: false, runStartedAtMs: fresh ? seen.runStartedAtMs : null };
 }
 
 /**

@@ -2,13 +2,13 @@
  * The slice of the engine's QueryTracker (src/diagnosis/query-tracker.ts) the detect job uses,
  * behind a factory so tests and the bench can pass the real engine or their own.
  */
-import type { IncidentChange, QueryReport } from '../src/diagnosis/types.js';
+import type { IncidentChange, LiveFacts, QueryReport } from '../src/diagnosis/types.js';
 import type { Progress } from '../src/progress/types.js';
 import type { StreamSnapshot } from '../src/store/types.js';
 
 export interface TrackerLike {
   observe(p: Progress): IncidentChange[];
-  tick(nowMs: number): IncidentChange[];
+  tick(nowMs: number, live?: LiveFacts): IncidentChange[];
   snapshot(): StreamSnapshot;
   toState(): unknown;
   report?(nowMs?: number): QueryReport;

@@ -53,8 +53,8 @@ function messageOf(run: Run): string {
 
 export class JobRunsSource implements ProgressSource<JobRunsCursor> {
   readonly name = 'job_runs' as const;
-  /** Latest answer per job: whether it had an active run. */
-  private readonly running = new Map<number, boolean>();
+  /** Latest answer per job: the start of its active run (epoch ms, 0 when Databricks gave none), or null when none runs. */
+  private readonly running = new Map<number, number | null>();
   /** The jobs of the last poll and whether each ran. */
   private lastLiveness: WatchedJobState[] = [];
 
@@ -80,7 +80,10 @@ export class JobRunsSource implements ProgressSource<JobRunsCursor> {
       cursor.jobs[String(job.jobId)] = result.entry;
       signals.push(...result.signals);
     });
-    this.lastLiveness = Object.keys(cursor.jobs).map((jobId) => ({ jobId, running: this.running.get(Number(jobId)) ?? false }));
+    this.lastLiveness = Object.keys(cursor.jobs).map((jobId) => {
+      const startedAtMs = this.running.get(Number(jobId)) ?? null;
+      return { jobId, running: startedAtMs !== null, runStartedAtMs: startedAtMs !== null && startedAtMs > 0 ? startedAtMs : null };
+    });
     return { progress: [], signals, cursor, warnings, more: false };
   }
 
@@ -122,7 +125,7 @@ export class JobRunsSource implements ProgressSource<JobRunsCursor> {
     }
 
     const current = active.sort((a, b) => (b.start_time ?? 0) - (a.start_time ?? 0))[0];
-    this.running.set(job.jobId, Boolean(current));
+    this.running.set(job.jobId, current ? (current.start_time ?? 0) : null);
     const latest = current ?? ended.at(-1);
     const continuous = job.continuous ?? (latest?.trigger === 'CONTINUOUS' || latest?.trigger === 'CONTINUOUS_RESTART');
     if (current) {

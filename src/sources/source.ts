@@ -34,6 +34,8 @@ export interface PollResult<C> {
 export interface WatchedJobState {
   jobId: string;
   running: boolean;
+  /** Start of the active run, epoch ms (a restarted query is silent from it, not from its last report). @defaultValue null: unknown */
+  runStartedAtMs?: number | null;
 }
 
 export interface ProgressSource<C = unknown> {

@@ -1,8 +1,8 @@
 /**
  * Whether each watched Databricks job had an active run at its last job-runs poll. Detect asks it
  * before judging a silent query `stalled`: a query is only stalled while its job runs (a job that
- * ended, successfully or not, explains the silence). One hash, job id → `running|notRunning` and
- * the poll time; answers older than `maxAgeMs` count as unknown. Each recording also removes
+ * ended, successfully or not, explains the silence). One hash, job id → `1|atMs|runStartedAtMs`
+ * (running; the start is 0 when unknown) or `0|atMs`, with the poll time; answers older than `maxAgeMs` count as unknown. Each recording also removes
  * answers older than `retentionMs` (and unreadable ones): a watched job is refreshed at every poll,
  * so what ages out is a job no longer watched by any source. Age rather than "not in this poll"
  * because several job-runs sources (workspaces) share the hash.
@@ -23,7 +23,7 @@ local oldest = tonumber(ARGV[1])
 local all = redis.call('HGETALL', KEYS[1])
 local removed = 0
 for i = 1, #all, 2 do
-  local at = tonumber(string.match(all[i + 1], '^[01]|(%d+)$') or '')
+  local at = tonumber(string.match(all[i + 1], '^[01]|(%d+)') or '')
   if (not at) or at < oldest then
     redis.call('HDEL', KEYS[1], all[i])
     removed = removed + 1
@@ -36,6 +36,8 @@ export interface JobLiveness {
   running: boolean;
   /** When the job-runs poll saw it, epoch ms. */
   atMs: number;
+  /** Start of the active run, epoch ms; null when not running or unknown. */
+  runStartedAtMs: number | null;
 }
 
 export class JobLivenessStore {
@@ -53,8 +55,8 @@ export class JobLivenessStore {
    * Records what one job-runs poll saw and drops answers past the retention (jobs no longer
    * watched). Returns how many entries were dropped.
    */
-  async record(jobs: { jobId: string; running: boolean }[], atMs: number): Promise<number> {
-    const fields = jobs.flatMap((j) => [j.jobId, `${j.running ? 1 : 0}|${Math.round(atMs)}`]);
+  async record(jobs: { jobId: string; running: boolean; runStartedAtMs?: number | null }[], atMs: number): Promise<number> {
+    const fields = jobs.flatMap((j) => [j.jobId, j.running ? `1|${Math.round(atMs)}|${Math.round(j.runStartedAtMs ?? 0)}` : `0|${Math.round(atMs)}`]);
     const removed = await RECORD.run(this.redis, [this.keys.jobLiveness()], [Math.round(atMs - this.retentionMs), ...fields]);
     return Number(removed);
   }
@@ -62,16 +64,10 @@ export class JobLivenessStore {
   /** The last answer for a job, or null when never seen or unreadable. */
   async get(jobId: string): Promise<JobLiveness | null> {
     const raw = await this.redis.hget(this.keys.jobLiveness(), jobId);
-    const m = raw ? /^([01])\|(\d+)$/.exec(raw) : null;
-    return m ? { running: m[1] === '1', atMs: Number(m[2]) } : null;
-  }
-
-  /**
-   * True only when the job is known not to be running as of a poll at most `maxAgeMs` old;
-   * unknown or stale answers are false (the query is judged as usual).
-   */
-  async isKnownStopped(jobId: string, nowMs: number, maxAgeMs: number): Promise<boolean> {
-    const seen = await this.get(jobId);
-    return seen !== null && !seen.running && nowMs - seen.atMs <= maxAgeMs;
+    // Answers recorded before the run start was kept read as `1|atMs` (start unknown).
+    const m = raw ? /^([01])\|(\d+)(?:\|(\d+))?$/.exec(raw) : null;
+    if (!m) return null;
+    const started = m[1] === '1' && m[3] !== undefined ? Number(m[3]) : 0;
+    return { running: m[1] === '1', atMs: Number(m[2]), runStartedAtMs: started > 0 ? started : null };
   }
 }

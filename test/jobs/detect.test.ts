@@ -63,6 +63,34 @@ describe('detect processor', () => {
     expect(await store.queries.inboxLength(QID)).toBe(0);
   });
 
+  it('a restarted job’s stream is silent from its new run’s start (job runs), not from its last report', async () => {
+    // 30 reports every 10 s, then silence; 14 min after the last report a stall reads at once from
+    // progress alone. The job-runs poll says a new run started 10 min after that report (the query
+    // is planning its first batch over the backlog): 4 min into a run without history is no stall.
+    const wall = Date.now();
+    const start = wall - 15 * 60_000 - 300_000;
+    const lastEnd = start + 29 * 10_000 + 8_200;
+    const nowMs = lastEnd + 14 * 60_000;
+    const restarted = '0e1f2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b';
+    const plain = '1e1f2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b';
+    for (const [queryId, jobId] of [[restarted, '881'], [plain, '882']] as const) {
+      await store.streams.upsert({ queryId, name: `orders_${jobId}`, jobId });
+      await store.queries.pushProgress(queryId, Array.from({ length: 30 }, (_, b) => kafkaProgress(queryId, b, start)));
+    }
+    await store.jobs.record(
+      [
+        { jobId: '881', running: true, runStartedAtMs: lastEnd + 10 * 60_000 },
+        { jobId: '882', running: true, runStartedAtMs: start - 3_600_000 },
+      ],
+      wall,
+    );
+    const detect = createDetectProcessor({ store, queues, trackers: engineTrackers(), metrics: createMetrics({ processMetrics: false }), logger: silentLogger, now: () => nowMs });
+    await detect(job(restarted));
+    await detect(job(plain));
+    expect((await store.incidents.listForQuery(restarted)).map((r) => r.kind)).toEqual([]);
+    expect((await store.incidents.listForQuery(plain)).map((r) => r.kind)).toEqual(['stalled']);
+  });
+
   it('skips a report the engine throws on, without wedging the query', async () => {
     const real = engineTrackers();
     const fragile: TrackerFactory = {

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { classifyReadFailure, recordReadFailure, recordReadSuccess } from '../../jobs/source-health.js';
-import { hostIsDown, isSignalStream } from '../../jobs/signal-incidents.js';
+import { hostLiveness, isSignalStream } from '../../jobs/signal-incidents.js';
 import {
   DatabricksApiError,
   DatabricksUnavailableError,
@@ -101,11 +101,11 @@ describe('the failure streak and its incident', () => {
     await recordReadFailure(store, target, unauthenticated(401), T);
     expect(await store.sources.isFailing(SOURCE)).toBe(true);
     // Its streams' silence is explained while it fails: detect does not judge them stalled.
-    expect(await hostIsDown(store, { source: SOURCE })).toBe(true);
-    expect(await hostIsDown(store, { source: 'other.progress' })).toBe(false);
+    expect((await hostLiveness(store, { source: SOURCE })).down).toBe(true);
+    expect((await hostLiveness(store, { source: 'other.progress' })).down).toBe(false);
     expect(await recordReadSuccess(store, SOURCE, T + 10_000)).toBeNull();
     expect(await store.sources.isFailing(SOURCE)).toBe(false);
-    expect(await hostIsDown(store, { source: SOURCE })).toBe(false);
+    expect((await hostLiveness(store, { source: SOURCE })).down).toBe(false);
     expect(await store.incidents.listForQuery(sourceStreamId(SOURCE))).toEqual([]);
   });
 

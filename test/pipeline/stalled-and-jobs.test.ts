@@ -74,7 +74,9 @@ describe('silent queries and their jobs', () => {
     });
     const rt = runtime;
 
-    databricks.startRun(881);
+    // The run that printed the progress (a run that started after the last report would be a
+    // restart still planning its first batch: silent from its start, not stalled yet).
+    databricks.startRun(881, Date.now() - 11 * 60_000);
     const failedRun = databricks.startRun(882);
     databricks.endRun(failedRun, 'FAILED', 'Driver terminated abnormally: process exited with code 137');
     databricks.endRun(databricks.startRun(883), 'SUCCESS', '');

@@ -35,7 +35,10 @@ describe('JobRunsSource', () => {
 
     const first = await source.poll(null);
     expect(first.signals).toEqual([expect.objectContaining({ type: 'job_running', jobId: JOB, runPageUrl: expect.stringContaining(`#job/${JOB}/run/`) })]);
-    expect(source.liveness()).toEqual([{ jobId: String(JOB), running: true }]);
+    // With the active run's start, so detect judges a restarted query's silence from it.
+    const runStart = (first.signals[0] as { startedAtMs: number }).startedAtMs;
+    expect(runStart).toBeGreaterThan(0);
+    expect(source.liveness()).toEqual([{ jobId: String(JOB), running: true, runStartedAtMs: runStart }]);
 
     local.clock.advance(60_000);
     local.stopStream('orders', 'org.apache.spark.sql.streaming.StreamingQueryException: Kafka topic orders was deleted');
@@ -49,7 +52,7 @@ describe('JobRunsSource', () => {
     });
     // Inferred continuous from the run's trigger: no active run is an incident too.
     expect(second.signals.find((signal) => signal.type === 'job_not_running')).toMatchObject({ lastRun: { resultState: 'FAILED' } });
-    expect(source.liveness()).toEqual([{ jobId: String(JOB), running: false }]);
+    expect(source.liveness()).toEqual([{ jobId: String(JOB), running: false, runStartedAtMs: null }]);
 
     const third = await source.poll(second.cursor);
     expect(third.signals.filter((signal) => signal.type === 'job_run_failed')).toEqual([]);

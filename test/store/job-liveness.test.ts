@@ -1,4 +1,4 @@
-/** Job liveness as the job-runs poll saw it: known stopped only when fresh; unknown is not stopped. */
+/** Job liveness as the job-runs poll saw it: running or not, the active run's start, the poll time. */
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RedisStore } from '../../src/store/index.js';
@@ -17,15 +17,16 @@ afterEach(async () => {
 afterAll(() => redis.disconnect());
 
 describe('job liveness', () => {
-  it('says stopped only for a fresh "not running" answer', async () => {
-    await store.jobs.record([{ jobId: '881', running: true }, { jobId: '882', running: false }], T);
-    expect(await store.jobs.get('882')).toEqual({ running: false, atMs: T });
-    expect(await store.jobs.isKnownStopped('882', T + 60_000, 300_000)).toBe(true);
-    expect(await store.jobs.isKnownStopped('882', T + 301_000, 300_000)).toBe(false); // stale: unknown
-    expect(await store.jobs.isKnownStopped('881', T + 60_000, 300_000)).toBe(false);
-    expect(await store.jobs.isKnownStopped('999', T, 300_000)).toBe(false); // never seen
+  it('keeps each job’s answer with its active run’s start; older answers read as start unknown', async () => {
+    await store.jobs.record([{ jobId: '881', running: true, runStartedAtMs: T - 3_600_000 }, { jobId: '882', running: false }], T);
+    expect(await store.jobs.get('881')).toEqual({ running: true, atMs: T, runStartedAtMs: T - 3_600_000 });
+    expect(await store.jobs.get('882')).toEqual({ running: false, atMs: T, runStartedAtMs: null });
+    expect(await store.jobs.get('999')).toBeNull(); // never seen
     await store.jobs.record([{ jobId: '882', running: true }], T + 10_000);
-    expect(await store.jobs.isKnownStopped('882', T + 20_000, 300_000)).toBe(false);
+    expect(await store.jobs.get('882')).toEqual({ running: true, atMs: T + 10_000, runStartedAtMs: null });
+    // Written before the run start was kept.
+    await redis.hset(store.keys.jobLiveness(), '884', `1|${T}`);
+    expect(await store.jobs.get('884')).toEqual({ running: true, atMs: T, runStartedAtMs: null });
     await redis.hset(store.keys.jobLiveness(), '883', 'garbage');
     expect(await store.jobs.get('883')).toBeNull();
   });
@@ -46,12 +47,12 @@ describe('job liveness', () => {
     expect(pruned).toBe(2); // the unreadable entry at once, 882 after an hour
     expect(Object.keys(await redis.hgetall(store.keys.jobLiveness())).sort()).toEqual(['881', '990']);
     expect(await store.jobs.get('882')).toBeNull();
-    expect(await store.jobs.get('990')).toEqual({ running: false, atMs: T + hour + 601_000 });
+    expect(await store.jobs.get('990')).toEqual({ running: false, atMs: T + hour + 601_000, runStartedAtMs: null });
     // 882 was still known while its answer was young (one poll after it left the watch file).
     const young = new RedisStore({ redis, prefix: `${store.keys.prefix}-young` });
     await young.jobs.record([{ jobId: '882', running: false }], T);
     expect(await young.jobs.record([{ jobId: '881', running: true }], T + 600_000)).toBe(0);
-    expect(await young.jobs.get('882')).toEqual({ running: false, atMs: T });
+    expect(await young.jobs.get('882')).toEqual({ running: false, atMs: T, runStartedAtMs: null });
     await young.deleteEverything();
     // A job-runs source left with no watched jobs still ages the old answers out.
     expect(await store.jobs.record([], T + 3 * hour)).toBe(2);

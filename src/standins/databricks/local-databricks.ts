@@ -86,7 +86,8 @@ export interface LocalDatabricks {
   addPipeline(pipelineId: string, name: string): void;
   appendPipelineEvent(pipelineId: string, event: Record<string, unknown>, timestampMs?: number): void;
   addJob(job: JobInfo): void;
-  startRun(jobId: number): number;
+  /** Starts a run of the job now, or at `atMs` (a run that has been going since then). */
+  startRun(jobId: number, atMs?: number): number;
   endRun(runId: number, result: 'SUCCESS' | 'FAILED' | 'CANCELED' | 'TIMEDOUT', message: string): void;
   /** Expires every issued OAuth token. */
   expireTokens(): number;
@@ -562,7 +563,7 @@ export async function startLocalDatabricks(options: LocalDatabricksOptions = {})
       eventLog.append(pipelineId, event, timestampMs ?? clock.now());
     },
     addJob: (job) => jobRuns.addJob(job),
-    startRun: (jobId) => jobRuns.startRun(jobId, clock.now()).run_id,
+    startRun: (jobId, atMs) => jobRuns.startRun(jobId, atMs ?? clock.now()).run_id,
     endRun: (runId, result, message) => {
       jobRuns.endRun(runId, clock.now(), result, message);
     },
