@@ -1,0 +1,25 @@
+/**
+ * `POST /oidc/v1/token`: OAuth M2M client credentials. It answers in OAuth's error shape
+ * (`error`, `error_description`), not Databricks', and needs no bearer token.
+ */
+import type { DatabricksState, RouteRequest } from './context.js';
+import { readBody, sendJson } from './http.js';
+
+/** Answers the token path; false for any other. */
+export async function handleOAuthRoutes(request: RouteRequest, state: DatabricksState): Promise<boolean> {
+  const { req, res, method, path } = request;
+  if (path !== '/oidc/v1/token' || method !== 'POST') return false;
+  state.count('POST /oidc/v1/token');
+  const form = new URLSearchParams(await readBody(req));
+  if (form.get('grant_type') !== 'client_credentials') {
+    sendJson(res, 400, { error: 'unsupported_grant_type', error_description: 'grant_type must be client_credentials' });
+    return true;
+  }
+  const token = state.issuer.issue(req.headers.authorization);
+  if (!token) {
+    sendJson(res, 401, { error: 'invalid_client', error_description: 'Client authentication failed' });
+    return true;
+  }
+  sendJson(res, 200, token);
+  return true;
+}
