@@ -11,13 +11,19 @@ export interface Child {
 }
 
 export async function startChild(config: Record<string, unknown>, timeoutMs = 20_000): Promise<Child> {
-  const proc = spawn(process.execPath, ['bin/run-ts.mjs', 'test/pipeline/helpers/worker-child.ts'], {
+  return spawnReady('test/pipeline/helpers/worker-child.ts', { SD_CHILD_CONFIG: JSON.stringify(config), LOG_LEVEL: 'warn' }, timeoutMs);
+}
+
+/** Runs `script` (TypeScript, through bin/run-ts.mjs) with `env` added and waits for it to print "ready". */
+export async function spawnReady(script: string, env: Record<string, string>, timeoutMs: number): Promise<Child> {
+  const proc = spawn(process.execPath, ['bin/run-ts.mjs', script], {
     cwd: ROOT,
-    env: { ...process.env, SD_CHILD_CONFIG: JSON.stringify(config), LOG_LEVEL: 'warn' },
+    env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // The tail is enough to say why a child failed; a chatty child must not grow the test's memory.
   let err = '';
-  proc.stderr!.on('data', (d) => (err += String(d)));
+  proc.stderr!.on('data', (d) => (err = (err + String(d)).slice(-20_000)));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) => proc.once('exit', (code, signal) => res({ code, signal })));
   await new Promise<void>((res, rej) => {
     const timer = setTimeout(() => rej(new Error(`child did not start within ${timeoutMs} ms: ${err}`)), timeoutMs);
