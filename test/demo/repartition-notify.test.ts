@@ -5,15 +5,14 @@
  * resolved unseen stays quiet, as before.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { WebClientChat } from '../../src/slack/gateway/slack-chat.js';
 import { QueryTracker } from '../../src/diagnosis/query-tracker.js';
 import type { IncidentChange } from '../../src/diagnosis/types.js';
 import { DEMO_STREAMS } from '../../src/demo/demo-streams.js';
 import { parseProgress } from '../../src/progress/parse-progress.js';
-import { startWorker, type WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
+import type { WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
 import { StreamSimulator } from '../../src/simulator/index.js';
-import { startLocalSlack, type LocalSlack } from '../../src/standins/slack/index.js';
-import { commitAndDrain, deletePrefix, REDIS_URL, silentLogger, uniquePrefix, unusedTrackers, waitFor } from '../pipeline/helpers/harness.js';
+import type { LocalSlack } from '../../src/standins/slack/index.js';
+import { commitAndDrain, deletePrefix, REDIS_URL, startNotifyWorker, waitFor } from '../pipeline/helpers/harness.js';
 
 const START = Date.UTC(2026, 10, 29, 20, 0, 0);
 let runtime: WorkerRuntime | undefined;
@@ -44,18 +43,7 @@ function engineChanges(story: string, minutes: number): IncidentChange[] {
 }
 
 async function start(): Promise<WorkerRuntime> {
-  const p = uniquePrefix('demo-notify');
-  prefix = p.prefix;
-  slack = await startLocalSlack({ rateLimit: false });
-  runtime = await startWorker({
-    redisUrl: REDIS_URL,
-    ...p,
-    logger: silentLogger,
-    sources: new Map(),
-    trackers: unusedTrackers,
-    chat: new WebClientChat({ token: 'xoxb-local-streamdoctor', slackApiUrl: slack.apiUrl }),
-    routing: { defaultChannel: 'C0DATAALRT' },
-  });
+  ({ runtime, slack, prefix } = await startNotifyWorker('demo-notify'));
   return runtime;
 }
 

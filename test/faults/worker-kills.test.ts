@@ -16,8 +16,8 @@ import { lagIncident } from '../store/fixtures.js';
 import { tally } from '../helpers/alert-ledger.js';
 import { deletePrefix, TEST_REDIS_URL, testRedis } from '../helpers/redis.js';
 import type { Child } from '../pipeline/helpers/children.js';
-import { commitAndDrain, uniquePrefix, waitFor } from '../pipeline/helpers/harness.js';
-import { queryIdOf, simulateAll } from '../pipeline/helpers/sim-source.js';
+import { commitAndDrain, expectEveryVisibleBatchObservedOnce, uniquePrefix, waitFor } from '../pipeline/helpers/harness.js';
+import { queryIdOf } from '../pipeline/helpers/sim-source.js';
 import { startFaultChild } from './helpers/children.js';
 import type { FaultChildConfig, KillPoint } from './helpers/fault-worker.js';
 import { faultsSeed, recordFigures, seededRandom } from './helpers/figures.js';
@@ -148,19 +148,7 @@ describe('worker kills during notify', () => {
     expect(figures).toMatchObject({ duplicates: 0, lost: 0, stuckClaims: 0 });
 
     // Every progress batch that has appeared was observed exactly once, across all the kills.
-    const all = simulateAll(sim);
-    await waitFor(async () => {
-      for (let i = 0; i < sim.queries; i++) {
-        const visible = all[i]!.filter((b) => b.endMs <= Date.now() - 2500).length;
-        const stream = await store.streams.get(queryIdOf(i));
-        if (!stream || stream.observedCount < visible) return false;
-      }
-      return true;
-    }, 'every visible batch observed', 30_000);
-    for (let i = 0; i < sim.queries; i++) {
-      const stream = (await store.streams.get(queryIdOf(i)))!;
-      expect(stream.observedCount).toBe(stream.lastObservedBatchId! + 1);
-    }
+    await expectEveryVisibleBatchObservedOnce(store, sim, 2500);
     stopping = true;
     for (const child of children) child.proc.kill('SIGTERM');
     await Promise.race([Promise.allSettled(slots), new Promise((r) => setTimeout(r, 15_000))]);

@@ -6,11 +6,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { dayIn } from '../../jobs/digest-processor.js';
 import { PipelineQueues } from '../../jobs/queues.js';
 import { dailyCron, upsertSchedules } from '../../jobs/schedules.js';
-import { WebClientChat } from '../../src/slack/gateway/slack-chat.js';
-import { startClock, startWorker, type WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
-import { startLocalSlack, type LocalSlack } from '../../src/standins/slack/index.js';
+import { startClock, type WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
+import type { LocalSlack } from '../../src/standins/slack/index.js';
 import { lagIncident } from '../store/fixtures.js';
-import { deletePrefix, REDIS_URL, silentLogger, uniquePrefix, unusedTrackers, waitFor } from '../pipeline/helpers/harness.js';
+import { deletePrefix, REDIS_URL, silentLogger, startNotifyWorker, uniquePrefix, waitFor } from '../pipeline/helpers/harness.js';
 import { testRedis } from '../helpers/redis.js';
 
 let runtime: WorkerRuntime | undefined;
@@ -71,18 +70,7 @@ describe('clock schedules', () => {
 
 describe('daily digest', () => {
   it('posts one digest per routed channel per day, and a re-run the same day posts nothing new', async () => {
-    const p = uniquePrefix('digest');
-    prefix = p.prefix;
-    slack = await startLocalSlack({ rateLimit: false });
-    runtime = await startWorker({
-      redisUrl: REDIS_URL,
-      ...p,
-      logger: silentLogger,
-      sources: new Map(),
-      trackers: unusedTrackers,
-      chat: new WebClientChat({ token: 'xoxb-local-streamdoctor', slackApiUrl: slack.apiUrl }),
-      routing: { defaultChannel: 'C0DATAALRT' },
-    });
+    ({ runtime, slack, prefix } = await startNotifyWorker('digest'));
     const rt = runtime;
     for (const [id, name] of [['q-orders', 'orders_enrichment'], ['q-clicks', 'clickstream'], ['q-pay', 'payments']] as const) {
       await rt.store.streams.upsert({ queryId: id, name, jobId: `job-${id}` });

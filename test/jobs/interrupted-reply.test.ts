@@ -6,14 +6,13 @@
  * the resolving job, retried after its stall, was stale: no reply, and a claim stuck for 30 days.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { WebClientChat } from '../../src/slack/gateway/slack-chat.js';
 import type { NotifyJobData } from '../../jobs/queue-names.js';
-import { startWorker, type WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
-import { startLocalSlack, type LocalSlack } from '../../src/standins/slack/index.js';
+import type { WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
+import type { LocalSlack } from '../../src/standins/slack/index.js';
 import { incidentIdOf } from '../../src/store/index.js';
 import { lagIncident } from '../store/fixtures.js';
 import { messageKeyOf } from '../helpers/alert-ledger.js';
-import { commitAndDrain, deletePrefix, REDIS_URL, silentLogger, uniquePrefix, unusedTrackers, waitFor } from '../pipeline/helpers/harness.js';
+import { commitAndDrain, deletePrefix, REDIS_URL, startNotifyWorker, waitFor } from '../pipeline/helpers/harness.js';
 
 let runtime: WorkerRuntime | undefined;
 let slack: LocalSlack | undefined;
@@ -31,19 +30,7 @@ const QID = '5e1f0a2b-0000-4000-8000-00000000a001';
 
 describe('an interrupted resolve reply', () => {
   it('is posted once even when a later job of the same version runs before the interrupted one', async () => {
-    const p = uniquePrefix('reply');
-    prefix = p.prefix;
-    slack = await startLocalSlack({ rateLimit: false });
-    runtime = await startWorker({
-      redisUrl: REDIS_URL,
-      ...p,
-      logger: silentLogger,
-      sources: new Map(),
-      trackers: unusedTrackers,
-      chat: new WebClientChat({ token: 'xoxb-local-streamdoctor', slackApiUrl: slack.apiUrl }),
-      routing: { defaultChannel: CHANNEL },
-      channelIntervalMs: 0,
-    });
+    ({ runtime, slack, prefix } = await startNotifyWorker('reply', { routing: { defaultChannel: CHANNEL }, channelIntervalMs: 0 }));
     const rt = runtime;
     const incident = lagIncident('2026-11-29T10:06:40.000Z');
     const id = incidentIdOf(QID, incident);

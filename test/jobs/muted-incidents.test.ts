@@ -6,15 +6,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { queueAlertRefresher } from '../../jobs/notify-processor.js';
 import { releaseEndedSilences } from '../../jobs/poll-processor.js';
-import { WebClientChat } from '../../src/slack/gateway/slack-chat.js';
 import { webApi } from '@slack/bolt';
-import { startWorker, type WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
+import type { WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
 import { unsilenceStream } from '../../src/slack/operations/incident-actions.js';
 import { PermissionChecker } from '../../src/slack/permissions.js';
-import { startLocalSlack, type LocalSlack } from '../../src/standins/slack/index.js';
+import type { LocalSlack } from '../../src/standins/slack/index.js';
 import { incidentIdOf } from '../../src/store/index.js';
 import { lagIncident } from '../store/fixtures.js';
-import { commitAndDrain, deletePrefix, REDIS_URL, silentLogger, uniquePrefix, unusedTrackers, waitFor } from '../pipeline/helpers/harness.js';
+import { commitAndDrain, deletePrefix, REDIS_URL, silentLogger, startNotifyWorker, waitFor } from '../pipeline/helpers/harness.js';
 
 let runtime: WorkerRuntime | undefined;
 let slack: LocalSlack | undefined;
@@ -30,19 +29,7 @@ afterEach(async () => {
 });
 
 async function setup(): Promise<WorkerRuntime> {
-  const p = uniquePrefix('muted');
-  prefix = p.prefix;
-  slack = await startLocalSlack({ rateLimit: false });
-  runtime = await startWorker({
-    redisUrl: REDIS_URL,
-    ...p,
-    logger: silentLogger,
-    sources: new Map(),
-    trackers: unusedTrackers,
-    chat: new WebClientChat({ token: 'xoxb-local-streamdoctor', slackApiUrl: slack.apiUrl }),
-    routing: { defaultChannel: CHANNEL },
-    channelIntervalMs: 0,
-  });
+  ({ runtime, slack, prefix } = await startNotifyWorker('muted', { routing: { defaultChannel: CHANNEL }, channelIntervalMs: 0 }));
   return runtime;
 }
 

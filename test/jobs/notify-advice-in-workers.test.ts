@@ -6,13 +6,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { JobClusterCache, jobClusterAdvisor } from '../../src/capacity/index.js';
 import { createDatabricksClient } from '../../src/databricks/index.js';
 import type { IncidentChange } from '../../src/diagnosis/types.js';
-import { WebClientChat } from '../../src/slack/gateway/slack-chat.js';
-import { startWorker, type WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
+import type { WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
 import { startLocalDatabricks, type LocalDatabricks } from '../../src/standins/databricks/index.js';
-import { startLocalSlack, type LocalSlack } from '../../src/standins/slack/index.js';
+import type { LocalSlack } from '../../src/standins/slack/index.js';
 import { incidentIdOf } from '../../src/store/index.js';
 import { lagIncident } from '../store/fixtures.js';
-import { commitAndDrain, deletePrefix, REDIS_URL, silentLogger, uniquePrefix, unusedTrackers, waitFor } from '../pipeline/helpers/harness.js';
+import { commitAndDrain, deletePrefix, REDIS_URL, startNotifyWorker, waitFor } from '../pipeline/helpers/harness.js';
 
 const PAT = 'dapi-local-notify-workers-00000000011';
 const CHANNEL = 'C0DATAALRT';
@@ -57,21 +56,12 @@ async function setup() {
     ],
   });
   const databricks = createDatabricksClient({ host: local.url, credentials: { kind: 'pat', token: PAT } });
-  const p = uniquePrefix('notify-workers');
-  prefix = p.prefix;
-  slack = await startLocalSlack({ rateLimit: false });
-  runtime = await startWorker({
-    redisUrl: REDIS_URL,
-    ...p,
-    logger: silentLogger,
-    sources: new Map(),
-    trackers: unusedTrackers,
-    chat: new WebClientChat({ token: 'xoxb-local-streamdoctor', slackApiUrl: slack.apiUrl }),
+  ({ runtime, slack, prefix } = await startNotifyWorker('notify-workers', {
     routing: { defaultChannel: CHANNEL },
     channelIntervalMs: 0,
     store: { storm: { windowMs: 30_000, threshold: 100 } },
     capacityAdvisor: jobClusterAdvisor(new JobClusterCache({ jobsFor: (workspace) => (workspace === 'prod' ? databricks.jobs : null) })),
-  });
+  }));
   return runtime;
 }
 

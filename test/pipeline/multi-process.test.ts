@@ -13,8 +13,8 @@ import { PipelineQueues } from '../../jobs/queues.js';
 import { startLocalSlack, type LocalSlack } from '../../src/standins/slack/index.js';
 import { RedisStore } from '../../src/store/index.js';
 import { startChild, stopChild, type Child } from './helpers/children.js';
-import { deletePrefix, REDIS_URL, uniquePrefix, waitFor } from './helpers/harness.js';
-import { queryIdOf, simulateAll } from './helpers/sim-source.js';
+import { deletePrefix, expectEveryVisibleBatchObservedOnce, REDIS_URL, uniquePrefix, waitFor } from './helpers/harness.js';
+import { queryIdOf } from './helpers/sim-source.js';
 import { testRedis } from '../helpers/redis.js';
 
 const children: Child[] = [];
@@ -84,19 +84,7 @@ describe('two workers, two clocks, one crash', () => {
     expect(adopted?.slack?.ts).toBe(crashedTs);
 
     // Every batch that has appeared is observed exactly once (batch ids run 0..N without gaps).
-    const all = simulateAll(sim);
-    await waitFor(async () => {
-      for (let i = 0; i < sim.queries; i++) {
-        const visible = all[i]!.filter((b) => b.endMs <= Date.now() - 1500).length;
-        const stream = await store.streams.get(queryIdOf(i));
-        if (!stream || stream.observedCount < visible) return false;
-      }
-      return true;
-    }, 'every visible batch observed', 30_000);
-    for (let i = 0; i < sim.queries; i++) {
-      const stream = (await store.streams.get(queryIdOf(i)))!;
-      expect(stream.observedCount).toBe(stream.lastObservedBatchId! + 1);
-    }
+    await expectEveryVisibleBatchObservedOnce(store, sim, 1500);
 
     // Two clocks, one scheduler: poll jobs are one per 500 ms tick, not two.
     const elapsed = Date.now() - clockStarted;

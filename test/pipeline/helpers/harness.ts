@@ -1,12 +1,17 @@
 /** Shared pieces of the pipeline tests: unique prefixes, a silent logger, polling waits. */
 import { randomUUID } from 'node:crypto';
+import { expect } from 'vitest';
 import { drainOutbox } from '../../../jobs/notify-intents.js';
 import type { TrackerFactory } from '../../../jobs/tracker-factory.js';
 import type { Health, IncidentChange } from '../../../src/diagnosis/types.js';
-import type { WorkerRuntime } from '../../../src/runtime/pipeline-runtime.js';
+import { startWorker, type WorkerRuntime, type WorkerRuntimeOptions } from '../../../src/runtime/pipeline-runtime.js';
+import { WebClientChat } from '../../../src/slack/gateway/slack-chat.js';
+import { startLocalSlack, type LocalSlack } from '../../../src/standins/slack/index.js';
 import { createLogger } from '../../../src/observability/logger.js';
 
+import type { RedisStore } from '../../../src/store/index.js';
 import { TEST_REDIS_URL } from '../../helpers/redis.js';
+import { queryIdOf, simulateAll, type SimSourceSettings } from './sim-source.js';
 
 /** The test Redis (STREAMDOCTOR_TEST_REDIS_URL; test/helpers/redis.ts). */
 export const REDIS_URL = TEST_REDIS_URL;
@@ -71,4 +76,52 @@ export async function commitAndDrain(
     nowMs: Date.now(),
   });
   await drainOutbox(rt.store, rt.queues, queryId, Date.now());
+}
+
+/**
+ * A worker with no sources and the engine unused, posting to a fresh local Slack (no rate limit):
+ * the notify path on its own. The caller closes both and deletes `prefix` after the test.
+ */
+export async function startNotifyWorker(
+  tag: string,
+  options: Partial<WorkerRuntimeOptions> = {},
+): Promise<{ runtime: WorkerRuntime; slack: LocalSlack; prefix: string }> {
+  const p = uniquePrefix(tag);
+  const slack = await startLocalSlack({ rateLimit: false });
+  try {
+    const runtime = await startWorker({
+      redisUrl: REDIS_URL,
+      ...p,
+      logger: silentLogger,
+      sources: new Map(),
+      trackers: unusedTrackers,
+      chat: new WebClientChat({ token: 'xoxb-local-streamdoctor', slackApiUrl: slack.apiUrl }),
+      routing: { defaultChannel: 'C0DATAALRT' },
+      ...options,
+    });
+    return { runtime, slack, prefix: p.prefix };
+  } catch (error) {
+    await slack.close();
+    throw error;
+  }
+}
+
+/**
+ * Waits until every batch of the simulated queries that ended `settleMs` ago has been observed, then
+ * checks each was observed exactly once (batch ids run 0..N without gaps).
+ */
+export async function expectEveryVisibleBatchObservedOnce(store: RedisStore, sim: SimSourceSettings, settleMs: number): Promise<void> {
+  const all = simulateAll(sim);
+  await waitFor(async () => {
+    for (let i = 0; i < sim.queries; i++) {
+      const visible = all[i]!.filter((b) => b.endMs <= Date.now() - settleMs).length;
+      const stream = await store.streams.get(queryIdOf(i));
+      if (!stream || stream.observedCount < visible) return false;
+    }
+    return true;
+  }, 'every visible batch observed', 30_000);
+  for (let i = 0; i < sim.queries; i++) {
+    const stream = (await store.streams.get(queryIdOf(i)))!;
+    expect(stream.observedCount).toBe(stream.lastObservedBatchId! + 1);
+  }
 }
