@@ -256,9 +256,13 @@ export class QueryTracker {
 
   private context(nowMs: number, live: LiveFacts = {}): Omit<DetectorContext, 'memo' | 'explain' | 'openKinds'> {
     const features = this.ring.all();
-    const latest = features[features.length - 1];
-    const lastEndMs = Math.max(this.lastSeenMs ?? -Infinity, latest ? latest.t + latest.d : -Infinity);
-    const runStartedAtMs = live.runStartedAtMs != null && live.runStartedAtMs > lastEndMs ? live.runStartedAtMs : null;
+    // A run start counts only when it is newer than everything reported (a restart not yet heard from).
+    let runStartedAtMs: number | null = null;
+    if (live.runStartedAtMs != null) {
+      const latest = features[features.length - 1];
+      const lastEndMs = Math.max(this.lastSeenMs ?? -Infinity, latest ? latest.t + latest.d : -Infinity);
+      if (live.runStartedAtMs > lastEndMs) runStartedAtMs = live.runStartedAtMs;
+    }
     return {
       features,
       latest: features[features.length - 1]!,
