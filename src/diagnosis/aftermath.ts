@@ -53,10 +53,22 @@ export function disruptionAt(features: readonly BatchFeatures[]): Disruption | n
   for (let j = n - 2; j >= Math.max(0, n - 9); j -= 1) before.push(features[j]!.d);
   if (before.length < 3) return null;
   const usual = median(before);
+  // A batch that read a burst is long at the usual pace; a hung one processed at a fraction of it.
+  if (f.rows > 0 && f.rows / f.d >= 0.5 * usualPace(features, n - 1)) return null;
   if (f.d >= OUTSIZED_FACTOR * Math.max(usual, previous.d) && f.d - usual >= MIN_DISRUPTION_MS) {
     return { what: 'stall', batchT: f.t, startMs: f.t, durationMs: f.d - usual, catchUpFromMs: f.t + f.d };
   }
   return null;
+}
+
+/** Median rows per ms of up to 8 data batches before index `end`. */
+function usualPace(features: readonly BatchFeatures[], end: number): number {
+  const paces: number[] = [];
+  for (let j = end - 1; j >= Math.max(0, end - 8); j -= 1) {
+    const f = features[j]!;
+    if (f.rows > 0 && f.d > 0) paces.push(f.rows / f.d);
+  }
+  return paces.length > 0 ? median(paces) : Infinity;
 }
 
 /** Catch-up batches the drain trend needs before it is trusted over the rates (noise on a fast query). */

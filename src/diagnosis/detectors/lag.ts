@@ -10,12 +10,14 @@
  * - drift: a slow steady rise over 24 batches that the rates confirm (arrivals above what is
  *   admitted or processed);
  * - admission: a capped Kafka query reads its cap in every batch while the offsets behind rise at
- *   each (what arrives beyond the cap, exactly, with no arrival estimate);
+ *   each, by steps of a like size (what arrives beyond the cap, exactly, with no arrival estimate);
  * - saturation: with no backlog figure at all, the cap read in every batch for longer than the
  *   catch-up budget;
- * - level: a backlog of more than `lagLevelSec` that will not drain within the catch-up budget.
- * Trends are vetoed when uncapped durations are only converging to o/(1−ρ) with ρ < 1, or the
- * load factor says capacity is comfortably above arrivals. After a stall or a restart after
+ * - level: a backlog of more than `lagLevelSec` that will not drain within the catch-up budget
+ *   (a sudden one waits for its drain to show when the rates say it will drain in half of it).
+ * Trends are vetoed when uncapped durations are only converging to o/(1−ρ) with ρ < 1, the
+ * load factor says capacity is comfortably above arrivals, or Kafka's time behind rises while its
+ * offsets behind do not. After a stall or a restart after
  * downtime the aftermath is judged first (src/diagnosis/aftermath.ts). Resolves when the signal is
  * back within its level and noise band before the episode (and, with the backlog inside the
  * batches, batches fit the trigger); the tracker adds the hold period and the relapse cool-down.
@@ -284,8 +286,9 @@ function levelEvidence(ctx: DetectorContext, values: number[]): boolean {
   let start = values.length - 1;
   while (start > 0 && values[start - 1]! >= TUNING.lagLevelSec) start -= 1;
   const tail = values.slice(start);
-  // Just jumped above the level (a giant catch-up batch): nothing yet says it drains in time.
-  if (tail.length < 4) return current >= Math.max(...tail);
+  // Just jumped above the level (a giant catch-up batch): nothing yet says it drains in time,
+  // unless the rates do (a burst on a query with room to spare: wait for the drain to show).
+  if (tail.length < 4) return current >= Math.max(...tail) && !ratesDrainSoon(ctx, current);
   // The drain over up to 12 batches above the level: on a fast query 4 points are mostly noise.
   const span = Math.min(tail.length, 12);
   const ends: number[] = [];
@@ -296,6 +299,23 @@ function levelEvidence(ctx: DetectorContext, values: number[]): boolean {
   const slope = theilSen(ends, tail.slice(-span));
   if (!(slope < 0)) return true;
   return current / -slope > TUNING.catchUpBudgetSec;
+}
+
+/**
+ * Whether arrivals leave enough spare throughput to drain `behindSec` of data well within the
+ * catch-up budget: rows waiting (time behind × arrival rate) over the spare rate (what the query
+ * can process, or admit under a cap, minus arrivals). The recent arrival estimate still holds a
+ * burst's rate, so it errs towards a longer drain.
+ */
+function ratesDrainSoon(ctx: DetectorContext, behindSec: number): boolean {
+  const { analysis, latest } = ctx;
+  const arrival = analysis.arrivalRate;
+  let rate = analysis.capacity;
+  if (arrival === null || rate === null || !(arrival > 0)) return false;
+  if (analysis.cappedRows !== null) rate = Math.min(rate, analysis.cappedRows / (Math.max(analysis.triggerMs, latest.d) / 1000));
+  const spare = rate - arrival;
+  if (!(spare > 0.1 * rate)) return false;
+  return (behindSec * arrival) / spare <= TUNING.catchUpBudgetSec / 2;
 }
 
 /**
@@ -380,12 +400,17 @@ function admissionEvidence(ctx: DetectorContext): boolean {
   if (runLength(ctx) < ADMISSION_WINDOW + 2) return false;
   const recent = ctx.features.slice(-ADMISSION_WINDOW);
   let previous: number | null = null;
+  let largestStep = 0;
   for (const f of recent) {
     if (f.kafkaBehind === null || f.restart || Math.abs(f.rows - cap) > 0.01 * cap) return false;
     if (previous !== null && f.kafkaBehind <= previous) return false;
+    largestStep = previous === null ? 0 : Math.max(largestStep, f.kafkaBehind - previous);
     previous = f.kafkaBehind;
   }
-  return recent[recent.length - 1]!.kafkaBehind! - recent[0]!.kafkaBehind! >= 0.05 * cap * (ADMISSION_WINDOW - 1);
+  const rise = recent[recent.length - 1]!.kafkaBehind! - recent[0]!.kafkaBehind!;
+  // Arrivals beyond a binding cap add about the same at every batch; one slow batch (a GC pause)
+  // on a steady feed that merely looks capped adds it all at once.
+  return rise >= 0.05 * cap * (ADMISSION_WINDOW - 1) && largestStep <= 0.6 * rise;
 }
 
 /** Batches since the current run started (as far as the ring remembers). */
@@ -482,12 +507,26 @@ function trendEvidence(
   // Near capacity the noise alone makes durations wander (an AR(1) with ρ close to 1), so an
   // uncapped query must also show arrivals at or above its measured capacity.
   if (analysis.cappedRows === null && analysis.loadFactor !== null && analysis.loadFactor < 1.03) return false;
+  if (analysis.signal === 'kafka' && !offsetsRise(ctx.features.slice(-n))) return false;
   if (analysis.signal === 'duration' || (analysis.signal === 'kafka' && ctx.latest.kafkaBehind === 0)) {
     // Backlog inside the batches: they must overrun the trigger.
     const lastDurations = ctx.features.slice(-3).map((f) => f.d);
     if (analysis.triggerMs > 0 && median(lastDurations) <= analysis.triggerMs) return false;
   }
   return true;
+}
+
+/**
+ * Kafka's time behind is the offsets behind over an arrival estimate: after a burst the estimate
+ * still holds the burst's rate for a few batches, and the time behind rises as it falls back
+ * while the offsets stay put. Losing ground moves the offsets too.
+ */
+function offsetsRise(window: readonly BatchFeatures[]): boolean {
+  const offsets: number[] = [];
+  for (const f of window) if (f.kafkaBehind !== null) offsets.push(f.kafkaBehind);
+  if (offsets.length < window.length || offsets.length < 6) return true;
+  const last = offsets[offsets.length - 1]!;
+  return last === 0 || last > 1.15 * median(offsets.slice(0, 3));
 }
 
 /** Whether `current` is no higher than the ring read before the judged `window` (its 95th percentile). */

@@ -1,0 +1,58 @@
+/**
+ * False alarms on quiet Kafka queries, rebuilt from generated streams. A steady, nearly noiseless
+ * feed reads almost the same rows in every batch, as if a cap bound it; a burst or a GC pause then
+ * lifts the offsets behind in one step, and after a burst Kafka's time behind (offsets behind ÷ an
+ * arrival estimate still holding the burst's rate) rises for a few batches while the offsets stay
+ * put. Neither is arrivals outrunning a cap, and nothing is lost.
+ */
+import { describe, expect, it } from 'vitest';
+import { constantRate, withBursts } from '../../src/simulator/index.js';
+import { START, opened, runStream } from './run-stream.js';
+
+describe('quiet Kafka after a disruption', () => {
+  it('drained bursts on a nearly noiseless feed are not lag', () => {
+    // Seconds after the first trigger, length, extra rows/s: short bursts of 1–2.6× the capacity.
+    const shapes = [
+      [880, 45_116, 38_281],
+      [1_561, 11_479, 44_888],
+      [2_329, 23_266, 15_740],
+      [2_934, 17_308, 50_329],
+    ] as const;
+    const bursts = shapes.map(([at, durationMs, extraRowsPerSec]) => ({ atMs: START + at * 1000, durationMs, extraRowsPerSec }));
+    for (const seed of Array.from({ length: 80 }, (_, i) => i + 1)) {
+      const run = runStream(
+        {
+          name: 'quiet_feed',
+          arrival: withBursts(constantRate(5_927), bursts),
+          arrivalNoise: 0.01,
+          processing: { rowsPerSecPerCore: 4_858, cores: 8, overheadMs: 940, shuffles: false },
+          triggerMs: 21_000,
+          // Printed latest = end offsets, the backlog in the behind-latest metrics.
+          source: { kind: 'kafka', partitions: 4, latestOffsetAsEnd: true },
+          platform: 'dbr-17.1',
+        },
+        200,
+        {},
+        seed,
+      );
+      expect(opened(run, 'lag'), `seed ${seed}`).toEqual([]);
+    }
+  });
+
+  it('a GC pause on a steady feed under a cap that never binds is not an admission limit', () => {
+    const run = runStream(
+      {
+        name: 'steady_feed',
+        arrival: 650,
+        arrivalNoise: 0.001,
+        processing: { rowsPerSecPerCore: 650, cores: 3, overheadMs: 1_400 },
+        triggerMs: 33_000,
+        source: { kind: 'kafka', partitions: 3, maxOffsetsPerTrigger: 40_000 },
+        platform: 'dbr-17.1',
+        events: [20, 45, 63, 90, 120].map((atBatch) => ({ type: 'gc' as const, atBatch, pauseMs: 9_000 + atBatch * 150 })),
+      },
+      160,
+    );
+    expect(opened(run, 'lag')).toEqual([]);
+  });
+});
