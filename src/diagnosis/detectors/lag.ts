@@ -87,7 +87,8 @@ export function detectLag(ctx: DetectorContext): Finding {
     (trendEvidence(ctx, values, windowBase, minAbs) ||
       creepEvidence(ctx) ||
       driftEvidence(ctx, minAbs) ||
-      admissionEvidence(ctx)) &&
+      admissionEvidence(ctx) ||
+      fileAdmissionEvidence(ctx)) &&
     !converging(ctx);
   const level = isTime && levelEvidence(ctx, values);
   if (!trend && !level) return CLEAR;
@@ -411,6 +412,35 @@ function admissionEvidence(ctx: DetectorContext): boolean {
   // Arrivals beyond a binding cap add about the same at every batch; one slow batch (a GC pause)
   // on a steady feed that merely looks capped adds it all at once.
   return rise >= 0.05 * cap * (ADMISSION_WINDOW - 1) && largestStep <= 0.6 * rise;
+}
+
+/** Batches the file admission evidence looks at: a file backlog moves in whole files. */
+const FILE_ADMISSION_WINDOW = 8;
+
+/**
+ * A capped Delta or Auto Loader query whose new files outrun its cap: each of the last batches read
+ * the cap and the files (or bytes) waiting never fell, rising by two files or more on the whole.
+ * The file count moves in steps, so the window is longer than Kafka's and the rise need not show
+ * at every batch.
+ */
+function fileAdmissionEvidence(ctx: DetectorContext): boolean {
+  const { analysis } = ctx;
+  const cap = analysis.cappedRows;
+  if (cap === null || (analysis.signal !== 'files' && analysis.signal !== 'bytes')) return false;
+  if (ctx.features.length < FILE_ADMISSION_WINDOW || runLength(ctx) < FILE_ADMISSION_WINDOW + 2) return false;
+  const recent = ctx.features.slice(-FILE_ADMISSION_WINDOW);
+  let previous = -Infinity;
+  let largestStep = 0;
+  for (const f of recent) {
+    const backlog = signalValue(f, analysis.signal);
+    if (!Number.isFinite(backlog) || f.restart || Math.abs(f.rows - cap) > 0.01 * cap || backlog < previous) return false;
+    if (previous > -Infinity) largestStep = Math.max(largestStep, backlog - previous);
+    previous = backlog;
+  }
+  const first = signalValue(recent[0]!, analysis.signal);
+  const rise = previous - first;
+  const enough = analysis.signal === 'files' ? 2 : 2 * MIN_ABS.bytes!;
+  return rise >= enough && largestStep <= 0.6 * rise;
 }
 
 /** Batches since the current run started (as far as the ring remembers). */
