@@ -206,7 +206,7 @@ export async function runRandomEval(rawArgs: string[]): Promise<number> {
     table('overall', [overall]),
     '',
     'targets:',
-    ...targets.map((t) => `  ${t.met ? 'met    ' : 'NOT MET'}  ${t.name}: ${t.value}`),
+    ...targets.flatMap((t) => [`  ${t.met ? 'met    ' : 'NOT MET'}  ${t.name}: ${t.value}`, ...(t.detail ? [`           ${t.detail}`] : [])]),
     '',
     'columns: episodes (of them sustained ≥ 10 %); recall = found inside the deadline; late = opened after it; missed = never opened;',
     'FA = openings matching no label, per 1,000 simulated query-hours; inc/ep = distinct lag incidents per episode (≠1: episodes without exactly one);',

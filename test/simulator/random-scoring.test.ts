@@ -82,4 +82,17 @@ describe('scoring a random draw', () => {
     const targets = judgeTargets([good]);
     expect(targets.map((t) => t.met)).toEqual([label.strict, true, true, true]);
   });
+
+  it('splits the recall on sustained overload by whether the reports can show the backlog', () => {
+    const found = scoreRandom(sim, run([change('opened', 'lag', label.onsetIndex + 2)]));
+    const missed = scoreRandom(sim, run([]));
+    // The same episode, as if from a capped query printing no backlog figure at all.
+    const blind = { ...missed, mode: 'no-metrics' as const, queries: missed.queries.map((query) => ({ ...query, capped: true })) };
+    const [recall] = judgeTargets([found, blind]);
+    expect(label.strict).toBe(true);
+    expect(recall!.value).toBe('50.0 % (1/2)');
+    expect(recall!.detail).toBe(
+      'where a backlog figure or the batch durations show it: 100.0 % (1/1); capped with no backlog figure at all (no-metrics): 0.0 % (0/1)',
+    );
+  });
 });
