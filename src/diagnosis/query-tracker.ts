@@ -201,11 +201,13 @@ export class QueryTracker {
     const last = this.ring.last();
     const analysis = last ? this.analysis() : null;
     const open = Object.values(this.open).map((state) => state!.incident);
+    const unreported = backlogUnreported(last ?? null, analysis);
     return {
       id: this.id,
       name: this.name,
       health: healthOf(open),
-      timeBehindSec: analysis?.timeBehindSec ?? null,
+      // Read as the last batch's duration when nothing else says, which a binding cap makes wrong.
+      timeBehindSec: unreported ? null : (analysis?.timeBehindSec ?? null),
       batchDurationMs: last?.d ?? null,
       triggerMs: analysis ? analysis.triggerMs : null,
       stateRows: last?.stateRows ?? null,
@@ -215,6 +217,7 @@ export class QueryTracker {
       processingRate: last?.procRate ?? analysis?.capacity ?? null,
       openIncidents: Object.keys(this.open) as IncidentKind[],
       ...filesFields(last ?? null, analysis),
+      backlogUnreported: unreported,
     };
   }
 
@@ -433,6 +436,12 @@ export type { BatchFeatures };
  * them the rate files arrive) are not in its progress: its time behind stays unknown and people
  * read the files waiting and their trend instead.
  */
+/** See QuerySnapshot.backlogUnreported. */
+function backlogUnreported(last: BatchFeatures | null, analysis: Analysis | null): boolean {
+  if (!last || !analysis || analysis.signal !== 'duration' || analysis.cappedRows === null) return false;
+  return last.kafkaBehind === null && last.msBehind === null && last.filesOutstanding === null && last.bytesOutstanding === null;
+}
+
 function filesFields(
   last: { filesOutstanding: number | null } | null,
   analysis: { signal: string; trendPerMin: number | null; timeBehindSec: number | null } | null,

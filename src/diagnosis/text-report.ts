@@ -2,10 +2,13 @@
  * The people-facing report of `streamdoctor diagnose --format text`: one short block per query,
  * worst first, readable in an 80-column terminal. Plain text; no colour codes so it pipes cleanly.
  */
+import { TUNING } from './engine-options.js';
 import * as fmt from './format.js';
 import type { DiagnoseOutput, Incident, QueryReport, QuerySnapshot } from './types.js';
 
 const HEALTH_LABEL = { critical: 'CRITICAL', warning: 'WARNING', ok: 'OK' } as const;
+
+const BACKLOG_UNREPORTED = `these reports carry no backlog figure (no latestOffset, no source metrics, as Spark 3.0 and earlier print) and every batch reads the same capped count, so how far behind the query is cannot be read: lag shows here only once the cap has bound for ${fmt.seconds(TUNING.catchUpBudgetSec)}. Spark 3.2+ and Databricks report avgOffsetsBehindLatest.`;
 
 /** `snapshots` (by query id) add a line of key numbers under each query's title. */
 export function renderTextReport(output: DiagnoseOutput, snapshots?: ReadonlyMap<string, QuerySnapshot>): string {
@@ -20,6 +23,7 @@ function renderQuery(query: QueryReport, snapshot: QuerySnapshot | undefined): s
   const title = query.name === null ? query.id : `${query.name} (${query.id})`;
   const lines = [`${HEALTH_LABEL[query.health].padEnd(8)} ${title}`];
   if (snapshot) lines.push(`  ${keyNumbers(snapshot)}`);
+  if (snapshot?.backlogUnreported) lines.push(`  Note: ${BACKLOG_UNREPORTED}`);
   const open = query.incidents.filter((incident) => incident.resolvedAt === null);
   const resolved = query.incidents.filter((incident) => incident.resolvedAt !== null);
   if (open.length === 0 && resolved.length === 0) lines.push('  No incidents.');

@@ -171,6 +171,12 @@ export interface QuerySnapshot {
   filesWaiting?: number | null;
   /** Growth of `filesWaiting`, files per minute (negative when draining; null when unknown). */
   filesWaitingTrendPerMin?: number | null;
+  /**
+   * True when the reports carry no backlog figure (no latest offsets, no source metrics: Spark
+   * 3.0-era Kafka) and the query reads the same capped count every batch: how far behind it is
+   * cannot be read, and lag shows only once the cap has bound for the catch-up budget.
+   */
+  backlogUnreported?: boolean;
 }
 
 /** What is known about a query beside its progress, for judging silence (`QueryTracker.tick`). */

@@ -20,6 +20,7 @@ export interface StreamSnapshot {
   timeBehindEstimated?: boolean;
   filesWaiting?: number | null;
   filesWaitingTrendPerMin?: number | null;
+  backlogUnreported?: boolean;
 }
 
 /** Where a stream comes from and how to link to it. */

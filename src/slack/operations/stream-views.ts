@@ -12,6 +12,7 @@ export function toStreamView(stream: StreamRecord, incidents: IncidentRecord[] =
     timeBehindEstimated: stream.snapshot?.timeBehindEstimated ?? false,
     filesWaiting: stream.snapshot?.filesWaiting ?? null,
     filesWaitingTrendPerMin: stream.snapshot?.filesWaitingTrendPerMin ?? null,
+    backlogUnreported: stream.snapshot?.backlogUnreported ?? false,
     batchDurationMs: stream.snapshot?.batchDurationMs ?? null,
     triggerMs: stream.snapshot?.triggerMs ?? null,
     stateRows: stream.snapshot?.stateRows ?? null,

@@ -42,6 +42,8 @@ export function streamLine(stream: StreamView, nowMs: number): string {
     parts.push(`${stream.timeBehindEstimated ? '~' : ''}${formatSeconds(stream.timeBehindSec)} behind${stream.timeBehindEstimated ? ' (est.)' : ''}`);
   } else if (stream.filesWaiting != null) {
     parts.push(filesWaiting(stream.filesWaiting, stream.filesWaitingTrendPerMin ?? null));
+  } else if (stream.backlogUnreported) {
+    parts.push('backlog not reported (capped; these reports print none)');
   }
   if (stream.batchDurationMs != null) parts.push(`batch ${formatBatchVsTrigger(stream.batchDurationMs, stream.triggerMs)}`);
   if (stream.stateRows != null && stream.stateRows > 0) parts.push(`${formatCount(stream.stateRows)} state rows`);

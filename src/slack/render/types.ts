@@ -31,6 +31,8 @@ export interface StreamView {
   /** Delta / Auto Loader files outstanding, and their growth per minute (shown when time behind is unknown). */
   filesWaiting?: number | null;
   filesWaitingTrendPerMin?: number | null;
+  /** Capped, and the reports carry no backlog figure (see QuerySnapshot.backlogUnreported). */
+  backlogUnreported?: boolean;
   batchDurationMs?: number | null;
   triggerMs?: number | null;
   stateRows?: number | null;
