@@ -5,6 +5,7 @@
  * few batches (hysteresis: one episode is one incident). Pure: time comes in as data.
  */
 import type { Progress } from '../progress/types.js';
+import { isoMs } from '../progress/values.js';
 import { disruptionAt, type Disruption } from './aftermath.js';
 import { extractFacts, extractFeatures, type BatchFeatures, type QueryFacts } from './batch-features.js';
 import { detectDataLossRisk } from './detectors/data-loss-risk.js';
@@ -292,9 +293,9 @@ export class QueryTracker {
 
   /** Tracks how far the watermark moved since state was last removed (see state-growth.ts). */
   private watchWatermark(p: Progress, f: BatchFeatures): void {
-    const wm = p.eventTime.watermark ? Date.parse(p.eventTime.watermark) : Number.NaN;
+    const wm = p.eventTime.watermark ? isoMs(p.eventTime.watermark) : Number.NaN;
     if (!Number.isFinite(wm) || wm <= 0) return;
-    const max = p.eventTime.max ? Date.parse(p.eventTime.max) : Number.NaN;
+    const max = p.eventTime.max ? isoMs(p.eventTime.max) : Number.NaN;
     if (Number.isFinite(max) && max >= wm) this.watermark.delayMs = max - wm;
     if (this.watermark.startMs === null || f.stateRemoved > 0 || wm < this.watermark.startMs) {
       this.watermark.startMs = wm;

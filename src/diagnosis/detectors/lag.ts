@@ -327,12 +327,14 @@ function ratesDrainSoon(ctx: DetectorContext, behindSec: number): boolean {
 function driftEvidence(ctx: DetectorContext, minAbs: number): boolean {
   const { analysis } = ctx;
   const series = analysis.series;
-  if (series.length < DRIFT_WINDOW || runLength(ctx) < DRIFT_WINDOW) return false;
+  const n = series.length;
+  if (n < DRIFT_WINDOW) return false;
+  // Cheap pre-check before the copies and the pairwise statistics (NaN fails it too).
+  const current = series[n - 1]!;
+  if (!(current >= series[n - DRIFT_WINDOW / 2 - 1]! + minAbs && current >= series[n - DRIFT_WINDOW]! + 2 * minAbs)) return false;
+  if (runLength(ctx) < DRIFT_WINDOW) return false;
   const values = series.slice(-DRIFT_WINDOW);
   if (!values.every(Number.isFinite)) return false;
-  const current = values[DRIFT_WINDOW - 1]!;
-  // Cheap pre-check before the pairwise statistics.
-  if (current < values[DRIFT_WINDOW / 2 - 1]! + minAbs || current < values[0]! + 2 * minAbs) return false;
   // Still rising now: a burst that is draining leaves a rise over the long window, and the
   // arrival estimate (over 5 batches) still holds the burst's rate.
   if (current < 0.98 * Math.max(...values.slice(-4))) return false;
@@ -459,11 +461,15 @@ function runLength(ctx: DetectorContext): number {
  */
 function creepEvidence(ctx: DetectorContext): boolean {
   const { triggerMs } = ctx.analysis;
-  if (triggerMs <= 0 || ctx.features.length < 12) return false;
-  const recent = ctx.features.slice(-12);
+  const { features } = ctx;
+  if (triggerMs <= 0 || features.length < 12) return false;
+  // The last 8 batches overran the trigger (checked in place: most batches fail here).
+  for (let i = features.length - 8; i < features.length; i += 1) {
+    if (!(features[i]!.d > triggerMs && features[i]!.rows > 0)) return false;
+  }
+  if (features[features.length - 1]!.d < 1.1 * triggerMs) return false;
+  const recent = features.slice(-12);
   const durations = recent.map((f) => f.d);
-  if (!recent.slice(-8).every((f) => f.d > triggerMs && f.rows > 0)) return false;
-  if (durations[durations.length - 1]! < 1.1 * triggerMs) return false;
   // Material growth over the window: near capacity, durations settle above the trigger (o/(1−ρ))
   // and wander there with the input's noise without getting longer on the whole.
   if (durations[durations.length - 1]! < 1.2 * median(durations.slice(0, 4))) return false;
@@ -518,19 +524,20 @@ function trendEvidence(
   const n = values.length;
   // A query's first batches fill up from an empty start (durations rise towards o/(1−ρ)): judge
   // trends once the run has a history.
-  if (n < 6 || runLength(ctx) < 12) return false;
+  // The cheap tests first (all must pass): the pairwise statistic last.
+  if (n < 6) return false;
   const current = values[n - 1]!;
-  if (mannKendallS(values, 0.005) < mannKendallCritical(n)) return false;
   if (current < windowBase * TUNING.lagGrowthRatio || current - windowBase < minAbs) return false;
   // Still rising at the newest batch: a burst that has started to drain is not lag.
-  const recentHigh = Math.max(...values.slice(n - 4, n - 1));
-  if (current < recentHigh * 0.98) return false;
+  if (current < Math.max(values[n - 4]!, values[n - 3]!, values[n - 2]!) * 0.98) return false;
   // Sustained: the rise began at least 5 batches ago and most steps since went up. A burst lifts
   // a few batches only (a short burst in back-to-back batches rises for ~4 of them).
   if (values[n - 6]! < windowBase * 1.03) return false;
   let ups = 0;
   for (let i = n - 5; i < n; i += 1) if (values[i]! > values[i - 1]!) ups += 1;
   if (ups < 4) return false;
+  if (runLength(ctx) < 12) return false;
+  if (mannKendallS(values, 0.005) < mannKendallCritical(n)) return false;
   const { analysis } = ctx;
   // Uncapped, capacity comfortably above arrivals: durations converging to o/(1−ρ) after a
   // start or a step in load also rise for a while, but the query is not losing ground.
