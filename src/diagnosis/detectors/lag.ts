@@ -341,6 +341,7 @@ function driftEvidence(ctx: DetectorContext, minAbs: number): boolean {
   if (runLength(ctx) < DRIFT_WINDOW) return false;
   const values = series.slice(-DRIFT_WINDOW);
   if (!values.every(Number.isFinite)) return false;
+  if (oneBatchSpike(values)) return false;
   // Still rising now: a burst that is draining leaves a rise over the long window, and the
   // arrival estimate (over 5 batches) still holds the burst's rate.
   if (current < 0.98 * Math.max(...values.slice(-4))) return false;
@@ -390,6 +391,16 @@ function saturation(ctx: DetectorContext): number | null {
   // more than it always did, and a ring full of cap reads may simply be a query sized at its cap.
   if (first === 0) return null;
   return ctx.latest.t + ctx.latest.d - features[first]!.t;
+}
+
+/**
+ * The newest value is a one-off (a GC pause, a slow commit): SPIKE_FACTOR times the three before
+ * it. A rise that costs ground builds over batches; one outsized batch is judged as what it is
+ * (a stall, or an aftermath that drains).
+ */
+function oneBatchSpike(values: readonly number[]): boolean {
+  const n = values.length;
+  return n >= 4 && values[n - 1]! > SPIKE_FACTOR * Math.max(values[n - 2]!, values[n - 3]!, values[n - 4]!, 0);
 }
 
 /** Batches the admission evidence looks at. */
@@ -542,6 +553,7 @@ function trendEvidence(
   let ups = 0;
   for (let i = n - 5; i < n; i += 1) if (values[i]! > values[i - 1]!) ups += 1;
   if (ups < 4) return false;
+  if (oneBatchSpike(values)) return false;
   if (runLength(ctx) < 12) return false;
   if (mannKendallS(values, 0.005) < mannKendallCritical(n)) return false;
   const { analysis } = ctx;
