@@ -16,8 +16,8 @@
  * - level: a backlog of more than `lagLevelSec` that will not drain within the catch-up budget
  *   (a sudden one waits for its drain to show when the rates say it will drain in half of it).
  * Trends are vetoed when uncapped durations are only converging to o/(1−ρ) with ρ < 1, the
- * load factor says capacity is comfortably above arrivals, or Kafka's time behind rises while its
- * offsets behind do not. After a stall or a restart after
+ * load factor says capacity is comfortably above arrivals, Kafka's time behind rises while its
+ * offsets behind do not, or the rise is one outsized batch. After a stall or a restart after
  * downtime the aftermath is judged first (src/diagnosis/aftermath.ts). Resolves when the signal is
  * back within its level and noise band before the episode (and, with the backlog inside the
  * batches, batches fit the trigger); the tracker adds the hold period and the relapse cool-down.
