@@ -113,7 +113,7 @@ export function isoMs(text: string): number {
     const ms = n === 24 && text.charCodeAt(19) === 46 /* . */ ? digits(text, 20, 3) : n === 20 ? 0 : -1;
     if (
       text.charCodeAt(4) === 45 && text.charCodeAt(7) === 45 && text.charCodeAt(13) === 58 && text.charCodeAt(16) === 58 &&
-      year >= 0 && month >= 1 && month <= 12 && day >= 1 && day <= 28 && hour >= 0 && hour <= 23 &&
+      year >= 100 && month >= 1 && month <= 12 && day >= 1 && day <= 28 && hour >= 0 && hour <= 23 &&
       minute >= 0 && minute <= 59 && second >= 0 && second <= 59 && ms >= 0
     ) {
       return Date.UTC(year, month - 1, day, hour, minute, second, ms);
