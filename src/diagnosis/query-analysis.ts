@@ -20,6 +20,8 @@ export interface Analysis {
   signal: LagSignalKind;
   /** Lag signal per batch of `features` (seconds for kafka/kinesis/duration, else counts); NaN = unknown. */
   series: number[];
+  /** `series[i]` without building the whole series (the hot path reads a few of the newest). */
+  seriesAt(i: number): number;
   /** Rows/s arriving at the source, recent. */
   arrivalRate: number | null;
   /** Rows/s the query processes per second of busy time (rows ÷ addBatch), recent. */
@@ -249,6 +251,10 @@ class LazyAnalysis implements Analysis {
     readonly triggerInferred: boolean,
   ) {
     this.signal = signalKind(features);
+  }
+
+  seriesAt(i: number): number {
+    return this.seriesMemo !== null ? this.seriesMemo[i]! : signalValue(this.features[i]!, this.signal);
   }
 
   get series(): number[] {

@@ -38,12 +38,16 @@ const LAG_SIGNALS: readonly LagSignalKind[] = ['kafka', 'kinesis', 'files', 'byt
 
 export function detectLag(ctx: DetectorContext): Finding {
   const { analysis } = ctx;
-  const series = analysis.series;
-  // The newest lagWindow finite values, oldest first.
-  let from = series.length;
-  for (let count = 0; from > 0 && count < TUNING.lagWindow; ) if (Number.isFinite(series[--from]!)) count += 1;
+  // The newest lagWindow finite values, oldest first (read one by one: the whole series is built
+  // only when an opening or an open incident needs it).
+  const length = ctx.features.length;
+  let from = length;
+  for (let count = 0; from > 0 && count < TUNING.lagWindow; ) if (Number.isFinite(analysis.seriesAt(--from))) count += 1;
   const values: number[] = [];
-  for (let i = from; i < series.length; i += 1) if (Number.isFinite(series[i]!)) values.push(series[i]!);
+  for (let i = from; i < length; i += 1) {
+    const value = analysis.seriesAt(i);
+    if (Number.isFinite(value)) values.push(value);
+  }
   if (values.length < 3) return CLEAR;
   const isTime = isTimeSignal(analysis.signal);
   const minAbs = MIN_ABS[analysis.signal]!;
@@ -95,6 +99,7 @@ export function detectLag(ctx: DetectorContext): Finding {
   if (!trend && !level) return CLEAR;
   // The normal level: what the signal read before the episode (low quantile of the ring), and
   // how high it went then (its noise band: back within it is back to normal).
+  const series = analysis.series;
   const before = series.slice(0, Math.max(0, series.length - TUNING.lagWindow)).filter(Number.isFinite);
   const ringLow = quantile(series.filter(Number.isFinite), 0.1);
   let base = Math.max(Math.min(windowBase, Number.isFinite(ringLow) ? ringLow : windowBase), 0);
@@ -332,13 +337,13 @@ function ratesDrainSoon(ctx: DetectorContext, behindSec: number): boolean {
  */
 function driftEvidence(ctx: DetectorContext, minAbs: number): boolean {
   const { analysis } = ctx;
-  const series = analysis.series;
-  const n = series.length;
+  const n = ctx.features.length;
   if (n < DRIFT_WINDOW) return false;
   // Cheap pre-check before the copies and the pairwise statistics (NaN fails it too).
-  const current = series[n - 1]!;
-  if (!(current >= series[n - DRIFT_WINDOW / 2 - 1]! + minAbs && current >= series[n - DRIFT_WINDOW]! + 2 * minAbs)) return false;
+  const current = analysis.seriesAt(n - 1);
+  if (!(current >= analysis.seriesAt(n - DRIFT_WINDOW / 2 - 1) + minAbs && current >= analysis.seriesAt(n - DRIFT_WINDOW) + 2 * minAbs)) return false;
   if (runLength(ctx) < DRIFT_WINDOW) return false;
+  const series = analysis.series;
   const values = series.slice(-DRIFT_WINDOW);
   if (!values.every(Number.isFinite)) return false;
   if (oneBatchSpike(values)) return false;
