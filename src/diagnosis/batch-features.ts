@@ -114,6 +114,9 @@ function metric(source: SourceProgress, key: string): number | null {
   return typeof value === 'number' ? value : null;
 }
 
+/** The shared empty list of per-source figures (frozen: features are read, never appended to). */
+const NONE = Object.freeze([]) as unknown as never[];
+
 export function extractFeatures(p: Progress, previousRunId: string | null): BatchFeatures {
   let kafkaLatest: number | null = null;
   let kafkaEnd: number | null = null;
@@ -125,9 +128,13 @@ export function extractFeatures(p: Progress, previousRunId: string | null): Batc
   let filesRead: number | null = null;
   let latestComplete = true;
   let startComplete = true;
-  const kLatest: (number | null)[] = [];
-  const kBehind: (number | null)[] = [];
-  const kRows: number[] = [];
+  // Per-source figures only when several Kafka sources report (one source is the totals).
+  let kafkaSources = 0;
+  for (const source of p.sources) if (source.kind === 'kafka') kafkaSources += 1;
+  const several = kafkaSources > 1;
+  const kLatest: (number | null)[] = several ? [] : NONE;
+  const kBehind: (number | null)[] = several ? [] : NONE;
+  const kRows: number[] = several ? [] : NONE;
   for (const source of p.sources) {
     if (source.kind === 'kafka') {
       const end = kafkaOffsetTotal(source.endOffset);
@@ -154,9 +161,11 @@ export function extractFeatures(p: Progress, previousRunId: string | null): Batc
       if (start) kafkaStart = (kafkaStart ?? 0) + start.sum;
       else startComplete = false;
       if (behind !== null) kafkaBehind = (kafkaBehind ?? 0) + behind;
-      kLatest.push(latestSum);
-      kBehind.push(behind);
-      kRows.push(source.numInputRows);
+      if (several) {
+        kLatest.push(latestSum);
+        kBehind.push(behind);
+        kRows.push(source.numInputRows);
+      }
     } else if (source.kind === 'delta' || source.kind === 'autoloader') {
       const files = metric(source, 'numFilesOutstanding');
       const bytes = metric(source, 'numBytesOutstanding');
@@ -214,11 +223,10 @@ export function extractFeatures(p: Progress, previousRunId: string | null): Batc
     restart: previousRunId !== null && p.runId !== '' && p.runId !== previousRunId ? 1 : 0,
     arrival: null,
     timeBehindSec: null,
-    // Only kept when several Kafka sources report: one source is the totals.
-    kLatest: kLatest.length > 1 ? kLatest : [],
-    kBehind: kLatest.length > 1 ? kBehind : [],
-    kRows: kLatest.length > 1 ? kRows : [],
-    kArrival: [],
+    kLatest,
+    kBehind,
+    kRows,
+    kArrival: NONE,
   };
 }
 
