@@ -202,7 +202,7 @@ export class QueryTracker {
     const last = this.ring.last();
     const analysis = last ? this.analysis() : null;
     const open = Object.values(this.open).map((state) => state!.incident);
-    const unreported = backlogUnreported(last ?? null, analysis);
+    const unreported = backlogUnreported(this.ring.all(), this.facts, analysis);
     return {
       id: this.id,
       name: this.name,
@@ -437,10 +437,20 @@ export type { BatchFeatures };
  * them the rate files arrive) are not in its progress: its time behind stays unknown and people
  * read the files waiting and their trend instead.
  */
-/** See QuerySnapshot.backlogUnreported. */
-function backlogUnreported(last: BatchFeatures | null, analysis: Analysis | null): boolean {
-  if (!last || !analysis || analysis.signal !== 'duration' || analysis.cappedRows === null) return false;
-  return last.kafkaBehind === null && last.msBehind === null && last.filesOutstanding === null && last.bytesOutstanding === null;
+/**
+ * See QuerySnapshot.backlogUnreported: Kafka only, no latest offsets and no behind-latest metrics,
+ * and the newest batches read one count exactly (a cap reads it to the row, rounded over
+ * partitions; a steady uncapped feed only nearly, and its backlog is in the batch durations).
+ */
+function backlogUnreported(features: readonly BatchFeatures[], facts: QueryFacts | null, analysis: Analysis | null): boolean {
+  const last = features[features.length - 1];
+  if (!last || !analysis || !facts || analysis.signal !== 'duration' || analysis.cappedRows === null) return false;
+  if (facts.sourceKinds.length === 0 || facts.sourceKinds.some((kind) => kind !== 'kafka')) return false;
+  if (last.kafkaLatest !== null || last.kafkaBehind !== null) return false;
+  const cap = analysis.cappedRows;
+  const tolerance = Math.max(2, cap * 0.0002);
+  const recent = features.slice(-5);
+  return recent.length === 5 && recent.every((f) => Math.abs(f.rows - cap) <= tolerance);
 }
 
 function filesFields(
