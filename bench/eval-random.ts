@@ -5,7 +5,7 @@
  * worst draws (seeds to replay).
  *
  *   --random N        how many draws (1–100000)
- *   --seed-base B     seeds B … B+N−1 (default 100000; tests use 900000+, tuning 1–1000)
+ *   --seed-base B     seeds B … B+N−1 (default 100000; tests use 900000+, tuning 1–5000: see src/simulator/README.md)
  *   --only FAMILY     force every draw's family      --mode MODE   force every draw's reporting mode
  *   --json            the per-draw scores and the summaries as JSON
  *   --dump DIR        also write DIR/SEED.jsonl (what `streamdoctor diagnose` reads) and DIR/SEED.labels.json

@@ -51,10 +51,10 @@ export interface BatchFeatures {
    * behind, rows read, and the derived arrival rate. One lagging source of a join or union is
    * hidden in the totals, so time behind is judged per source. Empty for a single source.
    */
-  kLatest: (number | null)[];
-  kBehind: (number | null)[];
-  kRows: number[];
-  kArrival: (number | null)[];
+  kLatest: readonly (number | null)[];
+  kBehind: readonly (number | null)[];
+  kRows: readonly number[];
+  kArrival: readonly (number | null)[];
 }
 
 /** Per-query facts that change rarely; kept once, not per batch. */
@@ -115,7 +115,7 @@ function metric(source: SourceProgress, key: string): number | null {
 }
 
 /** The shared empty list of per-source figures (frozen: features are read, never appended to). */
-const NONE = Object.freeze([]) as unknown as never[];
+const NONE: readonly never[] = Object.freeze([]);
 
 export function extractFeatures(p: Progress, previousRunId: string | null): BatchFeatures {
   let kafkaLatest: number | null = null;
@@ -132,9 +132,9 @@ export function extractFeatures(p: Progress, previousRunId: string | null): Batc
   let kafkaSources = 0;
   for (const source of p.sources) if (source.kind === 'kafka') kafkaSources += 1;
   const several = kafkaSources > 1;
-  const kLatest: (number | null)[] = several ? [] : NONE;
-  const kBehind: (number | null)[] = several ? [] : NONE;
-  const kRows: number[] = several ? [] : NONE;
+  const kLatest: (number | null)[] | null = several ? [] : null;
+  const kBehind: (number | null)[] | null = several ? [] : null;
+  const kRows: number[] | null = several ? [] : null;
   for (const source of p.sources) {
     if (source.kind === 'kafka') {
       const end = kafkaOffsetTotal(source.endOffset);
@@ -161,11 +161,9 @@ export function extractFeatures(p: Progress, previousRunId: string | null): Batc
       if (start) kafkaStart = (kafkaStart ?? 0) + start.sum;
       else startComplete = false;
       if (behind !== null) kafkaBehind = (kafkaBehind ?? 0) + behind;
-      if (several) {
-        kLatest.push(latestSum);
-        kBehind.push(behind);
-        kRows.push(source.numInputRows);
-      }
+      kLatest?.push(latestSum);
+      kBehind?.push(behind);
+      kRows?.push(source.numInputRows);
     } else if (source.kind === 'delta' || source.kind === 'autoloader') {
       const files = metric(source, 'numFilesOutstanding');
       const bytes = metric(source, 'numBytesOutstanding');
@@ -223,9 +221,9 @@ export function extractFeatures(p: Progress, previousRunId: string | null): Batc
     restart: previousRunId !== null && p.runId !== '' && p.runId !== previousRunId ? 1 : 0,
     arrival: null,
     timeBehindSec: null,
-    kLatest,
-    kBehind,
-    kRows,
+    kLatest: kLatest ?? NONE,
+    kBehind: kBehind ?? NONE,
+    kRows: kRows ?? NONE,
     kArrival: NONE,
   };
 }

@@ -88,7 +88,8 @@ export class FeatureRing {
     return this.items.map((item) =>
       KEYS.map((key) => {
         const value = item[key];
-        return Array.isArray(value) ? value.map((v) => roundForStorage(v)) : roundForStorage(value);
+        // Array.isArray does not narrow readonly arrays: test the other way round.
+        return typeof value === 'number' || value === null ? roundForStorage(value) : value.map((v) => roundForStorage(v));
       }),
     );
   }

@@ -259,7 +259,6 @@ class LazyAnalysis implements Analysis {
 
   get series(): number[] {
     if (this.seriesMemo === null) {
-      // Built by push: a packed array of doubles (new Array(n) starts holey, slower to read).
       const features = this.features;
       // One map per kind (exactly sized, packed doubles): a switch per element costs more than the reads.
       let out: number[];

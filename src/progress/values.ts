@@ -99,7 +99,7 @@ export function timestampMs(value: unknown): number | null {
 /**
  * `Date.parse` with a fast path for the one shape Spark prints (`2026-09-14T10:00:00.000Z`, or
  * without the milliseconds): several times cheaper, and it runs for every report's timestamp and
- * watermark. Anything else (offsets, other precision, days past 28) goes to `Date.parse`.
+ * watermark. Anything else (offsets, other precision, days past 28, years before 100) goes to `Date.parse`.
  */
 export function isoMs(text: string): number {
   const n = text.length;

@@ -11,6 +11,7 @@
  *   admitted or processed);
  * - admission: a capped Kafka query reads its cap in every batch while the offsets behind rise at
  *   each, by steps of a like size (what arrives beyond the cap, exactly, with no arrival estimate);
+ *   a capped Delta or Auto Loader query reads its cap in 8 batches while the files waiting never fall;
  * - saturation: with no backlog figure at all, the cap read in every batch for longer than the
  *   catch-up budget;
  * - level: a backlog of more than `lagLevelSec` that will not drain within the catch-up budget
@@ -367,7 +368,7 @@ function driftEvidence(ctx: DetectorContext, minAbs: number): boolean {
 
 const DRIFT_WINDOW = 24;
 
-/** A batch this many times the window's median is a one-off spike, not a step of a creep. */
+/** A batch this many times the usual ones (the window's median, or the three before it) is a one-off spike. */
 const SPIKE_FACTOR = 4;
 
 /**
@@ -544,8 +545,6 @@ function trendEvidence(
   minAbs: number,
 ): boolean {
   const n = values.length;
-  // A query's first batches fill up from an empty start (durations rise towards o/(1−ρ)): judge
-  // trends once the run has a history.
   // The cheap tests first (all must pass): the pairwise statistic last.
   if (n < 6) return false;
   const current = values[n - 1]!;
@@ -559,6 +558,8 @@ function trendEvidence(
   for (let i = n - 5; i < n; i += 1) if (values[i]! > values[i - 1]!) ups += 1;
   if (ups < 4) return false;
   if (oneBatchSpike(values)) return false;
+  // A query's first batches fill up from an empty start (durations rise towards o/(1−ρ)): judge
+  // trends once the run has a history.
   if (runLength(ctx) < 12) return false;
   if (mannKendallS(values, 0.005) < mannKendallCritical(n)) return false;
   const { analysis } = ctx;
@@ -567,13 +568,22 @@ function trendEvidence(
   // Near capacity the noise alone makes durations wander (an AR(1) with ρ close to 1), so an
   // uncapped query must also show arrivals at or above its measured capacity.
   if (analysis.cappedRows === null && analysis.loadFactor !== null && analysis.loadFactor < 1.03) return false;
-  if (analysis.signal === 'kafka' && !offsetsRise(ctx.features.slice(-n))) return false;
+  if (analysis.signal === 'kafka' && !offsetsRise(finiteWindow(ctx, n))) return false;
   if (analysis.signal === 'duration' || (analysis.signal === 'kafka' && ctx.latest.kafkaBehind === 0)) {
     // Backlog inside the batches: they must overrun the trigger.
     const lastDurations = ctx.features.slice(-3).map((f) => f.d);
     if (analysis.triggerMs > 0 && median(lastDurations) <= analysis.triggerMs) return false;
   }
   return true;
+}
+
+/** The batches behind the newest `count` finite values of the lag signal, oldest first. */
+function finiteWindow(ctx: DetectorContext, count: number): BatchFeatures[] {
+  const out: BatchFeatures[] = [];
+  for (let i = ctx.features.length - 1; i >= 0 && out.length < count; i -= 1) {
+    if (Number.isFinite(ctx.analysis.seriesAt(i))) out.push(ctx.features[i]!);
+  }
+  return out.reverse();
 }
 
 /**
