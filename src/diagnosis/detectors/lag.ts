@@ -18,7 +18,7 @@
  *   (a sudden one waits for its drain to show when the rates say it will drain in half of it).
  * Trends are vetoed when uncapped durations are only converging to o/(1−ρ) with ρ < 1, the
  * load factor says capacity is comfortably above arrivals, Kafka's time behind rises while its
- * offsets behind do not, or the rise is one outsized batch. After a stall or a restart after
+ * offsets behind do not, or (a drift) the rise is one outsized batch. After a stall or a restart after
  * downtime the aftermath is judged first (src/diagnosis/aftermath.ts). Resolves when the signal is
  * back within its level and noise band before the episode (and, with the backlog inside the
  * batches, batches fit the trigger); the tracker adds the hold period and the relapse cool-down.
@@ -455,17 +455,15 @@ function fileAdmissionEvidence(ctx: DetectorContext): boolean {
   if (ctx.features.length < FILE_ADMISSION_WINDOW || runLength(ctx) < FILE_ADMISSION_WINDOW + 2) return false;
   const recent = ctx.features.slice(-FILE_ADMISSION_WINDOW);
   let previous = -Infinity;
-  let largestStep = 0;
   for (const f of recent) {
     const backlog = signalValue(f, analysis.signal);
     if (!Number.isFinite(backlog) || f.restart || Math.abs(f.rows - cap) > 0.01 * cap || backlog < previous) return false;
-    if (previous > -Infinity) largestStep = Math.max(largestStep, backlog - previous);
     previous = backlog;
   }
   const first = signalValue(recent[0]!, analysis.signal);
   const rise = previous - first;
   const enough = analysis.signal === 'files' ? 2 : 2 * MIN_ABS.bytes!;
-  return rise >= enough && largestStep <= 0.6 * rise;
+  return rise >= enough;
 }
 
 /** Batches since the current run started (as far as the ring remembers). */
@@ -557,7 +555,6 @@ function trendEvidence(
   let ups = 0;
   for (let i = n - 5; i < n; i += 1) if (values[i]! > values[i - 1]!) ups += 1;
   if (ups < 4) return false;
-  if (oneBatchSpike(values)) return false;
   // A query's first batches fill up from an empty start (durations rise towards o/(1−ρ)): judge
   // trends once the run has a history.
   if (runLength(ctx) < 12) return false;
