@@ -5,13 +5,12 @@
  * Real Redis, the real notify worker, the local Slack (as strict as Slack about ids) over HTTP.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { WebClientChat } from '../../src/slack/gateway/slack-chat.js';
-import { startWorker, type WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
-import { startLocalSlack, type LocalSlack } from '../../src/standins/slack/index.js';
+import type { WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
+import type { LocalSlack } from '../../src/standins/slack/index.js';
 import { incidentIdOf } from '../../src/store/index.js';
 import { lagIncident } from '../store/fixtures.js';
 import type { IncidentChange } from '../../src/diagnosis/types.js';
-import { commitAndDrain, deletePrefix, REDIS_URL, silentLogger, uniquePrefix, unusedTrackers, waitFor } from '../pipeline/helpers/harness.js';
+import { commitAndDrain, deletePrefix, REDIS_URL, startNotifyWorker, waitFor } from '../pipeline/helpers/harness.js';
 
 let runtime: WorkerRuntime | undefined;
 let slack: LocalSlack | undefined;
@@ -31,19 +30,9 @@ async function change(rt: WorkerRuntime, type: IncidentChange['type'], incident:
 
 describe('a route written by channel name', () => {
   it('posts under the channel id, then updates in place and replies on resolve', async () => {
-    const p = uniquePrefix('names');
-    prefix = p.prefix;
-    slack = await startLocalSlack({ rateLimit: false });
-    const rt = (runtime = await startWorker({
-      redisUrl: REDIS_URL,
-      ...p,
-      logger: silentLogger,
-      sources: new Map(),
-      trackers: unusedTrackers,
-      chat: new WebClientChat({ token: 'xoxb-local-streamdoctor', slackApiUrl: slack.apiUrl }),
-      routing: { defaultChannel: '#data-alerts' },
-      channelIntervalMs: 0,
-    }));
+    const started = await startNotifyWorker('names', { routing: { defaultChannel: '#data-alerts' }, channelIntervalMs: 0 });
+    ({ runtime, slack, prefix } = started);
+    const rt = started.runtime;
     await rt.store.streams.upsert({ queryId: QID, name: 'orders_enrich' });
     const opened = lagIncident('2026-11-29T10:06:40.000Z');
     const id = incidentIdOf(QID, opened);

@@ -5,12 +5,11 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { BACKOFF_CAP_MS, cappedBackoff, DEFAULT_JOB_OPTIONS } from '../../jobs/queues.js';
-import { WebClientChat } from '../../src/slack/gateway/slack-chat.js';
-import { startWorker, type WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
-import { startLocalSlack, type LocalSlack } from '../../src/standins/slack/index.js';
+import type { WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
+import type { LocalSlack } from '../../src/standins/slack/index.js';
 import { incidentIdOf } from '../../src/store/index.js';
 import { lagIncident } from '../store/fixtures.js';
-import { commitAndDrain, deletePrefix, REDIS_URL, silentLogger, uniquePrefix, unusedTrackers, waitFor } from '../pipeline/helpers/harness.js';
+import { commitAndDrain, deletePrefix, REDIS_URL, startNotifyWorker, waitFor } from '../pipeline/helpers/harness.js';
 
 let runtime: WorkerRuntime | undefined;
 let slack: LocalSlack | undefined;
@@ -53,19 +52,9 @@ describe('notify retries', () => {
   });
 
   it('a permanent Slack refusal (channel_not_found) fails the job at once, saying why', async () => {
-    const p = uniquePrefix('retries');
-    prefix = p.prefix;
-    slack = await startLocalSlack({ rateLimit: false });
-    const rt = (runtime = await startWorker({
-      redisUrl: REDIS_URL,
-      ...p,
-      logger: silentLogger,
-      sources: new Map(),
-      trackers: unusedTrackers,
-      chat: new WebClientChat({ token: 'xoxb-local-streamdoctor', slackApiUrl: slack.apiUrl }),
-      routing: { defaultChannel: 'C0DELETED1' }, // the channel was deleted since the watch file was written
-      channelIntervalMs: 0,
-    }));
+    const started = await startNotifyWorker('retries', { routing: { defaultChannel: 'C0DELETED1' }, channelIntervalMs: 0 }); // the channel was deleted since the watch file was written
+    ({ runtime, slack, prefix } = started);
+    const rt = started.runtime;
     const queryId = '8f1e2d3c-4b5a-4c6d-8e7f-000000000801';
     const incident = lagIncident('2026-11-29T10:06:40.000Z');
     await rt.store.streams.upsert({ queryId, name: 'orders_enrich' });

@@ -7,15 +7,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { webApi } from '@slack/bolt';
 import { queueAlertRefresher } from '../../jobs/notify-processor.js';
-import { WebClientChat } from '../../src/slack/gateway/slack-chat.js';
-import { startWorker, type WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
+import type { WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
 import type { SlackDeps } from '../../src/slack/deps.js';
 import { acknowledgeIncident, silenceStream } from '../../src/slack/operations/incident-actions.js';
 import { PermissionChecker } from '../../src/slack/permissions.js';
-import { startLocalSlack, type LocalSlack } from '../../src/standins/slack/index.js';
+import type { LocalSlack } from '../../src/standins/slack/index.js';
 import { incidentIdOf } from '../../src/store/index.js';
 import { lagIncident } from '../store/fixtures.js';
-import { commitAndDrain, deletePrefix, REDIS_URL, silentLogger, uniquePrefix, unusedTrackers, waitFor } from '../pipeline/helpers/harness.js';
+import { commitAndDrain, deletePrefix, REDIS_URL, silentLogger, startNotifyWorker, waitFor } from '../pipeline/helpers/harness.js';
 
 let runtime: WorkerRuntime | undefined;
 let slack: LocalSlack | undefined;
@@ -32,19 +31,9 @@ afterEach(async () => {
 });
 
 async function setup(): Promise<{ rt: WorkerRuntime; deps: SlackDeps; client: webApi.WebClient; id: string; ts: string }> {
-  const p = uniquePrefix('onewriter');
-  prefix = p.prefix;
-  slack = await startLocalSlack({ rateLimit: false });
-  const rt = (runtime = await startWorker({
-    redisUrl: REDIS_URL,
-    ...p,
-    logger: silentLogger,
-    sources: new Map(),
-    trackers: unusedTrackers,
-    chat: new WebClientChat({ token: 'xoxb-local-streamdoctor', slackApiUrl: slack.apiUrl }),
-    routing: { defaultChannel: CHANNEL },
-    channelIntervalMs: 0,
-  }));
+  const started = await startNotifyWorker('onewriter', { routing: { defaultChannel: CHANNEL }, channelIntervalMs: 0 });
+  ({ runtime, slack, prefix } = started);
+  const rt = started.runtime;
   // A job's stream: Databricks gave no run page, so the button links the job page.
   await rt.store.streams.upsert({ queryId: QID, name: 'sensor_ingest', jobId: '4471', workspace: 'adb-1234567890123456.7.azuredatabricks.net' });
   const incident = lagIncident('2026-11-29T10:06:40.000Z');
