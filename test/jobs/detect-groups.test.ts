@@ -5,9 +5,8 @@
  * stays marked; a lost version race re-runs on fresh state inside the job; a query another run
  * drained is skipped without its state; the sweep's group ticks every stream.
  */
-import { randomUUID } from 'node:crypto';
 import type { Job } from 'bullmq';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createDetectProcessor } from '../../jobs/detect-processor.js';
 import { engineTrackers } from '../../jobs/engine-trackers.js';
 import { createPollProcessor } from '../../jobs/poll-processor.js';
@@ -19,25 +18,18 @@ import { createMetrics } from '../../src/observability/metrics.js';
 import { RedisStore } from '../../src/store/index.js';
 import { silentLogger } from '../pipeline/helpers/harness.js';
 import { kafkaProgress } from '../store/fixtures.js';
-import { testRedis } from '../helpers/redis.js';
+import { storeAndQueuesPerTest } from '../helpers/store-and-queues.js';
 
-const redis = testRedis();
-let store: RedisStore;
-let queues: PipelineQueues;
 const T0 = Date.parse('2026-11-29T10:00:00.000Z');
 const qid = (i: number) => `cccccccc-0000-4000-8000-${String(i).padStart(12, '0')}`;
 
+const fresh = storeAndQueuesPerTest('groups', { detectShards: 4 });
+let store: RedisStore;
+let queues: PipelineQueues;
 beforeEach(() => {
-  const prefix = `sdtest-groups-${randomUUID().slice(0, 8)}`;
-  store = new RedisStore({ redis, prefix, detectShards: 4 });
-  queues = new PipelineQueues({ connection: redis, prefix: `{${prefix}}` });
+  ({ store, queues } = fresh);
 });
-afterEach(async () => {
-  await queues.obliterate();
-  await queues.close();
-  await store.deleteEverything();
-});
-afterAll(() => redis.disconnect());
+const { redis } = fresh;
 
 const job = (data: DetectJobData) => ({ data }) as Job<DetectJobData>;
 const detectWith = (trackers: TrackerFactory = engineTrackers()) =>

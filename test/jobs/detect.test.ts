@@ -2,9 +2,8 @@
  * The detect step on real Redis with the real engine: order, duplicates across restarts and
  * retries, a report the engine cannot handle, and the outbox turned into notify jobs.
  */
-import { randomUUID } from 'node:crypto';
 import type { Job } from 'bullmq';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { alreadyObserved, createDetectProcessor } from '../../jobs/detect-processor.js';
 import { engineTrackers } from '../../jobs/engine-trackers.js';
 import { PipelineQueues } from '../../jobs/queues.js';
@@ -13,25 +12,17 @@ import { createMetrics } from '../../src/observability/metrics.js';
 import { RedisStore } from '../../src/store/index.js';
 import { silentLogger } from '../pipeline/helpers/harness.js';
 import { kafkaProgress, lagIncident } from '../store/fixtures.js';
-import { testRedis } from '../helpers/redis.js';
+import { storeAndQueuesPerTest } from '../helpers/store-and-queues.js';
 
-const redis = testRedis();
-let store: RedisStore;
-let queues: PipelineQueues;
 const QID = '9d2b7a10-3c4e-4f5a-8b6c-7d8e9f0a1b2c';
 const T0 = Date.parse('2026-11-29T10:00:00.000Z');
 
+const fresh = storeAndQueuesPerTest('detect');
+let store: RedisStore;
+let queues: PipelineQueues;
 beforeEach(() => {
-  const prefix = `sdtest-detect-${randomUUID().slice(0, 8)}`;
-  store = new RedisStore({ redis, prefix });
-  queues = new PipelineQueues({ connection: redis, prefix: `{${prefix}}` });
+  ({ store, queues } = fresh);
 });
-afterEach(async () => {
-  await queues.obliterate();
-  await queues.close();
-  await store.deleteEverything();
-});
-afterAll(() => redis.disconnect());
 
 const job = (queryId: string) => ({ data: { queryId } }) as Job<{ queryId: string }>;
 

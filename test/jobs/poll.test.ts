@@ -2,9 +2,8 @@
  * The poll step on real Redis: registry, inboxes, cursor round trip, detect jobs (streams under
  * pressure first), an unknown source refused for good, a failing source counted and retried.
  */
-import { randomUUID } from 'node:crypto';
 import { UnrecoverableError, type Job } from 'bullmq';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createPollProcessor, pressure } from '../../jobs/poll-processor.js';
 import { fakeSource } from '../helpers/fake-source.js';
 import { PipelineQueues } from '../../jobs/queues.js';
@@ -12,24 +11,17 @@ import { createMetrics } from '../../src/observability/metrics.js';
 import { RedisStore } from '../../src/store/index.js';
 import { silentLogger } from '../pipeline/helpers/harness.js';
 import { kafkaProgress } from '../store/fixtures.js';
-import { testRedis } from '../helpers/redis.js';
+import { storeAndQueuesPerTest } from '../helpers/store-and-queues.js';
 
-const redis = testRedis();
-let store: RedisStore;
-let queues: PipelineQueues;
 const T0 = Date.parse('2026-11-29T10:00:00.000Z');
 
+const fresh = storeAndQueuesPerTest('poll');
+let store: RedisStore;
+let queues: PipelineQueues;
 beforeEach(() => {
-  const prefix = `sdtest-poll-${randomUUID().slice(0, 8)}`;
-  store = new RedisStore({ redis, prefix });
-  queues = new PipelineQueues({ connection: redis, prefix: `{${prefix}}` });
+  ({ store, queues } = fresh);
 });
-afterEach(async () => {
-  await queues.obliterate();
-  await queues.close();
-  await store.deleteEverything();
-});
-afterAll(() => redis.disconnect());
+const { redis } = fresh;
 
 const pollJob = (sourceId: string) => ({ name: 'poll', id: '1', data: { sourceId } }) as Job<{ sourceId?: string }>;
 
