@@ -5,6 +5,8 @@
  * A closed stdout (`streamdoctor diagnose big.jsonl | head -1`) ends the process at once (EPIPE).
  */
 
+import { errorCodeOf } from '../util/errors.js';
+
 export interface FatalIo {
   stderr: { write(text: string): unknown };
   env: NodeJS.ProcessEnv;
@@ -18,7 +20,8 @@ export function describeFatal(error: unknown, env: NodeJS.ProcessEnv): string {
   const debug = env.STREAMDOCTOR_DEBUG === '1' || env.STREAMDOCTOR_DEBUG === 'true';
   if (debug && error instanceof Error && error.stack) return `streamdoctor: ${error.stack}\n`;
   const message = error instanceof Error ? error.message : String(error);
-  const code = error && typeof error === 'object' && typeof (error as { code?: unknown }).code === 'string' ? ` (${(error as { code: string }).code})` : '';
+  const errorCode = errorCodeOf(error);
+  const code = errorCode ? ` (${errorCode})` : '';
   const firstLine = message.split('\n')[0]!.trim() || (error instanceof Error ? error.name : 'error');
   return `streamdoctor: unexpected error: ${firstLine}${code}${debug ? '' : '; set STREAMDOCTOR_DEBUG=1 for the stack'}\n`;
 }
@@ -43,16 +46,12 @@ export function installFatalHandlers(io: FatalIo = defaultIo()): void {
   process.stdout.on('error', (error: NodeJS.ErrnoException) => onStreamError(error, io));
   // Nowhere left to say anything on a closed stderr: just stop.
   process.stderr.on('error', () => io.exit(1));
-  process.on('uncaughtException', (error) => {
-    // A running server logs it with its stack and shuts down (src/runtime/shutdown.ts).
-    if (process.listenerCount('uncaughtException') > 1) return;
-    io.stderr.write(describeFatal(error, io.env));
-    io.exit(1);
-  });
-  const onRejection = (reason: unknown): void => {
-    if (process.listenerCount('unhandledRejection') > 1) return;
-    io.stderr.write(describeFatal(reason, io.env));
-    io.exit(1);
-  };
-  process.on('unhandledRejection', onRejection);
+  for (const event of ['uncaughtException', 'unhandledRejection'] as const) {
+    process.on(event, (error: unknown) => {
+      // A running server logs it with its stack and shuts down (src/runtime/shutdown.ts).
+      if (process.listenerCount(event) > 1) return;
+      io.stderr.write(describeFatal(error, io.env));
+      io.exit(1);
+    });
+  }
 }

@@ -63,7 +63,7 @@ const SLACK_NEED: Record<ProcessRole, SlackNeed | null> = { start: 'app', web: n
 
 /** A Slack app over the pipeline's store and queues, serving `routes` too (or beside it in Socket Mode). */
 function slackWeb(env: EnvConfig, watch: WatchSetup, logger: Logger, options: ComposeOptions, host: string | undefined, port: number) {
-  return async (routes: Route[], store: RedisStore, queues: PipelineQueues): Promise<{ url: string | undefined; port: number | null; close(): Promise<void> }> => {
+  return async (routes: Route[], store: RedisStore, queues: PipelineQueues): Promise<{ url: string; close(): Promise<void> }> => {
     const socketMode = Boolean(env.slack.appToken);
     const handle = createSlackApp({
       ...(env.slack.signingSecret ? { signingSecret: env.slack.signingSecret } : {}),
@@ -88,11 +88,11 @@ function slackWeb(env: EnvConfig, watch: WatchSetup, logger: Logger, options: Co
       // Socket Mode has no request URL; /healthz and /metrics still need a port.
       await handle.start();
       const http = await startHttpServer(routes, port, host ?? '0.0.0.0');
-      return { url: http.url, port: Number(new URL(http.url).port), close: async () => { await handle.stop(); await http.close(); } };
+      return { url: http.url, close: async () => { await handle.stop(); await http.close(); } };
     }
     // No host: Bolt's own default (every interface, IPv6 too).
     const started = await (host ? handle.start(port, host) : handle.start(port));
-    return { url: `http://${!host || host === '0.0.0.0' ? '127.0.0.1' : host}:${started.port}`, port: started.port, close: () => handle.stop() };
+    return { url: `http://${!host || host === '0.0.0.0' ? '127.0.0.1' : host}:${started.port}`, close: () => handle.stop() };
   };
 }
 
@@ -106,8 +106,9 @@ export async function composeProcess(role: ProcessRole, options: ComposeOptions 
   const config = await loadConfig(envVars);
   const { env } = config;
   const need = SLACK_NEED[role];
-  // One list; the environment may have named a Slack problem already (the same sentence).
-  const problems = [...new Set([...config.problems, ...(need ? slackProblems(env.slack, need) : [])])];
+  // With a bot token the environment has judged the rest of the Slack setup already; without one,
+  // only the roles that need Slack say so.
+  const problems = [...config.problems, ...(need && !env.slack.botToken ? slackProblems(env.slack, need) : [])];
   if (problems.length > 0) throw new ProcessSetupError(problems);
   const logger = options.logger ?? createLogger({ name: role === 'start' ? 'streamdoctor' : role, level: env.logLevel });
   // One registry per process (the clock serves none), made first so the Databricks clients report into it.
@@ -159,23 +160,19 @@ export async function composeProcess(role: ProcessRole, options: ComposeOptions 
 
     switch (role) {
       case 'start': {
-        let boundPort: number | null = null;
-        const web = slackWeb(env, watch, logger, options, host, port);
         const runtime = await startAll({
           ...workerOptions(),
           schedule: { ...schedule, ...(options.sweepEveryMs ? { sweepEveryMs: options.sweepEveryMs } : {}) },
-          startWeb: async (routes, store, queues) => {
-            const started = await web(routes, store, queues);
-            boundPort = started.port;
-            return started;
-          },
+          startWeb: slackWeb(env, watch, logger, options, host, port),
         });
-        const url = runtime.web.url ?? `http://127.0.0.1:${boundPort ?? port}`;
+        // slackWeb always says where it listens.
+        const url = runtime.web.url!;
         logger.info({ url, sources: watch.sources.size, streams: watch.watch?.streams.length ?? 0 }, 'streamdoctor running (web + worker + clock)');
         return composed(runtime, url, () => runtime.close());
       }
       case 'web': {
-        const slackConfigured = slackProblems(env.slack, 'app').length === 0;
+        // Past the check above, a bot token means the whole Slack setup is there.
+        const slackConfigured = env.slack.botToken !== null;
         if (!slackConfigured) logger.warn('Slack is not configured (SLACK_BOT_TOKEN + SLACK_SIGNING_SECRET or SLACK_APP_TOKEN); serving /healthz and /metrics only');
         const web = slackWeb(env, watch, logger, options, options.host, port);
         const runtime = await startWebEndpoints({

@@ -12,7 +12,7 @@ import { installShutdown } from '../../runtime/shutdown.js';
 import { startBot } from '../../runtime/start-bot.js';
 import { parseCommandArgs, UsageError, wantsHelp } from '../command-args.js';
 import { describeInvalidMode, detectStartMode } from '../../config/start-mode.js';
-import { ConfigError } from '../../util/errors.js';
+import { ConfigError, errorCodeOf } from '../../util/errors.js';
 
 export const USAGE = `usage: streamdoctor start [--demo]
 
@@ -65,7 +65,7 @@ export async function run(argv: string[], io: StartCommandIo = { env: process.en
       installShutdown(() => bot.close(), { logger });
     }
   } catch (err) {
-    const code = (err as { code?: string }).code ?? '';
+    const code = errorCodeOf(err) ?? '';
     // DemoStartError (src/demo/run-demo.ts), matched by its code so this module never imports the demo.
     if (code === 'streamdoctor_demo_start') {
       io.err.write(`${(err as Error).message}\n`);
