@@ -80,6 +80,7 @@ export class WatchConfigError extends ConfigError {
     readonly file: string,
     readonly issues: ConfigIssue[],
   ) {
-    super(formatConfigIssues(file, issues).split('\n'), `${file} has ${issues.length} mistake(s):\n${formatConfigIssues(file, issues)}`);
+    const text = formatConfigIssues(file, issues);
+    super(text.split('\n'), `${file} has ${issues.length} mistake(s):\n${text}`);
   }
 }
