@@ -17,7 +17,8 @@ import { DETECT_GROUP_SIZE, type PipelineQueues } from './queues.js';
 import { safeJobId } from './job-ids.js';
 import { drainOutbox } from './notify-intents.js';
 import { requestRefresh } from './notify-processor.js';
-import { applySignals, isSignalStream } from './signal-incidents.js';
+import { isSignalStream } from '../src/diagnosis/host-signals.js';
+import { applySignals } from './signal-incidents.js';
 import { DEFAULT_SOURCE_FAILING_AFTER_MS, recordReadFailure, recordReadSuccess } from './source-health.js';
 import { stageCpu } from '../src/util/stage-cpu.js';
 

@@ -2,12 +2,10 @@
  * Applies source signals about jobs and pipelines to their `failed` incidents (what each signal
  * means is core: src/diagnosis/host-signals.ts), and says whether a stream's host is known down.
  */
-import { isSignalStream, signalOutcome, type Signal } from '../src/diagnosis/host-signals.js';
+import { signalOutcome, type Signal } from '../src/diagnosis/host-signals.js';
 import type { IncidentChange } from '../src/diagnosis/types.js';
 import type { RedisStore } from '../src/store/index.js';
 import type { StreamInfo } from '../src/store/types.js';
-
-export { isSignalStream };
 
 /** How fresh a job-runs answer must be to count (a few missed polls). */
 const LIVENESS_MAX_AGE_MS = 5 * 60_000;
@@ -48,24 +46,24 @@ export async function applySignals(store: RedisStore, signals: unknown[], source
     if (!raw || typeof raw !== 'object' || typeof (raw as { type?: unknown }).type !== 'string') continue;
     const outcome = signalOutcome(raw as Signal, nowMs);
     if (!outcome) continue;
-    const { hostId, ...host } = outcome.host;
-    const target = { stream: { queryId: hostId, ...host, source: sourceId } satisfies StreamInfo, action: outcome.action };
-    const queryId = hostId;
+    const { hostId: queryId, ...host } = outcome.host;
+    const stream = { queryId, ...host, source: sourceId } satisfies StreamInfo;
+    const { action } = outcome;
     const open = (await store.incidents.listForQuery(queryId)).find((r) => r.kind === 'failed' && r.state === 'open');
     const changes: IncidentChange[] = [];
-    if ('open' in target.action) {
-      const incoming = target.action.open;
+    if ('open' in action) {
+      const incoming = action.open;
       if (!open) {
-        await store.streams.upsert(target.stream, nowMs);
-        changes.push({ type: 'opened', queryId, queryName: target.stream.name, incident: incoming });
+        await store.streams.upsert(stream, nowMs);
+        changes.push({ type: 'opened', queryId, queryName: stream.name, incident: incoming });
       } else if (open.incident.summary !== incoming.summary) {
         // A later failed run: "Open in Databricks" should lead to that run's page.
-        if (target.stream.runPageUrl) await store.streams.upsert(target.stream, nowMs);
-        changes.push({ type: 'updated', queryId, queryName: target.stream.name, incident: { ...incoming, openedAt: open.incident.openedAt } });
+        if (stream.runPageUrl) await store.streams.upsert(stream, nowMs);
+        changes.push({ type: 'updated', queryId, queryName: stream.name, incident: { ...incoming, openedAt: open.incident.openedAt } });
       }
-    } else if (open && target.action.resolveAtMs >= open.openedAt) {
-      const resolvedAt = new Date(target.action.resolveAtMs).toISOString();
-      changes.push({ type: 'resolved', queryId, queryName: target.stream.name, incident: { ...open.incident, resolvedAt } });
+    } else if (open && action.resolveAtMs >= open.openedAt) {
+      const resolvedAt = new Date(action.resolveAtMs).toISOString();
+      changes.push({ type: 'resolved', queryId, queryName: stream.name, incident: { ...open.incident, resolvedAt } });
     }
     if (changes.length > 0) {
       await store.queries.commitChanges(queryId, changes, nowMs);

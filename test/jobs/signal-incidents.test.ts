@@ -4,7 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { applySignals, isSignalStream } from '../../jobs/signal-incidents.js';
+import { applySignals } from '../../jobs/signal-incidents.js';
+import { isSignalStream } from '../../src/diagnosis/host-signals.js';
 import { RedisStore } from '../../src/store/index.js';
 import { testRedis } from '../helpers/redis.js';
 

@@ -6,7 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { classifyReadFailure, recordReadFailure, recordReadSuccess } from '../../jobs/source-health.js';
-import { hostLiveness, isSignalStream } from '../../jobs/signal-incidents.js';
+import { hostLiveness } from '../../jobs/signal-incidents.js';
+import { isSignalStream } from '../../src/diagnosis/host-signals.js';
 import {
   DatabricksApiError,
   DatabricksUnavailableError,
