@@ -4,7 +4,7 @@
  * source health all commit intents to the store's outbox and drain it through here.
  */
 import type { RedisStore } from '../src/store/index.js';
-import type { OutboxEntry } from '../src/store/query-state-store.js';
+import type { OutboxEntry } from '../src/store/outbox-store.js';
 import { safeJobId } from './job-ids.js';
 import type { NotifyJobData } from './queue-names.js';
 import type { PipelineQueues } from './queues.js';

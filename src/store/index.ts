@@ -4,15 +4,13 @@ export { StoreKeys } from './keys.js';
 export { StreamRegistry, decodeStream } from './stream-registry.js';
 export {
   QueryStateStore,
-  parseOutboxEntry,
   type QueryStateOptions,
   type InboxEntry,
   type DetectLoad,
   type DetectCommit,
   type DetectCommitResult,
-  type OutboxEntry,
 } from './query-state-store.js';
-export { OutboxStore } from './outbox-store.js';
+export { OutboxStore, parseOutboxEntry, type OutboxEntry } from './outbox-store.js';
 export { CursorStore } from './cursor-store.js';
 export { SharedFileStore, type SharedFileRef } from './shared-file-store.js';
 export { OnceMarkers } from './once-markers.js';

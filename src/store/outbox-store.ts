@@ -5,9 +5,29 @@
  */
 import type { Redis } from 'ioredis';
 import type { StoreKeys } from './keys.js';
-import { parseOutboxEntry, type OutboxEntry } from './query-state-store.js';
+import type { IncidentChange } from '../diagnosis/types.js';
 import { LuaScript } from './script.js';
 
+/** A notification intent: render incident `incidentId` at least at `version`. */
+export interface OutboxEntry {
+  queryId: string;
+  incidentId: string;
+  version: number;
+  change: IncidentChange['type'];
+}
+
+/** An outbox entry (`incident|version|change`) as the commits write it; null for anything else. */
+export function parseOutboxEntry(queryId: string, raw: string): OutboxEntry | null {
+  const parts = raw.split('|');
+  if (parts.length !== 3) return null;
+  const version = Number(parts[1]);
+  const change = parts[2] as OutboxEntry['change'];
+  if (!Number.isFinite(version) || !['opened', 'updated', 'resolved'].includes(change)) return null;
+  return { queryId, incidentId: parts[0]!, version, change };
+}
+
+// Removes one occurrence of each drained entry (unique per intent; a duplicate would be the same
+// intent, whose notify job id is the same).
 const REMOVE_DRAINED = new LuaScript(`
 local n = 0
 for i = 1, #ARGV do n = n + redis.call('LREM', KEYS[1], 1, ARGV[i]) end

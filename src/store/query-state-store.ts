@@ -16,6 +16,7 @@ import { decodeStream } from './stream-registry.js';
 import type { StreamRecord, StreamSnapshot } from './types.js';
 import { incidentIdOf } from './incident-id.js';
 import { decodeProgress, encodeProgress } from './inbox-codec.js';
+import type { OutboxEntry } from './outbox-store.js';
 import { decodeState, encodeState } from './state-codec.js';
 import { stageCpu } from '../util/stage-cpu.js';
 
@@ -61,14 +62,6 @@ export interface DetectLoad {
   lastSeq: number;
   /** Notification intents left by an earlier run that never enqueued them. */
   outboxLength: number;
-}
-
-/** A notification intent: render incident `incidentId` at least at `version`. */
-export interface OutboxEntry {
-  queryId: string;
-  incidentId: string;
-  version: number;
-  change: IncidentChange['type'];
 }
 
 export interface DetectCommit {
@@ -259,16 +252,6 @@ function parseEntry(raw: Buffer): InboxEntry | null {
   }
 }
 
-// Removes one occurrence of each drained entry (an entry is `incident|version|change`, unique per
-// intent; a duplicate would be the same intent, whose notify job id is the same).
-export function parseOutboxEntry(queryId: string, raw: string): OutboxEntry | null {
-  const parts = raw.split('|');
-  if (parts.length !== 3) return null;
-  const version = Number(parts[1]);
-  const change = parts[2] as OutboxEntry['change'];
-  if (!Number.isFinite(version) || !['opened', 'updated', 'resolved'].includes(change)) return null;
-  return { queryId, incidentId: parts[0]!, version, change };
-}
 
 export class QueryStateStore {
   readonly inboxLimit: number;
