@@ -1,7 +1,9 @@
 /** App Home (app_home_opened → views.publish) and the digest with its PNG chart (files.uploadV2). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTION_IDS } from '../../src/slack/action-ids.js';
-import { postDigest } from '../../src/slack/operations/post-digest.js';
+import type { webApi } from '@slack/bolt';
+import { nowOf, type SlackDeps } from '../../src/slack/deps.js';
+import { buildDigestContent, channelName, uploadDigestChart } from '../../src/slack/operations/post-digest.js';
 import { CHANNEL, DEV, MARIA, startHarness, type Harness } from './helpers/harness.js';
 import { postAlert, seedScenario, type SeededStream } from './helpers/seed.js';
 
@@ -111,3 +113,31 @@ describe('digest of a channel the watch file routes by name', () => {
     }
   });
 });
+
+interface PostDigestResult {
+  channel: string;
+  ts: string;
+  streams: number;
+  incidents: number;
+  chart: 'uploaded' | 'skipped' | 'failed';
+}
+
+/** The digest job's steps in one call, posting with the plain client (what the job does through its poster). */
+async function postDigest(client: webApi.WebClient, deps: SlackDeps, channel: string): Promise<PostDigestResult> {
+  const nowMs = nowOf(deps);
+  const name = await channelName(client, channel);
+  const content = await buildDigestContent(deps, channel, name, nowMs);
+  const posted = await client.chat.postMessage({ channel, text: content.message.text, blocks: content.message.blocks, unfurl_links: false, unfurl_media: false });
+  const ts = posted.ts as string;
+  let chart: PostDigestResult['chart'] = 'skipped';
+  if (content.chart) {
+    try {
+      await uploadDigestChart(client, channel, ts, content.chart, nowMs);
+      chart = 'uploaded';
+    } catch (error) {
+      chart = 'failed';
+      deps.logger.warn({ err: error, channel }, 'digest chart could not be uploaded; the digest was posted without it');
+    }
+  }
+  return { channel, ts, streams: content.streams, incidents: content.incidents, chart };
+}

@@ -1,10 +1,9 @@
 /**
  * One channel's digest: the message (src/slack/render/digest.ts) and the chart of time behind per
  * stream as a PNG in its thread (files.uploadV2). `buildDigestContent` gathers and renders without
- * posting, so the digest job can post through its own idempotent poster and then call
- * `uploadDigestChart`; `postDigest` does all of it in one call (tests and tools; `/stream digest` goes
- * through the digest job like the daily digest). A chart that fails to
- * draw or upload is logged and skipped: the digest itself still goes out.
+ * posting, so the digest job (the daily digest and `/stream digest`) posts through its own
+ * idempotent poster and then calls `uploadDigestChart`. A chart that fails to draw or upload is
+ * logged and skipped: the digest itself still goes out.
  */
 import type { webApi } from '@slack/bolt';
 import type { Logger } from '../../observability/logger.js';
@@ -12,7 +11,6 @@ import type { RedisStore } from '../../store/redis-store.js';
 import type { IncidentRecord, RoutingDefaults } from '../../store/types.js';
 import { renderTimeBehindChart, type RenderedChart } from '../chart/time-behind-chart.js';
 import type { TimeBehindSeries } from '../chart/time-behind-spec.js';
-import { nowOf, type SlackDeps } from '../deps.js';
 import { renderDigest } from '../render/digest.js';
 import type { RenderedMessage } from '../render/types.js';
 import { streamsRoutedTo } from './stream-lookup.js';
@@ -34,13 +32,6 @@ export interface DigestContent {
   incidents: number;
 }
 
-export interface PostDigestResult {
-  channel: string;
-  ts: string;
-  streams: number;
-  incidents: number;
-  chart: 'uploaded' | 'skipped' | 'failed';
-}
 
 /** The channel's name without `#`, or null when Slack will not say (the label falls back to the id). */
 export async function channelName(client: webApi.WebClient, channel: string): Promise<string | null> {
@@ -101,23 +92,4 @@ export async function uploadDigestChart(client: webApi.WebClient, channel: strin
     title: `Time behind per stream, 24 h to ${day}`,
     alt_text: `Line chart of time behind for ${chart.drawn.length} stream(s) over the last 24 hours`,
   });
-}
-
-export async function postDigest(client: webApi.WebClient, deps: SlackDeps, channel: string): Promise<PostDigestResult> {
-  const nowMs = nowOf(deps);
-  const name = await channelName(client, channel);
-  const content = await buildDigestContent(deps, channel, name, nowMs);
-  const posted = await client.chat.postMessage({ channel, text: content.message.text, blocks: content.message.blocks, unfurl_links: false, unfurl_media: false });
-  const ts = posted.ts as string;
-  let chart: PostDigestResult['chart'] = 'skipped';
-  if (content.chart) {
-    try {
-      await uploadDigestChart(client, channel, ts, content.chart, nowMs);
-      chart = 'uploaded';
-    } catch (error) {
-      chart = 'failed';
-      deps.logger.warn({ err: error, channel }, 'digest chart could not be uploaded; the digest was posted without it');
-    }
-  }
-  return { channel, ts, streams: content.streams, incidents: content.incidents, chart };
 }
