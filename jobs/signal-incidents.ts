@@ -26,14 +26,13 @@ export async function hostLiveness(store: RedisStore, stream: { jobId?: string; 
   const down = { down: true, runStartedAtMs: null };
   // A source the bot cannot read explains its streams' silence too (its own source-health incident).
   if (stream?.source && (await store.sources.isFailing(stream.source))) return down;
-  const seen = stream?.jobId ? await store.jobs.get(stream.jobId) : null;
-  const fresh = seen !== null && wallNowMs - seen.atMs <= LIVENESS_MAX_AGE_MS;
-  if (fresh && !seen.running) return down;
+  const seen = stream?.jobId ? await store.jobs.current(stream.jobId, wallNowMs, LIVENESS_MAX_AGE_MS) : null;
+  if (seen && !seen.running) return down;
   const hosts = [stream?.jobId ? `job-${stream.jobId}` : null, stream?.pipelineId ? `pipeline-${stream.pipelineId}` : null].filter((h): h is string => h !== null);
   for (const host of hosts) {
     if ((await store.incidents.listForQuery(host)).some((r) => r.kind === 'failed' && r.state === 'open')) return down;
   }
-  return { down: false, runStartedAtMs: fresh ? seen.runStartedAtMs : null };
+  return { down: false, runStartedAtMs: seen?.runStartedAtMs ?? null };
 }
 
 /**

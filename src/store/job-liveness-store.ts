@@ -2,7 +2,8 @@
  * Whether each watched Databricks job had an active run at its last job-runs poll. Detect asks it
  * before judging a silent query `stalled`: a query is only stalled while its job runs (a job that
  * ended, successfully or not, explains the silence). One hash, job id → `1|atMs|runStartedAtMs`
- * (running; the start is 0 when unknown) or `0|atMs`, with the poll time; answers older than `maxAgeMs` count as unknown. Each recording also removes
+ * (running; the start is 0 when unknown) or `0|atMs`, with the poll time; `current` counts an answer
+ * older than the caller's `maxAgeMs` as unknown. Each recording also removes
  * answers older than `retentionMs` (and unreadable ones): a watched job is refreshed at every poll,
  * so what ages out is a job no longer watched by any source. Age rather than "not in this poll"
  * because several job-runs sources (workspaces) share the hash.
@@ -69,5 +70,11 @@ export class JobLivenessStore {
     if (!m) return null;
     const started = m[1] === '1' && m[3] !== undefined ? Number(m[3]) : 0;
     return { running: m[1] === '1', atMs: Number(m[2]), runStartedAtMs: started > 0 ? started : null };
+  }
+
+  /** The last answer for a job when it is at most `maxAgeMs` old at `nowMs`; null otherwise (unknown). */
+  async current(jobId: string, nowMs: number, maxAgeMs: number): Promise<JobLiveness | null> {
+    const seen = await this.get(jobId);
+    return seen !== null && nowMs - seen.atMs <= maxAgeMs ? seen : null;
   }
 }
