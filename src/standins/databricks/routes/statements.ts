@@ -60,8 +60,12 @@ export async function handleStatementRoutes(request: RouteRequest, state: Databr
           ? sqlFailure('INTERNAL_ERROR', 'XX000', fault.message ?? 'Query execution failed: the warehouse lost its executors.', 'INTERNAL_ERROR')
           : undefined,
     });
-    const remaining = statements.remainingMs(id);
-    if (remaining > 0 && waitMs > 0) await sleep(Math.min(remaining, waitMs));
+    // Until done or the wait is over; a timer may fire a millisecond before Date.now() says it is
+    // due, so one sleep of the remaining time can end with the statement still RUNNING.
+    const deadline = Date.now() + waitMs;
+    for (let left = statements.remainingMs(id); left > 0 && Date.now() < deadline; left = statements.remainingMs(id)) {
+      await sleep(Math.max(1, Math.min(left, deadline - Date.now())));
+    }
     if (statements.remainingMs(id) > 0 && waitMs > 0 && body.on_wait_timeout === 'CANCEL') statements.cancel(id);
     sendJson(res, 200, statements.response(id));
     return true;
