@@ -9,7 +9,7 @@ import { WebClientChat } from '../../../src/slack/gateway/slack-chat.js';
 import { startLocalSlack, type LocalSlack } from '../../../src/standins/slack/index.js';
 import { createLogger } from '../../../src/observability/logger.js';
 
-import type { RedisStore } from '../../../src/store/index.js';
+import { StateConflictError, type RedisStore } from '../../../src/store/index.js';
 import { TEST_REDIS_URL } from '../../helpers/redis.js';
 import { queryIdOf, simulateAll, type SimSourceSettings } from './sim-source.js';
 
@@ -52,7 +52,9 @@ export const unusedTrackers: TrackerFactory = {
 
 /**
  * Commits engine changes for a query and drains its outbox into notify jobs, as a detect run does
- * (tests that start from the store's side of the pipeline).
+ * (tests that start from the store's side of the pipeline). A reply lost to a Redis restart is resent
+ * by the client once it reconnects, and a commit that had already applied then conflicts with itself:
+ * like detect, which reloads on a conflict, this reloads and goes on if the state carries its own token.
  */
 export async function commitAndDrain(
   rt: Pick<WorkerRuntime, 'store' | 'queues'>,
@@ -61,20 +63,26 @@ export async function commitAndDrain(
   options: { health?: Health; name?: string | null } = {},
 ): Promise<void> {
   const current = await rt.store.queries.loadForDetect(queryId);
-  await rt.store.queries.commitDetect(queryId, {
-    expectedVersion: current.stateVersion,
-    state: {},
-    lastSeq: current.lastSeq,
-    snapshot: null,
-    health: options.health ?? 'warning',
-    name: options.name ?? null,
-    lastRunId: null,
-    lastBatchId: null,
-    lastObservedAt: null,
-    timeBehindSec: null,
-    changes,
-    nowMs: Date.now(),
-  });
+  const token = randomUUID();
+  try {
+    await rt.store.queries.commitDetect(queryId, {
+      expectedVersion: current.stateVersion,
+      state: { harnessCommit: token },
+      lastSeq: current.lastSeq,
+      snapshot: null,
+      health: options.health ?? 'warning',
+      name: options.name ?? null,
+      lastRunId: null,
+      lastBatchId: null,
+      lastObservedAt: null,
+      timeBehindSec: null,
+      changes,
+      nowMs: Date.now(),
+    });
+  } catch (err) {
+    const after = err instanceof StateConflictError ? await rt.store.queries.loadForDetect(queryId) : null;
+    if ((after?.state as { harnessCommit?: string } | null)?.harnessCommit !== token) throw err;
+  }
   await drainOutbox(rt.store, rt.queues, queryId, Date.now());
 }
 
