@@ -22,6 +22,11 @@ export interface Analysis {
   series: number[];
   /** `series[i]` without building the whole series (the hot path reads a few of the newest). */
   seriesAt(i: number): number;
+  /**
+   * The features this analysis reads, copied out of the array it was given (a tracker's ring, which
+   * the next batch shifts), so that what is computed later still reads this batch. Idempotent.
+   */
+  detach(): readonly BatchFeatures[];
   /** Rows/s arriving at the source, recent. */
   arrivalRate: number | null;
   /** Rows/s the query processes per second of busy time (rows ÷ addBatch), recent. */
@@ -245,12 +250,22 @@ class LazyAnalysis implements Analysis {
   private cappedMemo: number | null | undefined;
   private trendMemo: { trendPerMin: number | null; drainEtaSec: number | null } | undefined;
 
+  private detached = false;
+
   constructor(
-    private readonly features: readonly BatchFeatures[],
+    private features: readonly BatchFeatures[],
     readonly triggerMs: number,
     readonly triggerInferred: boolean,
   ) {
     this.signal = signalKind(features);
+  }
+
+  detach(): readonly BatchFeatures[] {
+    if (!this.detached) {
+      this.features = this.features.slice();
+      this.detached = true;
+    }
+    return this.features;
   }
 
   seriesAt(i: number): number {

@@ -34,7 +34,7 @@ import {
   type OpenIncidentState,
   type TrackerState,
 } from './tracker-state.js';
-import type { Health, Incident, IncidentChange, IncidentKind, LiveFacts, QueryReport, QuerySnapshot } from './types.js';
+import type { Health, Incident, IncidentChange, IncidentKind, IncidentMetrics, LiveFacts, QueryReport, QuerySnapshot } from './types.js';
 
 export type { TrackerState };
 export { TrackerStateError };
@@ -73,6 +73,11 @@ export class QueryTracker {
   private lastReportRows = 0;
   /** Trigger interval inferred from the ring, refreshed every few batches (it rarely changes). */
   private inferredTriggerMs: number | null = null;
+  /**
+   * Open incidents whose summary and metrics were last described lazily (Finding.describe): built
+   * before anything reads the incident (a change, the report, the saved state).
+   */
+  private untold: Partial<Record<IncidentKind, { incident: Incident; describe: () => { summary: string; metrics: IncidentMetrics } }>> = {};
 
   private constructor(
     readonly id: string,
@@ -183,6 +188,7 @@ export class QueryTracker {
 
   /** The query's report: open incidents first, then resolved ones, newest first within each. */
   report(nowMs?: number, live: LiveFacts = {}): QueryReport {
+    this.tell();
     const open = Object.values(this.open).map((state) => state!.incident);
     if (nowMs !== undefined && !this.open.stalled && this.ring.size > 0) {
       // A stall judged at `nowMs` without changing the tracker (tick() records it).
@@ -223,6 +229,7 @@ export class QueryTracker {
   }
 
   toState(): TrackerState {
+    this.tell();
     const state: TrackerState = {
       v: TRACKER_STATE_VERSION,
       id: this.id,
@@ -339,8 +346,12 @@ export class QueryTracker {
     // Severity only escalates while open: a number hovering at a threshold must not flap.
     const escalated = incident.severity === 'warning' && finding.severity === 'critical';
     if (escalated) incident.severity = 'critical';
-    incident.summary = finding.summary;
-    incident.metrics = finding.metrics;
+    if (finding.describe) this.untold[incident.kind] = { incident, describe: finding.describe };
+    else {
+      delete this.untold[incident.kind];
+      incident.summary = finding.summary;
+      incident.metrics = finding.metrics;
+    }
     if (finding.causes.length > 0) {
       incident.causes = finding.causes;
       incident.advice = finding.advice;
@@ -380,6 +391,7 @@ export class QueryTracker {
   }
 
   private newIncident(kind: IncidentKind, finding: Finding, batchId: number | null, atMs: number): Incident {
+    const { summary, metrics } = finding.describe ? finding.describe() : finding;
     return {
       kind,
       severity: finding.severity,
@@ -387,10 +399,10 @@ export class QueryTracker {
       openedAt: iso(atMs),
       resolvedAtBatchId: null,
       resolvedAt: null,
-      summary: finding.summary,
+      summary,
       causes: finding.causes,
       advice: finding.advice,
-      metrics: finding.metrics,
+      metrics,
       ...(finding.aftermath ? { aftermath: finding.aftermath } : {}),
     };
   }
@@ -406,7 +418,20 @@ export class QueryTracker {
     return this.change('resolved', incident);
   }
 
+  /** Describes the incidents left untold (all, or the one of `kind`). */
+  private tell(kind?: IncidentKind): void {
+    for (const key of kind ? [kind] : (Object.keys(this.untold) as IncidentKind[])) {
+      const untold = this.untold[key];
+      if (!untold) continue;
+      delete this.untold[key];
+      const { summary, metrics } = untold.describe();
+      untold.incident.summary = summary;
+      untold.incident.metrics = metrics;
+    }
+  }
+
   private change(type: IncidentChange['type'], incident: Incident): IncidentChange {
+    this.tell(incident.kind);
     return { type, queryId: this.id, queryName: this.name, incident: structuredClone(incident) };
   }
 }

@@ -116,10 +116,23 @@ export function isoMs(text: string): number {
       year >= 100 && month >= 1 && month <= 12 && day >= 1 && day <= 28 && hour >= 0 && hour <= 23 &&
       minute >= 0 && minute <= 59 && second >= 0 && second <= 59 && ms >= 0
     ) {
-      return Date.UTC(year, month - 1, day, hour, minute, second, ms);
+      return daysFromCivil(year, month, day) * 86_400_000 + hour * 3_600_000 + minute * 60_000 + second * 1_000 + ms;
     }
   }
   return Date.parse(text);
+}
+
+/**
+ * Days since 1970-01-01 of a proleptic Gregorian date (year >= 0): the integer arithmetic `Date.UTC`
+ * does, without its call into the runtime (a third of the cost of each timestamp).
+ */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
 }
 
 /** The decimal number in `text` at [start, start + count), or -1 when a character is not a digit. */

@@ -130,6 +130,34 @@ describe('QueryTracker', () => {
     expect(lag.map((c) => `${c.type} ${c.incident.causes[0]?.code}`)).toEqual(['opened rate_limit_too_low', 'updated insufficient_capacity']);
   });
 
+  it('an open incident read at any point says what the latest batch shows, and its changes do not depend on when it is read', () => {
+    // Its summary and metrics are built when read (a change, the report, the saved state), not on
+    // every firing batch: a tracker read after every batch and one never read must say the same.
+    const history = progressOf(overload, 420);
+    const readEveryBatch = QueryTracker.create(overload.id, overload.name);
+    const neverRead = QueryTracker.create(overload.id, overload.name);
+    const eager: IncidentChange[] = [];
+    const lazy: IncidentChange[] = [];
+    let checked = 0;
+    history.forEach((p, i) => {
+      eager.push(...readEveryBatch.observe(p));
+      const lag = readEveryBatch.report().incidents.find((incident) => incident.kind === 'lag' && incident.resolvedAt === null);
+      if (lag && i % 10 === 0) {
+        expect(lag.metrics?.batchDurationMs).toBe(p.batchDurationMs);
+        expect(lag.metrics?.timeBehindSec).toBe(Math.round(readEveryBatch.snapshot().timeBehindSec! * 10) / 10);
+        checked += 1;
+      }
+      readEveryBatch.toState();
+      lazy.push(...neverRead.observe(p));
+    });
+    expect(checked).toBeGreaterThan(5);
+    expect(lazy.some((c) => c.type === 'opened' && c.incident.kind === 'lag')).toBe(true);
+    expect(lazy.some((c) => c.type === 'resolved' && c.incident.kind === 'lag')).toBe(true);
+    expect(lazy).toEqual(eager);
+    expect(neverRead.report()).toEqual(readEveryBatch.report());
+    expect(neverRead.toState()).toEqual(readEveryBatch.toState());
+  });
+
   it('snapshot carries the latest key numbers', () => {
     const history = progressOf(overload, 90);
     const tracker = QueryTracker.create(overload.id, null);

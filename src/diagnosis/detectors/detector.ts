@@ -69,6 +69,11 @@ export interface Finding {
   memo?: Record<string, number>;
   /** The disruption this finding is the aftermath of (lag after a stall or a restart). */
   aftermath?: AftermathInfo;
+  /**
+   * Set instead of `summary` and `metrics` by a detector whose open incident still fires: builds
+   * them as of this batch when the incident is read (see QueryTracker), not on every batch.
+   */
+  describe?: () => { summary: string; metrics: IncidentMetrics };
 }
 
 /** No judgement this batch (a throttled detector): keeps the incident as it is. */

@@ -76,7 +76,7 @@ export function detectLag(ctx: DetectorContext): Finding {
     if (level <= normal && fits) return CLEAR;
     const behind = isTime ? analysis.timeBehindSec : current;
     if (ctx.memo.aftermath && behind !== null) return ongoingAftermath(ctx, ctx.memo, behind);
-    return finding(ctx, 'fire', {});
+    return stillFiring(ctx);
   }
 
   if (ctx.disruption) {
@@ -607,15 +607,44 @@ function withinHistory(series: readonly number[], current: number, window: numbe
 const HISTORY_MIN = 16;
 
 function finding(ctx: DetectorContext, verdict: 'fire', memo: Record<string, number>): Finding {
-  const { analysis, latest } = ctx;
-  const metrics = lagMetrics(ctx);
+  const { summary, metrics } = describeLag(ctx);
+  // An opening records the signal its base is measured on (see the resolution above).
+  if (memo.base !== undefined && memo.signal === undefined) memo.signal = LAG_SIGNALS.indexOf(ctx.analysis.signal);
+  return { verdict, severity: lagSeverity(ctx), summary, metrics, ...explained(ctx), memo };
+}
+
+/**
+ * An open incident still firing: its verdict, severity and (every few batches) causes now, its
+ * summary and metrics only when read. Those are what most of a firing batch cost, and an episode
+ * fires for hundreds of batches whose texts nobody reads but the last one's. The analysis stops
+ * sharing the ring's array, so what it computes later still reads this batch.
+ */
+function stillFiring(ctx: DetectorContext): Finding {
+  const features = ctx.analysis.detach();
+  const view: LagView = { analysis: ctx.analysis, latest: ctx.latest, features };
+  return { verdict: 'fire', severity: lagSeverity(ctx), summary: '', metrics: {}, ...explained(ctx), memo: {}, describe: () => describeLag(view) };
+}
+
+function lagSeverity(ctx: DetectorContext): Severity {
+  const { analysis } = ctx;
   const behind = analysis.timeBehindSec;
-  const severity: Severity =
-    (behind !== null && behind >= TUNING.criticalTimeBehindSec) ||
+  return (behind !== null && behind >= TUNING.criticalTimeBehindSec) ||
     (analysis.loadFactor !== null && analysis.loadFactor >= 1.5 && analysis.cappedRows === null)
-      ? 'critical'
-      : 'warning';
-  const { causes, advice } = ctx.explain ? explainLag(ctx) : { causes: [], advice: [] };
+    ? 'critical'
+    : 'warning';
+}
+
+function explained(ctx: DetectorContext): { causes: Cause[]; advice: Advice[] } {
+  return ctx.explain ? explainLag(ctx) : { causes: [], advice: [] };
+}
+
+/** What a firing lag finding reads from: the batch's analysis, its newest features. */
+type LagView = Pick<DetectorContext, 'analysis' | 'latest' | 'features'>;
+
+/** The incident's summary and metrics as of the batch `view` holds. */
+function describeLag(view: LagView): { summary: string; metrics: IncidentMetrics } {
+  const { analysis, latest } = view;
+  const behind = analysis.timeBehindSec;
   const parts: string[] = [];
   if (analysis.signal === 'files' || analysis.signal === 'bytes') {
     const backlog = analysis.signal === 'files' ? latest.filesOutstanding! : latest.bytesOutstanding!;
@@ -632,10 +661,10 @@ function finding(ctx: DetectorContext, verdict: 'fire', memo: Record<string, num
           : `growing ${fmt.bytes(analysis.trendPerMin)} per minute`,
       );
     }
-  } else if (backlogInsideBatches(ctx)) {
+  } else if (backlogInsideBatches(view)) {
     // The source reads everything that has arrived at each plan, so its backlog figures read 0:
     // the data that arrived while the last batch ran is what waits, and its growth is the lag.
-    const growth = growthPerBatch(ctx.features);
+    const growth = growthPerBatch(view.features);
     parts.push(
       `Falling behind: time behind ≈ the last batch's duration, ${fmt.ms(latest.d)}${
         growth !== null && growth > 0.005 ? `, growing ${fmt.percent(growth)} per batch` : ''
@@ -650,14 +679,12 @@ function finding(ctx: DetectorContext, verdict: 'fire', memo: Record<string, num
   parts.push(
     analysis.drainEtaSec === null ? 'not draining' : `draining, about ${fmt.seconds(analysis.drainEtaSec)} to catch up`,
   );
-  // An opening records the signal its base is measured on (see the resolution above).
-  if (memo.base !== undefined && memo.signal === undefined) memo.signal = LAG_SIGNALS.indexOf(analysis.signal);
-  return { verdict, severity, summary: parts.join(', '), metrics, causes, advice, memo };
+  return { summary: parts.join(', '), metrics: lagMetrics(view) };
 }
 
 /** The backlog lives inside the batches: no backlog figure, or Kafka offsets that read 0 uncapped. */
-function backlogInsideBatches(ctx: DetectorContext): boolean {
-  const { analysis, latest } = ctx;
+function backlogInsideBatches(view: LagView): boolean {
+  const { analysis, latest } = view;
   return analysis.signal === 'duration' || (analysis.signal === 'kafka' && latest.kafkaBehind === 0 && analysis.cappedRows === null);
 }
 
@@ -673,8 +700,8 @@ function growthPerBatch(features: readonly BatchFeatures[]): number | null {
   return (ds[ds.length - 1]! / ds[0]!) ** (1 / (ds.length - 1)) - 1;
 }
 
-export function lagMetrics(ctx: DetectorContext): IncidentMetrics {
-  const { analysis, latest } = ctx;
+function lagMetrics(view: LagView): IncidentMetrics {
+  const { analysis, latest } = view;
   const metrics: IncidentMetrics = {
     batchDurationMs: latest.d,
     drainEtaSec: analysis.drainEtaSec === null ? null : Math.round(analysis.drainEtaSec),
