@@ -3,6 +3,7 @@
  * keeps only a fixed ring of these, never the reports themselves, so memory per query is bounded.
  */
 import type { Progress, SourceProgress } from '../progress/types.js';
+import { isoMs } from '../progress/values.js';
 
 export interface BatchFeatures {
   batchId: number | null;
@@ -228,6 +229,11 @@ export function extractFeatures(p: Progress, previousRunId: string | null): Batc
   };
 }
 
+function hasKeyStartingWith(map: Record<string, number>, prefix: string): boolean {
+  for (const key in map) if (key.startsWith(prefix)) return true;
+  return false;
+}
+
 /** Facts about the query's shape from its latest report. */
 export function extractFacts(p: Progress): QueryFacts {
   const kinds = new Set<string>();
@@ -238,8 +244,10 @@ export function extractFacts(p: Progress): QueryFacts {
     if (source.kind !== 'kafka') continue;
     const offsets = source.endOffset ?? source.startOffset;
     if (typeof offsets === 'object' && offsets !== null && !Array.isArray(offsets)) {
-      for (const [topic, byPartition] of Object.entries(offsets as Record<string, unknown>)) {
+      const byTopic = offsets as Record<string, unknown>;
+      for (const topic in byTopic) {
         topics.add(topic);
+        const byPartition = byTopic[topic];
         if (typeof byPartition === 'object' && byPartition !== null) {
           partitions += Object.keys(byPartition).length;
         }
@@ -254,9 +262,8 @@ export function extractFacts(p: Progress): QueryFacts {
   const operators: string[] = [];
   for (const op of p.stateOperators) {
     operators.push(op.operatorName ?? 'stateful operator');
-    const keys = Object.keys(op.customMetrics);
-    if (keys.some((key) => key.startsWith('rocksdb'))) provider = 'rocksdb';
-    else if (provider === null && keys.includes('loadedMapCacheHitCount')) provider = 'hdfs';
+    if (hasKeyStartingWith(op.customMetrics, 'rocksdb')) provider = 'rocksdb';
+    else if (provider === null && Object.hasOwn(op.customMetrics, 'loadedMapCacheHitCount')) provider = 'hdfs';
     else if (provider === null) provider = 'unknown';
     if (op.numShufflePartitions !== null) {
       shuffle = shuffle === null ? op.numShufflePartitions : Math.min(shuffle, op.numShufflePartitions);
@@ -264,7 +271,7 @@ export function extractFacts(p: Progress): QueryFacts {
   }
   let spread: number | null = null;
   if (p.eventTime.max && p.eventTime.min) {
-    const value = Date.parse(p.eventTime.max) - Date.parse(p.eventTime.min);
+    const value = isoMs(p.eventTime.max) - isoMs(p.eventTime.min);
     spread = Number.isFinite(value) ? value : null;
   }
   return {

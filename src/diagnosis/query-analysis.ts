@@ -7,7 +7,7 @@
  * mean the query cannot keep up.
  */
 import type { BatchFeatures } from './batch-features.js';
-import { median, quantile, theilSen } from './statistics.js';
+import { median, quantileInPlace, theilSen } from './statistics.js';
 
 export type LagSignalKind = 'kafka' | 'kinesis' | 'files' | 'bytes' | 'duration';
 
@@ -198,8 +198,12 @@ export function signalValue(f: BatchFeatures, kind: LagSignalKind): number {
  * previous batch ended early); null when batches always ran back to back.
  */
 export function inferTriggerMs(features: readonly BatchFeatures[]): number | null {
-  const gaps: number[] = [];
-  const onSchedule: number[] = [];
+  // Gaps go straight into typed scratch buffers (this runs every few batches of every query).
+  const size = Math.max(features.length, 1);
+  const gaps = size <= GAPS.length ? GAPS : new Float64Array(size);
+  const onSchedule = size <= ON_SCHEDULE.length ? ON_SCHEDULE : new Float64Array(size);
+  let gapCount = 0;
+  let onScheduleCount = 0;
   for (let i = 1; i < features.length; i += 1) {
     const prev = features[i - 1]!;
     const cur = features[i]!;
@@ -207,17 +211,20 @@ export function inferTriggerMs(features: readonly BatchFeatures[]): number | nul
     const gap = cur.t - prev.t;
     if (gap <= 0) continue;
     if (!idleBefore(prev, cur)) continue;
-    gaps.push(gap);
+    gaps[gapCount++] = gap;
     // Spark schedules triggers on a fixed grid: after an overrun the next batch starts at once and
     // the one after on the grid, a gap shorter than T. A gap whose start was itself on schedule
     // (idle time before it too) is T, or a whole multiple of it after idle triggers.
     const before = features[i - 2];
-    if (before && !prev.restart && idleBefore(before, prev)) onSchedule.push(gap);
+    if (before && !prev.restart && idleBefore(before, prev)) onSchedule[onScheduleCount++] = gap;
   }
-  if (gaps.length < 3) return null;
+  if (gapCount < 3) return null;
   // Idle triggers without a report make some gaps whole multiples of T: the low quantile is T.
-  return Math.round(quantile(onSchedule.length >= 3 ? onSchedule : gaps, 0.2));
+  return Math.round(onScheduleCount >= 3 ? quantileInPlace(onSchedule, onScheduleCount, 0.2) : quantileInPlace(gaps, gapCount, 0.2));
 }
+
+const GAPS = new Float64Array(256);
+const ON_SCHEDULE = new Float64Array(256);
 
 /**
  * Idle time between batch a and the next batch b (a ended early). Module level, not a closure in

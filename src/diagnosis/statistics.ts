@@ -17,6 +17,14 @@ export function quantile(values: readonly number[], q: number): number {
   const buffer = values.length <= SCRATCH.length ? SCRATCH : new Float64Array(values.length);
   let n = 0;
   for (const value of values) if (Number.isFinite(value)) buffer[n++] = value;
+  return quantileInPlace(buffer, n, q);
+}
+
+/**
+ * `quantile` of the first n values of `buffer`, all finite, sorting them in place: for callers
+ * that collect values straight into a typed scratch buffer instead of an array.
+ */
+export function quantileInPlace(buffer: Float64Array, n: number, q: number): number {
   if (n === 0) return Number.NaN;
   if (n <= 16) {
     // Most calls sort a handful of values: an insertion sort in place beats the typed-array sort's
@@ -32,14 +40,10 @@ export function quantile(values: readonly number[], q: number): number {
     }
     return interpolate(buffer, n, q);
   }
-  return quantileOfSorted(buffer.subarray(0, n).sort(), q);
+  return interpolate(buffer.subarray(0, n).sort(), n, q);
 }
 
 const SCRATCH = new Float64Array(2048);
-
-function quantileOfSorted(sorted: Float64Array, q: number): number {
-  return interpolate(sorted, sorted.length, q);
-}
 
 /** The q quantile of the first n values of `sorted` (ascending), linearly interpolated. */
 function interpolate(sorted: Float64Array, n: number, q: number): number {

@@ -28,18 +28,26 @@ export function detectDataLossRisk(ctx: DetectorContext): Finding {
   // The forecast moves slowly: judge it every other batch.
   if (ctx.batches % 2 === 1) return HOLD;
   // A forecast needs a steadier slope than the lag trend: fit the whole ring since the last restart.
+  // The oldest batch of the window first: find where it starts, then read forwards.
+  const series = analysis.series;
+  let from = ctx.features.length;
+  for (let count = 0, i = ctx.features.length - 1; i >= 0 && count < 24; i -= 1) {
+    if (Number.isFinite(series[i]!)) {
+      count += 1;
+      from = i;
+    }
+    if (ctx.features[i]!.restart) break;
+  }
   const xs: number[] = [];
   const ys: number[] = [];
   const window: BatchFeatures[] = [];
-  for (let i = ctx.features.length - 1; i >= 0 && ys.length < 24; i -= 1) {
-    const value = analysis.series[i]!;
+  for (let i = from; i < ctx.features.length; i += 1) {
+    const value = series[i]!;
+    if (!Number.isFinite(value)) continue;
     const f = ctx.features[i]!;
-    if (Number.isFinite(value)) {
-      xs.unshift((f.t + f.d) / 1000);
-      ys.unshift(value);
-      window.unshift(f);
-    }
-    if (f.restart) break;
+    xs.push((f.t + f.d) / 1000);
+    ys.push(value);
+    window.push(f);
   }
   if (ys.length < 6) return CLEAR;
   const rateSlope = ageingFromRates(window);

@@ -22,7 +22,6 @@ export function detectStateGrowth(ctx: DetectorContext): Finding {
   if (latest.stateRows === null) return CLEAR;
   const watermark = latest.watermark === 1;
   const window = TUNING.stateWindow;
-  const recent = ctx.features.slice(-window).filter((f) => f.stateRows !== null);
 
   if (ctx.memo) {
     // Open: clear once the last batches show no growth or state is being removed again.
@@ -34,8 +33,8 @@ export function detectStateGrowth(ctx: DetectorContext): Finding {
     return finding(ctx);
   }
 
-  // The cheap tests first: the trend test (stateGrowthStats) runs only when the rest could fire.
-  if (recent.length < window * 0.75) return CLEAR;
+  // The cheap tests first: the trend test (stateGrowthStats) runs only when the rest could fire,
+  // and the window is copied out of the ring only once the watermark allows growth to be unbounded.
   if (watermark) {
     // With a watermark, state fills for about the watermark delay (plus the window) before the
     // first keys expire. Growth is unbounded only once the watermark has moved well past that
@@ -45,6 +44,8 @@ export function detectStateGrowth(ctx: DetectorContext): Finding {
     const advance = nowMs - startMs;
     if (advance < Math.max(2 * (delayMs ?? 0), 30 * 60_000)) return CLEAR;
   }
+  const recent = ctx.features.slice(-window).filter((f) => f.stateRows !== null);
+  if (recent.length < window * 0.75) return CLEAR;
   const growth = recent[recent.length - 1]!.stateRows! - recent[0]!.stateRows!;
   if (growth <= 0) return CLEAR;
   let removed = 0;
