@@ -71,6 +71,8 @@ export class QueryTracker {
   private analysisCache: Analysis | null = null;
   private watermark: WatermarkWatch = { startMs: null, nowMs: null, delayMs: null };
   private lastReportRows = 0;
+  /** Most rows any batch of the current run read. */
+  private runMaxRows = 0;
   /** Trigger interval inferred from the ring, refreshed every few batches (it rarely changes). */
   private inferredTriggerMs: number | null = null;
   /**
@@ -109,6 +111,7 @@ export class QueryTracker {
     tracker.resolved = Array.isArray(state.resolved) ? state.resolved.slice(-MAX_RESOLVED) : [];
     if (state.watermark && typeof state.watermark === 'object') tracker.watermark = { ...state.watermark };
     tracker.lastReportRows = typeof state.lastReportRows === 'number' ? state.lastReportRows : 0;
+    tracker.runMaxRows = typeof state.runMaxRows === 'number' ? state.runMaxRows : maxRowsOfRun(tracker.ring.all());
     if (typeof state.cooling === 'object' && state.cooling !== null) tracker.cooling = { ...state.cooling };
     if (typeof state.disruption === 'object' && state.disruption !== null) tracker.disruption = { ...state.disruption };
     return tracker;
@@ -150,6 +153,7 @@ export class QueryTracker {
       this.ring.push(features);
       this.batches += 1;
     }
+    this.runMaxRows = features.restart ? features.rows : Math.max(this.runMaxRows, features.rows);
     this.runId = progress.runId || this.runId;
     if (this.facts === null || this.batches % 16 === 1 || features.restart || features.repartitionMs !== null) {
       this.facts = extractFacts(progress);
@@ -246,6 +250,7 @@ export class QueryTracker {
       resolved: this.resolved,
       watermark: this.watermark,
       lastReportRows: this.lastReportRows,
+      runMaxRows: this.runMaxRows,
       cooling: this.cooling,
       disruption: this.disruption,
     };
@@ -289,6 +294,7 @@ export class QueryTracker {
       watermark: this.watermark,
       batches: this.batches,
       lastReportRows: this.lastReportRows,
+      runMaxRows: this.runMaxRows,
       lastStallOpenedAt: this.lastStallOpenedAt(),
       disruption: this.disruption,
     };
@@ -437,6 +443,16 @@ export class QueryTracker {
     this.tell(incident.kind);
     return { type, queryId: this.id, queryName: this.name, incident: structuredClone(incident) };
   }
+}
+
+/** Most rows a batch of the newest run in `features` read (a state saved before runMaxRows was kept). */
+function maxRowsOfRun(features: readonly BatchFeatures[]): number {
+  let max = 0;
+  for (let i = features.length - 1; i >= 0; i -= 1) {
+    max = Math.max(max, features[i]!.rows);
+    if (features[i]!.restart) break;
+  }
+  return max;
 }
 
 function healthOf(open: Incident[]): Health {

@@ -44,6 +44,8 @@ export interface TrackerState {
   watermark?: WatermarkWatch;
   /** Input rows of the latest report of any kind. */
   lastReportRows?: number;
+  /** Most rows any batch of the current run read (absent in older states: taken from the ring). */
+  runMaxRows?: number;
   /** Incidents resolved within the relapse cool-down, by kind (their records are in `resolved`). */
   cooling?: Partial<Record<IncidentKind, CoolingIncidentState>>;
   /** The newest stall or restart after downtime while its catch-up may be under way. */

@@ -383,8 +383,11 @@ function saturation(ctx: DetectorContext): number | null {
   if (analysis.signal !== 'duration' || cap === null || cap <= 0) return null;
   const l = ctx.latest;
   if (l.kafkaBehind !== null || l.filesOutstanding !== null || l.bytesOutstanding !== null || l.msBehind !== null) return null;
-  // A cap reads its count exactly (rounded over partitions); steady uncapped input only nearly.
-  const tolerance = Math.max(2, cap * 0.0002);
+  // A cap reads its count exactly, but for Spark's rounding: it prorates the cap over the partitions
+  // and floors each share, so a capped batch reads between cap − (P − 1) and the cap. Steady
+  // uncapped input wobbles by more (a row either way on a single partition is no cap).
+  const partitions = ctx.facts.kafkaPartitions;
+  const tolerance = partitions > 0 ? partitions - 1 : Math.max(2, cap * 0.0002);
   let first = -1;
   for (let i = features.length - 1; i >= 0; i -= 1) {
     const f = features[i]!;
@@ -396,6 +399,9 @@ function saturation(ctx: DetectorContext): number | null {
   // The cap must once have left room (batches reading less): otherwise nothing says it binds now
   // more than it always did, and a ring full of cap reads may simply be a query sized at its cap.
   if (first === 0) return null;
+  // A batch of the same run that read more than the count, however long ago, proves it is no cap
+  // (a drain, a burst): a cap bounds every batch of its run.
+  if (ctx.runMaxRows > cap + tolerance) return null;
   return ctx.latest.t + ctx.latest.d - features[first]!.t;
 }
 

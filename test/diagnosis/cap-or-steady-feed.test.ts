@@ -1,0 +1,57 @@
+/**
+ * Spark 3.0-era Kafka reports carry no backlog figure, so a cap that binds shows only as every batch
+ * reading the cap: the engine calls it lag once that has lasted the catch-up budget. A steady feed
+ * with no cap also reads nearly the same count each batch. Spark prorates a cap over the partitions
+ * and floors each share, so a capped batch reads between cap − (partitions − 1) and the cap: a row
+ * either way on one partition is no cap, and neither is a count that some batch of the run exceeded.
+ */
+import { describe, expect, it } from 'vitest';
+import type { StreamSpec } from '../../src/simulator/index.js';
+import { steppedRate } from '../../src/simulator/index.js';
+import { MIN, START, opened, runStream } from './run-stream.js';
+
+const steady = (partitions: number, extra: Partial<StreamSpec> = {}): StreamSpec => ({
+  name: 'ledger_raw',
+  // 113,733.3 rows per trigger: every third batch reads a row more.
+  arrival: 1_137.333,
+  arrivalNoise: 0,
+  processing: { rowsPerSecPerCore: 2_600, cores: 8, overheadMs: 900 },
+  triggerMs: 100_000,
+  source: { kind: 'kafka', partitions },
+  platform: 'spark-3.0',
+  ...extra,
+});
+
+describe('an admission cap or a steady feed, with no backlog figure', () => {
+  it('a steady uncapped feed on one partition, a row more every third batch, is not a cap that binds', () => {
+    for (let seed = 900_300; seed < 900_305; seed += 1) {
+      const run = runStream(steady(1), 70, {}, seed);
+      expect({ seed, lag: opened(run, 'lag').map((c) => c.incident.summary) }).toEqual({ seed, lag: [] });
+    }
+  });
+
+  it('a steady feed whose count a batch of the same run exceeded (the catch-up after a pause) is not a cap', () => {
+    for (let seed = 900_310; seed < 900_315; seed += 1) {
+      const run = runStream(steady(8, { events: [{ type: 'gc', atBatch: 6, pauseMs: 150_000 }] }), 70, {}, seed);
+      expect({ seed, lag: opened(run, 'lag').map((c) => c.incident.summary) }).toEqual({ seed, lag: [] });
+    }
+  });
+
+  it('a cap that binds for the catch-up budget still opens lag, on one partition and on eight', () => {
+    for (const partitions of [1, 8]) {
+      const run = runStream(
+        {
+          ...steady(partitions),
+          arrival: steppedRate(1_137.333, [{ atMs: START + 20 * MIN, rowsPerSec: 1_900 }]),
+          arrivalNoise: 0.05,
+          source: { kind: 'kafka', partitions, maxOffsetsPerTrigger: 150_000 },
+        },
+        70,
+        {},
+        900_320,
+      );
+      const lag = opened(run, 'lag');
+      expect(lag.map((c) => c.incident.summary)).toEqual([expect.stringMatching(/^Every batch for the last .* has read exactly the admission cap \(150K rows\)/)]);
+    }
+  });
+});
