@@ -234,14 +234,19 @@ function idleBefore(a: BatchFeatures, b: BatchFeatures): boolean {
   return b.t - a.t > a.d + Math.max(100, (b.t - a.t) * 0.05);
 }
 
+/**
+ * `runMaxRows`: the most rows any batch of the current run read, the ring's or older (0 = unknown).
+ * A Kafka cap bounds every batch of its run, so a count some batch exceeded is no cap.
+ */
 export function analyze(
   features: readonly BatchFeatures[],
   knownTriggerMs: number | null,
   inferredTriggerMs?: number | null,
+  runMaxRows = 0,
 ): Analysis {
   const inferred =
     knownTriggerMs === null ? (inferredTriggerMs !== undefined ? inferredTriggerMs : inferTriggerMs(features)) : null;
-  return new LazyAnalysis(features, knownTriggerMs ?? inferred ?? 0, knownTriggerMs === null);
+  return new LazyAnalysis(features, knownTriggerMs ?? inferred ?? 0, knownTriggerMs === null, runMaxRows);
 }
 
 /**
@@ -263,6 +268,7 @@ class LazyAnalysis implements Analysis {
     private features: readonly BatchFeatures[],
     readonly triggerMs: number,
     readonly triggerInferred: boolean,
+    private readonly runMaxRows: number,
   ) {
     this.signal = signalKind(features);
   }
@@ -350,7 +356,11 @@ class LazyAnalysis implements Analysis {
           if (r < low) low = r;
           if (r > high) high = r;
         }
-        if (low > 0 && (high - low) / high <= 0.01) this.cappedMemo = Math.round(median(rows));
+        const last = this.features[n - 1]!;
+        // Kafka rows are offsets read: a count that a batch of the run exceeded is no cap (a steady
+        // feed reads nearly the same count too). File caps count files, whose rows vary.
+        const exceeded = last.kafkaEnd !== null && last.filesOutstanding === null && this.runMaxRows > high * 1.01;
+        if (low > 0 && (high - low) / high <= 0.01 && !exceeded) this.cappedMemo = Math.round(median(rows));
       }
       if (this.cappedMemo === null) this.cappedMemo = this.cappedSource?.rows ?? null;
     }
