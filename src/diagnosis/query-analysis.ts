@@ -235,8 +235,9 @@ function idleBefore(a: BatchFeatures, b: BatchFeatures): boolean {
 }
 
 /**
- * `runMaxRows`: the most rows any batch of the current run read, the ring's or older (0 = unknown).
- * A Kafka cap bounds every batch of its run, so a count some batch exceeded is no cap.
+ * `runMaxRows`: the most rows any batch of the current run but its first read, the ring's or older
+ * (0 = unknown). A Kafka cap bounds the batches of its run (within rounding: admission-cap.ts), so a
+ * count some batch exceeded by more than the cap test's 1 % is no cap.
  */
 export function analyze(
   features: readonly BatchFeatures[],

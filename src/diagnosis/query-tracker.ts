@@ -6,6 +6,7 @@
  */
 import type { Progress } from '../progress/types.js';
 import { isoMs } from '../progress/values.js';
+import { capExceededInRun, readsAtCap } from './admission-cap.js';
 import { disruptionAt, type Disruption } from './aftermath.js';
 import { extractFacts, extractFeatures, type BatchFeatures, type QueryFacts } from './batch-features.js';
 import { detectDataLossRisk } from './detectors/data-loss-risk.js';
@@ -71,7 +72,7 @@ export class QueryTracker {
   private analysisCache: Analysis | null = null;
   private watermark: WatermarkWatch = { startMs: null, nowMs: null, delayMs: null };
   private lastReportRows = 0;
-  /** Most rows any batch of the current run read. */
+  /** Most rows any batch of the current run read, its first batch left out (see observe). */
   private runMaxRows = 0;
   /** Trigger interval inferred from the ring, refreshed every few batches (it rarely changes). */
   private inferredTriggerMs: number | null = null;
@@ -153,7 +154,8 @@ export class QueryTracker {
       this.ring.push(features);
       this.batches += 1;
     }
-    this.runMaxRows = features.restart ? features.rows : Math.max(this.runMaxRows, features.rows);
+    // A run's first batch may replay the previous run's last, planned under an earlier cap.
+    this.runMaxRows = features.restart || this.batches === 1 ? 0 : Math.max(this.runMaxRows, features.rows);
     this.runId = progress.runId || this.runId;
     if (this.facts === null || this.batches % 16 === 1 || features.restart || features.repartitionMs !== null) {
       this.facts = extractFacts(progress);
@@ -215,7 +217,7 @@ export class QueryTracker {
     const last = this.ring.last();
     const analysis = last ? this.analysis() : null;
     const open = Object.values(this.open).map((state) => state!.incident);
-    const unreported = backlogUnreported(this.ring.all(), this.facts, analysis);
+    const unreported = backlogUnreported(this.ring.all(), this.facts, analysis, this.runMaxRows);
     return {
       id: this.id,
       name: this.name,
@@ -445,13 +447,10 @@ export class QueryTracker {
   }
 }
 
-/** Most rows a batch of the newest run in `features` read (a state saved before runMaxRows was kept). */
+/** runMaxRows of the newest run in `features`, its first batch left out (a state saved before it was kept). */
 function maxRowsOfRun(features: readonly BatchFeatures[]): number {
   let max = 0;
-  for (let i = features.length - 1; i >= 0; i -= 1) {
-    max = Math.max(max, features[i]!.rows);
-    if (features[i]!.restart) break;
-  }
+  for (let i = features.length - 1; i > 0 && !features[i]!.restart; i -= 1) max = Math.max(max, features[i]!.rows);
   return max;
 }
 
@@ -483,18 +482,21 @@ export type { BatchFeatures };
  */
 /**
  * See QuerySnapshot.backlogUnreported: Kafka only, no latest offsets and no behind-latest metrics,
- * and the newest batches read one count exactly (a cap reads it to the row, rounded over
- * partitions; a steady uncapped feed only nearly, and its backlog is in the batch durations).
+ * and the newest batches read at a cap as the lag detector judges one (admission-cap.ts: a steady
+ * uncapped feed wobbles by more, and its backlog is in the batch durations).
  */
-function backlogUnreported(features: readonly BatchFeatures[], facts: QueryFacts | null, analysis: Analysis | null): boolean {
+function backlogUnreported(features: readonly BatchFeatures[], facts: QueryFacts | null, analysis: Analysis | null, runMaxRows: number): boolean {
   const last = features[features.length - 1];
   if (!last || !analysis || !facts || analysis.signal !== 'duration' || analysis.cappedRows === null) return false;
   if (facts.sourceKinds.length === 0 || facts.sourceKinds.some((kind) => kind !== 'kafka')) return false;
   if (last.kafkaLatest !== null || last.kafkaBehind !== null) return false;
   const cap = analysis.cappedRows;
-  const tolerance = Math.max(2, cap * 0.0002);
   const recent = features.slice(-5);
-  return recent.length === 5 && recent.every((f) => Math.abs(f.rows - cap) <= tolerance);
+  return (
+    recent.length === 5 &&
+    recent.every((f) => readsAtCap(f.rows, cap, facts.kafkaPartitions)) &&
+    !capExceededInRun(runMaxRows, cap, facts.kafkaPartitions)
+  );
 }
 
 function filesFields(

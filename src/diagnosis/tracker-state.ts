@@ -44,7 +44,7 @@ export interface TrackerState {
   watermark?: WatermarkWatch;
   /** Input rows of the latest report of any kind. */
   lastReportRows?: number;
-  /** Most rows any batch of the current run read (absent in older states: taken from the ring). */
+  /** Most rows any batch of the current run but its first read (absent in older states: taken from the ring). */
   runMaxRows?: number;
   /** Incidents resolved within the relapse cool-down, by kind (their records are in `resolved`). */
   cooling?: Partial<Record<IncidentKind, CoolingIncidentState>>;

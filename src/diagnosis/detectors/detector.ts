@@ -41,7 +41,7 @@ export interface DetectorContext {
   runStartedAtMs: number | null;
   /** Input rows of the latest report of any kind (0 after a no-data report: the query is idle). */
   lastReportRows: number;
-  /** Most rows any batch of the current run read, past the ring too (a cap bounds every batch of its run). */
+  /** Most rows any batch of the current run read, past the ring too, its first batch left out (admission-cap.ts). */
   runMaxRows: number;
   /** Batches this tracker has seen (beyond the ring). */
   batches: number;

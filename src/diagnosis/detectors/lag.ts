@@ -25,6 +25,7 @@
  */
 import { batchesSince, catchUpEtaSec, withoutDisruption, type Disruption } from '../aftermath.js';
 import { explainLag } from '../causes/lag-causes.js';
+import { capExceededInRun, readsAtCap } from '../admission-cap.js';
 import { TUNING } from '../engine-options.js';
 import * as fmt from '../format.js';
 import { mannKendallCritical, mannKendallS, mannKendallZ, median, quantile, theilSen } from '../statistics.js';
@@ -383,15 +384,13 @@ function saturation(ctx: DetectorContext): number | null {
   if (analysis.signal !== 'duration' || cap === null || cap <= 0) return null;
   const l = ctx.latest;
   if (l.kafkaBehind !== null || l.filesOutstanding !== null || l.bytesOutstanding !== null || l.msBehind !== null) return null;
-  // A cap reads its count exactly, but for Spark's rounding: it prorates the cap over the partitions
-  // and floors each share, so a capped batch reads between cap − (P − 1) and the cap. Steady
-  // uncapped input wobbles by more (a row either way on a single partition is no cap).
+  // A cap reads its count exactly but for Spark's rounding over the partitions (admission-cap.ts);
+  // steady uncapped input wobbles by more (a row either way on a single partition is no cap).
   const partitions = ctx.facts.kafkaPartitions;
-  const tolerance = partitions > 0 ? partitions - 1 : Math.max(2, cap * 0.0002);
   let first = -1;
   for (let i = features.length - 1; i >= 0; i -= 1) {
     const f = features[i]!;
-    if (Math.abs(f.rows - cap) > tolerance) break;
+    if (!readsAtCap(f.rows, cap, partitions)) break;
     first = i;
     if (f.restart) break;
   }
@@ -399,9 +398,8 @@ function saturation(ctx: DetectorContext): number | null {
   // The cap must once have left room (batches reading less): otherwise nothing says it binds now
   // more than it always did, and a ring full of cap reads may simply be a query sized at its cap.
   if (first === 0) return null;
-  // A batch of the same run that read more than the count, however long ago, proves it is no cap
-  // (a drain, a burst): a cap bounds every batch of its run.
-  if (ctx.runMaxRows > cap + tolerance) return null;
+  // A batch of the same run that read more than any capped batch can, however long ago: no cap.
+  if (capExceededInRun(ctx.runMaxRows, cap, partitions)) return null;
   return ctx.latest.t + ctx.latest.d - features[first]!.t;
 }
 

@@ -53,8 +53,9 @@ export const unusedTrackers: TrackerFactory = {
 /**
  * Commits engine changes for a query and drains its outbox into notify jobs, as a detect run does
  * (tests that start from the store's side of the pipeline). A reply lost to a Redis restart is resent
- * by the client once it reconnects, and a commit that had already applied then conflicts with itself:
- * like detect, which reloads on a conflict, this reloads and goes on if the state carries its own token.
+ * by the client once it reconnects, and a commit that had already applied then conflicts with itself.
+ * Detect reloads and re-runs on a conflict; this harness, whose changes are fixed, reloads and goes on
+ * when the state holds its own token (its commit applied), and rethrows any other conflict.
  */
 export async function commitAndDrain(
   rt: Pick<WorkerRuntime, 'store' | 'queues'>,
