@@ -18,7 +18,7 @@ export default class SummaryReporter implements Reporter {
         else if (state === 'failed') {
           failed += 1;
           const errors = test.result().errors ?? [];
-          const why = errors.map((e) => (e.message ?? String(e)).split('\n').slice(0, 6).join('\n    ')).join('\n    ');
+          const why = errors.map((e) => (e.message ?? String(e)).split('\n').slice(0, 40).join('\n    ')).join('\n    ');
           process.stdout.write(`\nFAILED ${relative(process.cwd(), module.moduleId)}: ${test.fullName}\n    ${why || '(no error message)'}\n`);
         } else skipped += 1;
       }

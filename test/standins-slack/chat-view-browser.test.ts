@@ -98,6 +98,20 @@ describe('chat view in a browser', () => {
     expect(await answer.textContent()).toContain('Only visible to you');
   });
 
+  it('keeps the nodes of unchanged messages when a new message arrives', async () => {
+    // A refresh runs on every event; a message someone is reading or clicking must stay attached.
+    const answer = await page.getByTestId('message').filter({ hasText: 'Streams in #data-alerts' }).elementHandle();
+    const before = await page.getByTestId('message').count();
+    await fetch(`${slack.apiUrl}chat.postMessage`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ channel: ALERTS, text: 'a later message' }),
+    });
+    await page.getByTestId('message').filter({ hasText: 'a later message' }).waitFor({ timeout: 5000 });
+    expect(await page.getByTestId('message').count()).toBe(before + 1);
+    expect(await answer!.evaluate((el) => el.isConnected)).toBe(true);
+  });
+
   it('opens the thread panel', async () => {
     await page.getByTestId('thread-link').first().click();
     await page.getByTestId('thread-panel').getByText('Time behind now').waitFor();

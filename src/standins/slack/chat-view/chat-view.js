@@ -95,6 +95,36 @@ function applyColours(root) {
   for (const el of root.querySelectorAll('[data-color]')) el.style.borderLeftColor = el.dataset.color;
 }
 
+/**
+ * Puts `entries` ({ key, html }) into `root` in order, keeping the node of every entry whose HTML did
+ * not change: a refresh runs on every event, and replacing the whole list would detach the message
+ * a person is reading, selecting text in, or about to click.
+ */
+function patchChildren(root, entries) {
+  const kept = new Map();
+  for (const el of root.children) if (el.dataset.key !== undefined) kept.set(el.dataset.key, el);
+  const nodes = entries.map(({ key, html }) => {
+    const old = kept.get(key);
+    if (old && old.renderedHtml === html) return old;
+    const template = document.createElement('template');
+    template.innerHTML = html;
+    const el = template.content.firstElementChild;
+    el.dataset.key = key;
+    el.renderedHtml = html;
+    applyColours(el);
+    return el;
+  });
+  // Move only what is out of place, so nodes already in position stay attached throughout.
+  nodes.forEach((node, i) => {
+    if (root.children[i] !== node) root.insertBefore(node, root.children[i] ?? null);
+  });
+  while (root.children.length > nodes.length) root.lastElementChild.remove();
+}
+
+function messageKey(message) {
+  return `${message.is_ephemeral === true ? 'e' : 'm'}:${message.ts}`;
+}
+
 function merge(messages, ephemerals) {
   return [...messages, ...ephemerals].sort((a, b) => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : 0));
 }
@@ -113,10 +143,10 @@ async function renderChannel() {
   const ctx = renderContext();
   const all = merge(data.messages, data.ephemerals);
   const older = data.omitted > 0 ? `<div class="empty">${data.omitted} older ${data.omitted === 1 ? 'message' : 'messages'} not shown</div>` : '';
-  list.innerHTML = all.length
-    ? older + all.map((m) => messageHtml(m, ctx)).join('')
-    : `<div class="empty">No messages in #${escapeHtml(ch?.name ?? '')} yet. Try <code>${escapeHtml(ui.workspace.command)} help</code>.</div>`;
-  applyColours(list);
+  const entries = all.map((m) => ({ key: messageKey(m), html: messageHtml(m, ctx) }));
+  if (data.omitted > 0) entries.unshift({ key: 'older', html: older });
+  if (!all.length) entries.push({ key: 'empty', html: `<div class="empty">No messages in #${escapeHtml(ch?.name ?? '')} yet. Try <code>${escapeHtml(ui.workspace.command)} help</code>.</div>` });
+  patchChildren(list, entries);
   if (ui.highlight) list.querySelector(`[data-ts="${CSS.escape(ui.highlight)}"]`)?.scrollIntoView({ block: 'center' });
   else if (atBottom || !renderChannel.scrolled) {
     list.scrollTop = list.scrollHeight;
@@ -141,8 +171,11 @@ async function renderThread() {
   const [parent, ...replies] = data.messages;
   const rest = merge(replies, data.ephemerals);
   const box = $('thread-messages');
-  box.innerHTML = `${messageHtml(parent, ctx, { inThread: true })}<div class="thread-divider">${replies.length} ${replies.length === 1 ? 'reply' : 'replies'}</div>${rest.map((m) => messageHtml(m, ctx, { inThread: true })).join('')}`;
-  applyColours(box);
+  patchChildren(box, [
+    { key: `parent:${parent.ts}`, html: messageHtml(parent, ctx, { inThread: true }) },
+    { key: 'divider', html: `<div class="thread-divider">${replies.length} ${replies.length === 1 ? 'reply' : 'replies'}</div>` },
+    ...rest.map((m) => ({ key: messageKey(m), html: messageHtml(m, ctx, { inThread: true }) })),
+  ]);
   box.scrollTop = box.scrollHeight;
 }
 
@@ -205,15 +238,13 @@ function renderSidebar() {
   const list = $('channel-list');
   const current = ui.workspace.channels.find((c) => c.id === ui.channel);
   if (ui.mode === 'channel' && current?.latest_ts) ui.seen[current.id] = current.latest_ts;
-  list.innerHTML = ui.workspace.channels
-    .map((c) => {
-      // First load: everything already there counts as seen; later posts make the channel unread.
-      if (!(c.id in ui.seen)) ui.seen[c.id] = c.latest_ts ?? '';
-      const unread = c.latest_ts && c.latest_ts > ui.seen[c.id] ? ' unread' : '';
-      const active = ui.mode === 'channel' && c.id === ui.channel ? ' active' : '';
-      return `<li><button type="button" class="nav-item${active}${unread}" data-channel-id="${escapeHtml(c.id)}" data-testid="channel-${escapeHtml(c.name)}"># ${escapeHtml(c.name)}</button></li>`;
-    })
-    .join('');
+  patchChildren(list, ui.workspace.channels.map((c) => {
+    // First load: everything already there counts as seen; later posts make the channel unread.
+    if (!(c.id in ui.seen)) ui.seen[c.id] = c.latest_ts ?? '';
+    const unread = c.latest_ts && c.latest_ts > ui.seen[c.id] ? ' unread' : '';
+    const active = ui.mode === 'channel' && c.id === ui.channel ? ' active' : '';
+    return { key: c.id, html: `<li><button type="button" class="nav-item${active}${unread}" data-channel-id="${escapeHtml(c.id)}" data-testid="channel-${escapeHtml(c.name)}"># ${escapeHtml(c.name)}</button></li>` };
+  }));
   $('home-link').classList.toggle('active', ui.mode === 'home');
 }
 
