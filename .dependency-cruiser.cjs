@@ -46,6 +46,13 @@ module.exports = {
       to: { path: '^jobs/' },
     },
     {
+      name: 'slack-gateway-below-operations',
+      severity: 'error',
+      comment: `the Slack gateway (src/slack/gateway/) is the one path that writes to Slack; the operations the handlers and jobs share build on it, not the other way round; ${see}`,
+      from: { path: '^src/slack/gateway/' },
+      to: { path: '^src/slack/operations/' },
+    },
+    {
       name: 'dev-only-statically-reached',
       severity: 'error',
       comment: `the demo, the stand-ins and the simulator are loaded by the composition root with await import() only, never a static import; ${see}`,

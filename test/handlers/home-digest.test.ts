@@ -1,10 +1,10 @@
 /** App Home (app_home_opened → views.publish) and the digest with its PNG chart (files.uploadV2). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTION_IDS } from '../../src/slack/action-ids.js';
-import type { webApi } from '@slack/bolt';
-import { nowOf, type SlackDeps } from '../../src/slack/deps.js';
-import { buildDigestContent, channelName, uploadDigestChart } from '../../src/slack/operations/post-digest.js';
-import { CHANNEL, DEV, MARIA, startHarness, type Harness } from './helpers/harness.js';
+import { nowOf } from '../../src/slack/deps.js';
+import { WebClientChat } from '../../src/slack/gateway/slack-chat.js';
+import { buildDigestContent } from '../../src/slack/operations/post-digest.js';
+import { BOT_TOKEN, CHANNEL, DEV, MARIA, startHarness, type Harness } from './helpers/harness.js';
 import { postAlert, seedScenario, type SeededStream } from './helpers/seed.js';
 
 let h: Harness;
@@ -85,7 +85,7 @@ describe('digest', () => {
   });
 
   it('postDigest for a channel with no streams still posts a helpful digest without a chart', async () => {
-    const result = await postDigest(h.client, h.deps, 'C0GENERAL1');
+    const result = await postDigest(h, 'C0GENERAL1');
     expect(result).toMatchObject({ streams: 0, incidents: 0, chart: 'skipped' });
     const message = h.slack.messages('C0GENERAL1').find((m) => m.ts === result.ts)!;
     expect(text(message.blocks)).toContain('No streams are routed to this channel');
@@ -104,7 +104,7 @@ describe('digest of a channel the watch file routes by name', () => {
       // The watch file writes `channel: "#data-alerts"`: notify assigned the incident to that name.
       await other.store.routing.setRoute('query', scaled.queryId, '#data-alerts');
       await other.store.incidents.assignChannel(resolved, '#data-alerts', nowMs);
-      const result = await postDigest(other.client, other.deps, CHANNEL);
+      const result = await postDigest(other, CHANNEL);
       const body = text(other.slack.messages(CHANNEL).find((m) => m.ts === result.ts)!.blocks);
       expect(result.incidents).toBeGreaterThanOrEqual(1);
       expect(body).toContain('*Incidents in the last 24 h* · 1 (0 still open)');
@@ -123,16 +123,18 @@ interface PostDigestResult {
 }
 
 /** The digest job's steps in one call, posting with the plain client (what the job does through its poster). */
-async function postDigest(client: webApi.WebClient, deps: SlackDeps, channel: string): Promise<PostDigestResult> {
+async function postDigest(harness: Harness, channel: string): Promise<PostDigestResult> {
+  const { client, deps } = harness;
+  const chat = new WebClientChat({ token: BOT_TOKEN, slackApiUrl: harness.slack.apiUrl });
   const nowMs = nowOf(deps);
-  const name = await channelName(client, channel);
+  const name = await chat.channelName(channel);
   const content = await buildDigestContent(deps, channel, name, nowMs);
   const posted = await client.chat.postMessage({ channel, text: content.message.text, blocks: content.message.blocks, unfurl_links: false, unfurl_media: false });
   const ts = posted.ts as string;
   let chart: PostDigestResult['chart'] = 'skipped';
   if (content.chart) {
     try {
-      await uploadDigestChart(client, channel, ts, content.chart, nowMs);
+      await chat.uploadChart(channel, ts, content.chart, nowMs);
       chart = 'uploaded';
     } catch (error) {
       chart = 'failed';

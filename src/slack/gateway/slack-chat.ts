@@ -7,7 +7,6 @@ import { StreamDoctorError } from '../../util/errors.js';
 import { webApi } from '@slack/bolt';
 import type { KnownBlock } from '@slack/types';
 import type { RenderedChart } from '../chart/time-behind-chart.js';
-import { channelName, uploadDigestChart } from '../operations/post-digest.js';
 
 export interface ChatMessage {
   channel: string;
@@ -177,11 +176,26 @@ export class WebClientChat implements SlackChat {
   }
 
   async channelName(channel: string): Promise<string | null> {
-    return channelName(this.client, channel);
+    try {
+      const info = await this.client.conversations.info({ channel });
+      return (info.channel as { name?: string } | undefined)?.name ?? null;
+    } catch {
+      return null;
+    }
   }
 
   async uploadChart(channel: string, threadTs: string, chart: RenderedChart, nowMs: number): Promise<void> {
-    await this.call(() => uploadDigestChart(this.client, channel, threadTs, chart, nowMs));
+    const day = new Date(nowMs).toISOString().slice(0, 10);
+    await this.call(() =>
+      this.client.files.uploadV2({
+        channel_id: channel,
+        thread_ts: threadTs,
+        file: chart.png,
+        filename: `time-behind-${day}.png`,
+        title: `Time behind per stream, 24 h to ${day}`,
+        alt_text: `Line chart of time behind for ${chart.drawn.length} stream(s) over the last 24 hours`,
+      }),
+    );
   }
 
   async findPosted(channel: string, key: string, oldestMs: number, threadTs?: string): Promise<string | null> {

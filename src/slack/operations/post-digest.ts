@@ -2,10 +2,9 @@
  * One channel's digest: the message (src/slack/render/digest.ts) and the chart of time behind per
  * stream as a PNG in its thread (files.uploadV2). `buildDigestContent` gathers and renders without
  * posting, so the digest job (the daily digest and `/stream digest`) posts through its own
- * idempotent poster and then calls `uploadDigestChart`. A chart that fails to draw or upload is
+ * idempotent poster and then uploads the chart through the Slack gateway (`SlackChat.uploadChart`). A chart that fails to draw or upload is
  * logged and skipped: the digest itself still goes out.
  */
-import type { webApi } from '@slack/bolt';
 import type { Logger } from '../../observability/logger.js';
 import type { RedisStore } from '../../store/redis-store.js';
 import type { IncidentRecord, RoutingDefaults } from '../../store/types.js';
@@ -30,17 +29,6 @@ export interface DigestContent {
   chart: RenderedChart | null;
   streams: number;
   incidents: number;
-}
-
-
-/** The channel's name without `#`, or null when Slack will not say (the label falls back to the id). */
-export async function channelName(client: webApi.WebClient, channel: string): Promise<string | null> {
-  try {
-    const info = await client.conversations.info({ channel });
-    return (info.channel as { name?: string } | undefined)?.name ?? null;
-  } catch {
-    return null;
-  }
 }
 
 export async function buildDigestContent(sources: DigestSources, channel: string, name: string | null, nowMs: number): Promise<DigestContent> {
@@ -79,17 +67,4 @@ export async function buildDigestContent(sources: DigestSources, channel: string
   }
   const message = renderDigest({ channelLabel: name ? `#${name}` : channel, nowMs, streams: views, incidents, withChart: chart !== null });
   return { message, chart, streams: streams.length, incidents: incidents.length };
-}
-
-/** Uploads the chart PNG into the digest's thread. */
-export async function uploadDigestChart(client: webApi.WebClient, channel: string, threadTs: string, chart: RenderedChart, nowMs: number): Promise<void> {
-  const day = new Date(nowMs).toISOString().slice(0, 10);
-  await client.files.uploadV2({
-    channel_id: channel,
-    thread_ts: threadTs,
-    file: chart.png,
-    filename: `time-behind-${day}.png`,
-    title: `Time behind per stream, 24 h to ${day}`,
-    alt_text: `Line chart of time behind for ${chart.drawn.length} stream(s) over the last 24 hours`,
-  });
 }
