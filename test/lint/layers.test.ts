@@ -63,6 +63,16 @@ describe('npm run lint (layers)', () => {
     expect(output).toContain('error dev-only-statically-reached: src/cli/commands/start.ts → src/demo/run-demo.ts');
   });
 
+  it('fails on the Slack gateway importing an operation built on it', () => {
+    const root = tree('gateway', {
+      'src/slack/operations/post-digest.ts': 'export const channelName = () => null;\n',
+      'src/slack/gateway/slack-chat.ts': "import { channelName } from '../operations/post-digest.js';\nexport const name = channelName;\n",
+    });
+    const { status, output } = cruise(root, ['src']);
+    expect(status).not.toBe(0);
+    expect(output).toContain('error slack-gateway-below-operations: src/slack/gateway/slack-chat.ts → src/slack/operations/post-digest.ts');
+  });
+
   it('lets the composition root load the demo with import()', () => {
     const root = tree('lazy', {
       'src/demo/run-demo.ts': 'export const runDemo = () => 1;\n',
