@@ -48,7 +48,7 @@ module.exports = {
     {
       name: 'slack-gateway-below-operations',
       severity: 'error',
-      comment: `the Slack gateway (src/slack/gateway/) is the one path that writes to Slack; the operations the handlers and jobs share build on it, not the other way round; ${see}`,
+      comment: `the Slack gateway (src/slack/gateway/: the chat client and the exactly-once poster) never imports the operations the handlers and jobs share (src/slack/operations/); ${see}`,
       from: { path: '^src/slack/gateway/' },
       to: { path: '^src/slack/operations/' },
     },

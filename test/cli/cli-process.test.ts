@@ -48,13 +48,26 @@ function bash(script: string, env: NodeJS.ProcessEnv = {}): Promise<Result> {
 
 const STACK_LINE = /\n\s+at /;
 
-/** Runs `run` over `items`, `width` at a time: a node start-up per item adds up on a loaded machine. */
+/**
+ * Runs `run` over `items`, `width` at a time (a node start-up per item adds up on a loaded machine);
+ * after a failure no lane starts another item, and the first failure is thrown once all have stopped.
+ */
 async function inPool<T>(items: readonly T[], width: number, run: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
+  let failed = false;
   const lane = async (): Promise<void> => {
-    while (next < items.length) await run(items[next++]!);
+    while (!failed && next < items.length) {
+      try {
+        await run(items[next++]!);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+    }
   };
-  await Promise.all(Array.from({ length: Math.min(width, items.length) }, lane));
+  const outcomes = await Promise.allSettled(Array.from({ length: Math.min(width, items.length) }, lane));
+  const rejected = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+  if (rejected) throw rejected.reason;
 }
 
 /** `count` healthy queries, one progress report each: a report large enough to fill any pipe. */

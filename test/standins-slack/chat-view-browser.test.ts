@@ -80,6 +80,31 @@ describe('chat view in a browser', () => {
     await slack?.close();
   });
 
+  function postText(channel: string, text: string): Promise<unknown> {
+    return fetch(`${slack.apiUrl}chat.postMessage`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ channel, text }),
+    }).then((r) => r.json());
+  }
+
+  /** Starts counting the nodes taken out of the message list (a moved node counts: it was detached). */
+  async function watchRemovals(): Promise<void> {
+    // A script string: the test's TypeScript has no DOM types.
+    await page.evaluate(`(() => {
+      window.observer?.disconnect();
+      window.removals = 0;
+      window.observer = new MutationObserver((records) => {
+        for (const r of records) window.removals += r.removedNodes.length;
+      });
+      window.observer.observe(document.getElementById('messages'), { childList: true });
+    })()`);
+  }
+
+  function removals(): Promise<number> {
+    return page.evaluate('window.removals') as Promise<number>;
+  }
+
   it('renders the alert, and Acknowledge updates it in place', async () => {
     const alert = page.getByTestId('message').filter({ hasText: 'Falling behind · orders-enrich' });
     await alert.waitFor();
@@ -102,14 +127,12 @@ describe('chat view in a browser', () => {
     // A refresh runs on every event; a message someone is reading or clicking must stay attached.
     const answer = await page.getByTestId('message').filter({ hasText: 'Streams in #data-alerts' }).elementHandle();
     const before = await page.getByTestId('message').count();
-    await fetch(`${slack.apiUrl}chat.postMessage`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ channel: ALERTS, text: 'a later message' }),
-    });
+    await watchRemovals();
+    await postText(ALERTS, 'a later message');
     await page.getByTestId('message').filter({ hasText: 'a later message' }).waitFor({ timeout: 5000 });
     expect(await page.getByTestId('message').count()).toBe(before + 1);
     expect(await answer!.evaluate((el) => el.isConnected)).toBe(true);
+    expect(await removals()).toBe(0);
   });
 
   it('opens the thread panel', async () => {
@@ -139,6 +162,19 @@ describe('chat view in a browser', () => {
   it('shows the published App Home', async () => {
     await page.getByTestId('home-tab').click();
     await page.getByTestId('home-view').getByText('Open incidents for you').waitFor({ timeout: 5000 });
+  });
+
+  it('in a channel past the view\'s 200 messages, a new one replaces only the oldest and the notice', async () => {
+    const GENERAL = 'C0GENERAL1';
+    for (let i = 0; i < 205; i += 1) await postText(GENERAL, `filler ${i}`);
+    await page.getByTestId('channel-general').click();
+    await page.getByText('older messages not shown').waitFor({ timeout: 10_000 });
+    await page.getByTestId('message').filter({ hasText: 'filler 204' }).waitFor({ timeout: 10_000 });
+    await watchRemovals();
+    await postText(GENERAL, 'the newest filler');
+    await page.getByTestId('message').filter({ hasText: 'the newest filler' }).waitFor({ timeout: 5000 });
+    // The oldest message shown and the "N older messages" notice whose count changed: nothing else moves.
+    expect(await removals()).toBeLessThanOrEqual(2);
   });
 
   it('kept hostile text as text, and the page raised no errors', async () => {

@@ -1,9 +1,10 @@
 /**
  * One channel's digest: the message (src/slack/render/digest.ts) and the chart of time behind per
- * stream as a PNG in its thread (files.uploadV2). `buildDigestContent` gathers and renders without
- * posting, so the digest job (the daily digest and `/stream digest`) posts through its own
- * idempotent poster and then uploads the chart through the Slack gateway (`SlackChat.uploadChart`). A chart that fails to draw or upload is
- * logged and skipped: the digest itself still goes out.
+ * stream, drawn here as a PNG. `buildDigestContent` gathers and renders without posting, so the
+ * digest job (the daily digest and `/stream digest`) posts through its own idempotent poster and
+ * then uploads the chart into the digest's thread through the Slack gateway
+ * (`SlackChat.uploadChart`, files.uploadV2). A chart that fails to draw or upload is logged and
+ * skipped: the digest itself still goes out.
  */
 import type { Logger } from '../../observability/logger.js';
 import type { RedisStore } from '../../store/redis-store.js';

@@ -114,11 +114,13 @@ function patchChildren(root, entries) {
     applyColours(el);
     return el;
   });
-  // Move only what is out of place, so nodes already in position stay attached throughout.
+  // Stale nodes go first: left in front of the kept ones, they would make every kept node move.
+  const wanted = new Set(nodes);
+  for (const el of [...root.children]) if (!wanted.has(el)) el.remove();
+  // Then move only what is out of place, so nodes already in position stay attached throughout.
   nodes.forEach((node, i) => {
     if (root.children[i] !== node) root.insertBefore(node, root.children[i] ?? null);
   });
-  while (root.children.length > nodes.length) root.lastElementChild.remove();
 }
 
 function messageKey(message) {
