@@ -2,7 +2,7 @@
 real Python listener (listener/python), into test/fixtures/real-spark/NAME.jsonl + NAME.labels.json.
 
 RUN ON DEMAND ONLY: the traces are committed, and neither CI nor `npm run test:spark` runs this (the
-whole set takes about 20 minutes of wall time on 2 cores, most of it the blocked sink). Rerun it when
+whole set takes about 30 minutes of wall time on 2 cores, most of it the blocked sink). Rerun it when
 the listener's output or the workloads change, then review the labels:
 
     bash scripts/spark-venv.sh                      # the pinned venv (.venv-spark/)
@@ -50,30 +50,54 @@ def overloaded(spark, work, args):
     """A Python UDF that costs 0.02 s a row for the first 60 s, then 0.1 s a row (a dependency slowing
     down), on 2 cores: capacity drops from ~100 to ~20 rows/s against 24 rows/s arriving, so from then
     on each batch takes longer than the one before."""
+    slow_from = time.time() + 60
+    query = slow_udf_query(spark, work, "overloaded_slow_udf", 24, lambda now: 0.1 if now >= slow_from else 0.02)
+    time.sleep(300)
+    query.stop()
+    return query, {"rowsPerSecond": 24, "udfSecondsPerRow": {"first60s": 0.02, "after": 0.1}, "slowFromMs": int(slow_from * 1000), "cores": 2, "seconds": 300}
+
+
+def slow_udf_query(spark, work, name, rows_per_second, seconds_per_row):
+    """rate source → a Python UDF that sleeps `seconds_per_row(now)` per row → noop sink."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import LongType
-
-    slow_from = time.time() + 60
 
     def slow(value):
         import time as t
 
-        t.sleep(0.1 if t.time() >= slow_from else 0.02)
+        t.sleep(seconds_per_row(t.time()))
         return value
 
-    slow_udf = F.udf(slow, LongType())
-    frame = spark.readStream.format("rate").option("rowsPerSecond", 24).load()
-    query = (
-        frame.select(slow_udf("value").alias("value"))
+    frame = spark.readStream.format("rate").option("rowsPerSecond", rows_per_second).load()
+    return (
+        frame.select(F.udf(slow, LongType())("value").alias("value"))
         .writeStream.format("noop")
-        .queryName("overloaded_slow_udf")
+        .queryName(name)
         .option("checkpointLocation", str(work / "cp"))
         .trigger(processingTime=trigger())
         .start()
     )
-    time.sleep(300)
+
+
+def mild_overload(spark, work, args):
+    """20 rows/s through a UDF at 0.06 s a row for the first 60 s (capacity ~33 rows/s on 2 cores, 60 %
+    load), then 0.1125 s a row: capacity ~17.8 rows/s, a 12.5 % overload. The rate source reports no
+    backlog, so the lag lives in batch durations that grow by about an eighth a batch."""
+    slow_from = time.time() + 60
+    query = slow_udf_query(spark, work, "mild_overload_udf", 20, lambda now: 0.1125 if now >= slow_from else 0.06)
+    time.sleep(240)
     query.stop()
-    return query, {"rowsPerSecond": 24, "udfSecondsPerRow": {"first60s": 0.02, "after": 0.1}, "slowFromMs": int(slow_from * 1000), "cores": 2, "seconds": 300}
+    return query, {"rowsPerSecond": 20, "udfSecondsPerRow": {"first60s": 0.06, "after": 0.1125}, "slowFromMs": int(slow_from * 1000), "cores": 2, "seconds": 240}
+
+
+def near_capacity(spark, work, args):
+    """20 rows/s through a UDF at 0.09 s a row on 2 cores (capacity ~22 rows/s, ~90 % load) for 240 s:
+    with the per-batch overhead, batches settle a little past the 1 s trigger, with real noise, and
+    keep up."""
+    query = slow_udf_query(spark, work, "near_capacity_udf", 20, lambda now: 0.09)
+    time.sleep(240)
+    query.stop()
+    return query, {"rowsPerSecond": 20, "udfSecondsPerRow": 0.09, "cores": 2, "seconds": 240}
 
 
 def dedupe_no_watermark(spark, work, args):
@@ -162,19 +186,42 @@ def first_sustained_overrun(progress):
     return onset
 
 
+def slowdown_onset(progress, facts):
+    """Where a UDF slowdown's lag starts: the first batch running when the UDF slowed, or the start of the
+    batches overrunning the trigger for good, whichever is later."""
+    last = progress[-1]["batchId"]
+    onset = first_sustained_overrun(progress)
+    slowed = next((p["batchId"] for p in progress if h_ms(p["timestamp"]) + p["batchDuration"] >= facts["slowFromMs"]), last)
+    return max(onset if onset is not None else last, slowed)
+
+
 def labels_for(name, progress, facts):
     last = progress[-1]["batchId"]
     if name == "healthy":
         return [], [], "A rate source well within capacity: nothing may fire."
     if name == "overloaded":
-        onset = first_sustained_overrun(progress)
-        slowed = next((p["batchId"] for p in progress if h_ms(p["timestamp"]) + p["batchDuration"] >= facts["slowFromMs"]), last)
-        onset = max(onset if onset is not None else last, slowed)
+        onset = slowdown_onset(progress, facts)
         return (
             [{"kind": "lag", "onsetBatchId": onset, "detectByBatchId": min(last, onset + 15)}],
             [],
             "After 60 s the UDF slows from 0.02 to 0.1 s a row: capacity (~20 rows/s on 2 cores) falls below the 24 rows/s arriving, and batch durations grow batch after batch (the backlog lives inside the batches: the rate source reports no offsets behind).",
         )
+    if name == "mild-overload":
+        onset = slowdown_onset(progress, facts)
+        return (
+            [{"kind": "lag", "onsetBatchId": onset, "detectByBatchId": min(last, onset + 8)}],
+            [],
+            "After 60 s the UDF slows from 0.06 to 0.1125 s a row: capacity falls to ~17.8 rows/s on 2 cores (16-17 rows/s with the per-batch overhead), 12-20 % below the 20 rows/s arriving. The rate source reports no backlog, so batch durations carry it, growing by about an eighth a batch; a sustained overload of 10 % or more must be found within 8 batches of its onset.",
+        )
+    if name == "near-capacity":
+        # Keeping up means batch durations level off; a run whose batches kept growing was an
+        # overload on this machine, not this trace: record it again (or lower the UDF cost).
+        durations = [p["batchDuration"] for p in progress if p["numInputRows"] > 0]
+        third = max(1, len(durations) // 3)
+        early, late = sorted(durations[third : 2 * third]), sorted(durations[-third:])
+        if late[len(late) // 2] > 1.5 * early[len(early) // 2]:
+            raise RuntimeError(f"near-capacity: batch durations kept growing (median {early[len(early) // 2]} ms, then {late[len(late) // 2]} ms): not a query keeping up")
+        return [], [], "20 rows/s through a UDF at 0.09 s a row on 2 cores (~90 % load): with the per-batch overhead, batches settle a little past the 1 s trigger and wander with real noise, but keep up. Nothing may fire."
     if name == "dedupe-no-watermark":
         first = next(p["batchId"] for p in progress if p["numInputRows"] > 0)
         return (
@@ -231,6 +278,8 @@ def h_ms(text):
 TRACES = {
     "healthy": healthy,
     "overloaded": overloaded,
+    "mild-overload": mild_overload,
+    "near-capacity": near_capacity,
     "dedupe-no-watermark": dedupe_no_watermark,
     "watermark-aggregation": watermark_aggregation,
     "files-behind-cap": files_behind_cap,
