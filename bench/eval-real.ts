@@ -22,13 +22,27 @@ export function scoreRealTraces(dir: string = REAL_TRACES_DIR): RealTraceScore[]
     });
 }
 
+type ExpectedScore = RealTraceScore['expected'][number];
+
+function foundText(e: ExpectedScore): string {
+  if (!e.found) return 'MISSED';
+  return e.found.atTick ? `found in the silence after batch ${e.found.afterBatchId}` : `found +${e.delayBatches}`;
+}
+
+/** Only for incidents whose label says by when they must resolve. */
+function resolvedText(e: ExpectedScore): string {
+  if (e.resolveByBatchId === undefined || !e.found) return '';
+  if (e.resolvedAfterBatchId === null) return `, NOT resolved (by ${e.resolveByBatchId})`;
+  return `, resolved after ${e.resolvedAfterBatchId} (by ${e.resolveByBatchId})`;
+}
+
 export function formatRealTraces(scores: RealTraceScore[]): string {
   if (scores.length === 0) return `real Spark traces: none in ${REAL_TRACES_DIR}\n`;
   const rows = scores.map((s) => [
     s.name,
     String(s.reports),
     s.expected.map((e) => `${e.kind}@${e.onsetBatchId}`).join(' ') || '(nothing)',
-    s.expected.map((e) => (!e.found ? 'MISSED' : e.found.atTick ? `found in the silence after batch ${e.found.afterBatchId}` : `found +${e.delayBatches}`)).join(' ') || '—',
+    s.expected.map((e) => `${foundText(e)}${resolvedText(e)}`).join(' ') || '—',
     s.falseAlarms.map((o) => `${o.kind}@${o.afterBatchId}`).join(' ') || '0',
     s.allowed.map((o) => `${o.kind}@${o.afterBatchId}`).join(' ') || '—',
   ]);

@@ -90,6 +90,18 @@ def mild_overload(spark, work, args):
     return query, {"rowsPerSecond": 20, "udfSecondsPerRow": {"first60s": 0.06, "after": 0.1125}, "slowFromMs": int(slow_from * 1000), "cores": 2, "seconds": 240}
 
 
+def capacity_dip(spark, work, args):
+    """20 rows/s through a UDF at 0.05 s a row (~50 % load on 2 cores) that slows to 0.13 s a row from
+    60 s to 150 s (capacity ~15 rows/s: a 30 % overload), then is fast again: one lag episode that
+    drains within a minute, followed by two minutes of healthy batches."""
+    slow_from = time.time() + 60
+    slow_until = slow_from + 90
+    query = slow_udf_query(spark, work, "capacity_dip_udf", 20, lambda now: 0.13 if slow_from <= now < slow_until else 0.05)
+    time.sleep(300)
+    query.stop()
+    return query, {"rowsPerSecond": 20, "udfSecondsPerRow": {"first60s": 0.05, "next90s": 0.13, "after": 0.05}, "slowFromMs": int(slow_from * 1000), "slowUntilMs": int(slow_until * 1000), "cores": 2, "seconds": 300}
+
+
 def near_capacity(spark, work, args):
     """20 rows/s through a UDF at 0.09 s a row on 2 cores (capacity ~22 rows/s, ~90 % load) for 240 s:
     with the per-batch overhead, batches settle a little past the 1 s trigger, with real noise, and
@@ -186,6 +198,26 @@ def first_sustained_overrun(progress):
     return onset
 
 
+def healthy_max_ms(progress, until_ms):
+    """The longest batch while healthy: those ending before `until_ms`, past the first quarter of them
+    (start-up batches run long while the JVM and the Python workers warm up)."""
+    before = [p["batchDuration"] for p in progress if h_ms(p["timestamp"]) + p["batchDuration"] < until_ms]
+    return max(before[len(before) // 4 :] or [TRIGGER_MS])
+
+
+def back_within_for_good(progress, from_ms, limit_ms):
+    """First batch starting at or after `from_ms` from which every batch takes at most `limit_ms`."""
+    back = None
+    for p in progress:
+        if h_ms(p["timestamp"]) < from_ms:
+            continue
+        if p["batchDuration"] <= limit_ms:
+            back = p["batchId"] if back is None else back
+        else:
+            back = None
+    return back if back is not None else progress[-1]["batchId"]
+
+
 def slowdown_onset(progress, facts):
     """Where a UDF slowdown's lag starts: the first batch running when the UDF slowed, or the start of the
     batches overrunning the trigger for good, whichever is later."""
@@ -212,6 +244,17 @@ def labels_for(name, progress, facts):
             [{"kind": "lag", "onsetBatchId": onset, "detectByBatchId": min(last, onset + 8)}],
             [],
             "After 60 s the UDF slows from 0.06 to 0.1125 s a row: capacity falls to ~17.8 rows/s on 2 cores (16-17 rows/s with the per-batch overhead), 12-20 % below the 20 rows/s arriving. The rate source reports no backlog, so batch durations carry it, growing by about an eighth a batch; a sustained overload of 10 % or more must be found within 8 batches of its onset.",
+        )
+    if name == "capacity-dip":
+        # Against the batches' healthy range rather than the trigger: at ~50 % load real batches still
+        # overrun the 1 s trigger now and then.
+        healthy = healthy_max_ms(progress, facts["slowFromMs"])
+        onset = next((p["batchId"] for p in progress if h_ms(p["timestamp"]) + p["batchDuration"] >= facts["slowFromMs"] and p["batchDuration"] > healthy), last)
+        recovered = back_within_for_good(progress, facts["slowUntilMs"], healthy * 1.1)
+        return (
+            [{"kind": "lag", "onsetBatchId": onset, "detectByBatchId": min(last, onset + 8), "resolveByBatchId": min(last, recovered + 12)}],
+            [],
+            f"From 60 s to 150 s the UDF slows from 0.05 to 0.13 s a row: capacity (~15 rows/s on 2 cores) falls 30 % below the 20 rows/s arriving and batch durations grow; then it is fast again, the backlog drains and from batch {recovered} every batch is back within its healthy range (at most {round(healthy * 1.1)} ms). One lag incident, found within 8 batches of its onset and resolved within 12 batches of that recovery (a hold period and a few batches); a second incident would be a false alarm.",
         )
     if name == "near-capacity":
         # Keeping up means batch durations level off; a run whose batches kept growing was an
@@ -280,6 +323,7 @@ TRACES = {
     "overloaded": overloaded,
     "mild-overload": mild_overload,
     "near-capacity": near_capacity,
+    "capacity-dip": capacity_dip,
     "dedupe-no-watermark": dedupe_no_watermark,
     "watermark-aggregation": watermark_aggregation,
     "files-behind-cap": files_behind_cap,

@@ -80,6 +80,28 @@ describe('lag on progress the engine was not tuned on', () => {
     expect(lag[0]!.incident.summary).toMatch(/backlog reads 0/);
   });
 
+  it('1a. when the overload ends, the open incident says the batches are shrinking and draining', () => {
+    const spec: StreamSpec = {
+      name: 'clicks',
+      arrival: steppedRate(12_000, [
+        { atMs: START + 30 * MIN, rowsPerSec: 26_000 },
+        { atMs: START + 45 * MIN, rowsPerSec: 6_000 },
+      ]),
+      processing: cluster,
+      triggerMs: 10_000,
+      source: { kind: 'kafka', partitions: 16 },
+      platform: 'spark-3.5',
+    };
+    const whole = run(spec, 260);
+    expect(openedLag(whole)).toHaveLength(1);
+    // Replayed up to the third batch in a row shorter than the one before, once the input has dropped.
+    const d = (i: number) => whole.batches[i]!.endMs - whole.batches[i]!.truth.startMs;
+    const draining = whole.batches.findIndex((b, i) => b.truth.startMs >= START + 45 * MIN && i >= 3 && d(i) < d(i - 1) && d(i - 1) < d(i - 2) && d(i - 2) < d(i - 3));
+    expect(draining).toBeGreaterThan(0);
+    const open = run(spec, draining + 1).tracker.report().incidents.find((i) => i.kind === 'lag' && i.resolvedAt === null);
+    expect(open?.summary).toMatch(/time behind ≈ the last batch's duration, [\dms ]+, shrinking \d+% per batch[^]*, draining/);
+  });
+
   it('1b. latestOffset printed equal to endOffset, the backlog only in the metrics: a capped query falling behind opens', () => {
     const r = run(
       {

@@ -669,11 +669,18 @@ function describeLag(view: LagView): { summary: string; metrics: IncidentMetrics
     // The source reads everything that has arrived at each plan, so its backlog figures read 0:
     // the data that arrived while the last batch ran is what waits, and its growth is the lag.
     const growth = growthPerBatch(view.features);
+    const change =
+      growth === null ? '' : growth > 0.005 ? `, growing ${fmt.percent(growth)} per batch` : growth < -0.005 ? `, shrinking ${fmt.percent(-growth)} per batch` : '';
     parts.push(
-      `Falling behind: time behind ≈ the last batch's duration, ${fmt.ms(latest.d)}${
-        growth !== null && growth > 0.005 ? `, growing ${fmt.percent(growth)} per batch` : ''
-      }${analysis.triggerMs > 0 ? ` against a ${fmt.ms(analysis.triggerMs)} trigger` : ''} (the source's backlog reads 0: each batch takes everything that has arrived)`,
+      `Falling behind: time behind ≈ the last batch's duration, ${fmt.ms(latest.d)}${change}${
+        analysis.triggerMs > 0 ? ` against a ${fmt.ms(analysis.triggerMs)} trigger` : ''
+      } (the source's backlog reads 0: each batch takes everything that has arrived)`,
     );
+    // Batches that shorten batch after batch are draining before the trend over the window says so.
+    if (analysis.drainEtaSec === null && growth !== null && growth < -0.005) {
+      parts.push('draining');
+      return { summary: parts.join(', '), metrics: lagMetrics(view) };
+    }
   } else {
     parts.push(`Falling behind: ${behind === null ? 'data' : fmt.seconds(behind)} of data waiting`);
     if (analysis.trendPerMin !== null && analysis.trendPerMin > 0) {

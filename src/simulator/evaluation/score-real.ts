@@ -5,18 +5,20 @@
  * (as the worker's detect schedule does), so a stall is judged during the silence. An expected kind
  * is found when it opened between 2 batches before its onset and its `detectByBatchId` (a stall:
  * before the blocked batch's report arrived); every other opening is a false alarm unless its kind
- * is allowed.
+ * is allowed. A relapse (a resolved incident re-opened within its cool-down, same id) counts as an
+ * opening where it happens, as in the randomized eval. An expected incident with `resolveByBatchId`
+ * must also have resolved, for good, by then.
  */
 
 import { QueryTracker } from '../../diagnosis/query-tracker.js';
-import type { IncidentKind } from '../../diagnosis/types.js';
+import type { IncidentChange, IncidentKind } from '../../diagnosis/types.js';
 import { parseProgress } from '../../progress/parse-progress.js';
 import { EARLY_TOLERANCE_REPORTS } from '../scenario.js';
 
 export interface RealTraceLabels {
   trace: string;
   description: string;
-  expect: { kind: IncidentKind; onsetBatchId: number; detectByBatchId: number }[];
+  expect: { kind: IncidentKind; onsetBatchId: number; detectByBatchId: number; resolveByBatchId?: number }[];
   allow: IncidentKind[];
   unobservable?: { kind: IncidentKind; onsetBatchId: number; why: string }[];
   triggerMs?: number;
@@ -24,6 +26,7 @@ export interface RealTraceLabels {
 
 export interface RealOpening {
   kind: IncidentKind;
+  incidentId: string;
   /** batchId of the last report seen when it opened (a tick opens between reports). */
   afterBatchId: number | null;
   /** True when it opened at a tick, before the next report. */
@@ -35,7 +38,16 @@ export interface RealTraceScore {
   name: string;
   reports: number;
   parseErrors: number;
-  expected: { kind: IncidentKind; onsetBatchId: number; detectByBatchId: number; found: RealOpening | null; delayBatches: number | null }[];
+  expected: {
+    kind: IncidentKind;
+    onsetBatchId: number;
+    detectByBatchId: number;
+    resolveByBatchId?: number;
+    found: RealOpening | null;
+    delayBatches: number | null;
+    /** batchId of the last report seen when the found incident resolved for good; null while open. */
+    resolvedAfterBatchId: number | null;
+  }[];
   falseAlarms: RealOpening[];
   allowed: RealOpening[];
 }
@@ -50,6 +62,17 @@ export function scoreRealTrace(name: string, jsonl: string, labels: RealTraceLab
   let reports = 0;
   let lastEndMs: number | null = null;
   let lastBatchId: number | null = null;
+  /** Resolved incidents by id: the batch after which they resolved (a relapse takes them out again). */
+  const resolvedAfter = new Map<string, number | null>();
+  const record = (c: IncidentChange, afterBatchId: number | null, atTick: boolean): void => {
+    const { kind, summary } = c.incident;
+    // One incident across a relapse: the same query, kind and opening time.
+    const id = `${c.queryId}:${kind}:${c.incident.openedAt}`;
+    const relapse = c.type === 'updated' && resolvedAfter.has(id);
+    if (c.type === 'opened' || relapse) openings.push({ kind, incidentId: id, afterBatchId, atTick, summary });
+    if (relapse) resolvedAfter.delete(id);
+    if (c.type === 'resolved') resolvedAfter.set(id, afterBatchId);
+  };
   for (const line of jsonl.split('\n')) {
     if (line.trim() === '') continue;
     reports += 1;
@@ -70,18 +93,12 @@ export function scoreRealTrace(name: string, jsonl: string, labels: RealTraceLab
     // Ticks through the silence before this report arrived.
     if (lastEndMs !== null) {
       for (let at = lastEndMs + TICK_MS; at < endMs; at += TICK_MS) {
-        for (const tracker of trackers.values()) {
-          for (const c of tracker.tick(at)) {
-            if (c.type === 'opened') openings.push({ kind: c.incident.kind, afterBatchId: lastBatchId, atTick: true, summary: c.incident.summary });
-          }
-        }
+        for (const tracker of trackers.values()) for (const c of tracker.tick(at)) record(c, lastBatchId, true);
       }
     }
     const tracker = trackers.get(p.id) ?? QueryTracker.create(p.id, p.name);
     trackers.set(p.id, tracker);
-    for (const c of [...tracker.observe(p), ...tracker.tick(endMs)]) {
-      if (c.type === 'opened') openings.push({ kind: c.incident.kind, afterBatchId: p.batchId, atTick: false, summary: c.incident.summary });
-    }
+    for (const c of [...tracker.observe(p), ...tracker.tick(endMs)]) record(c, p.batchId, false);
     lastEndMs = Math.max(lastEndMs ?? endMs, endMs);
     lastBatchId = p.batchId;
   }
@@ -96,7 +113,8 @@ export function scoreRealTrace(name: string, jsonl: string, labels: RealTraceLab
     const found = openings.find(inWindow) ?? null;
     if (found) claimed.add(found);
     const delayBatches = found && found.afterBatchId !== null ? found.afterBatchId - e.onsetBatchId : null;
-    return { ...e, found, delayBatches };
+    const resolvedAfterBatchId = found ? (resolvedAfter.get(found.incidentId) ?? null) : null;
+    return { ...e, found, delayBatches, resolvedAfterBatchId };
   });
   const rest = openings.filter((o) => !claimed.has(o));
   return {
