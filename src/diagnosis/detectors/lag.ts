@@ -676,21 +676,39 @@ function describeLag(view: LagView): { summary: string; metrics: IncidentMetrics
         analysis.triggerMs > 0 ? ` against a ${fmt.ms(analysis.triggerMs)} trigger` : ''
       } (the source's backlog reads 0: each batch takes everything that has arrived)`,
     );
-    // Batches that shorten batch after batch are draining before the trend over the window says so.
-    if (analysis.drainEtaSec === null && growth !== null && growth < -0.005) {
-      parts.push('draining');
-      return { summary: parts.join(', '), metrics: lagMetrics(view) };
-    }
   } else {
     parts.push(`Falling behind: ${behind === null ? 'data' : fmt.seconds(behind)} of data waiting`);
     if (analysis.trendPerMin !== null && analysis.trendPerMin > 0) {
       parts.push(`growing ${fmt.seconds(analysis.trendPerMin)} per minute`);
     }
   }
-  parts.push(
-    analysis.drainEtaSec === null ? 'not draining' : `draining, about ${fmt.seconds(analysis.drainEtaSec)} to catch up`,
-  );
-  return { summary: parts.join(', '), metrics: lagMetrics(view) };
+  // Batches that shorten batch after batch are draining before the trend over the window says so.
+  const shrinking = analysis.drainEtaSec === null ? shrinkingDrainSec(view) : null;
+  const etaSec = analysis.drainEtaSec ?? shrinking;
+  parts.push(etaSec === null ? 'not draining' : `draining, about ${fmt.seconds(etaSec)} to catch up`);
+  const metrics = lagMetrics(view);
+  if (shrinking !== null) {
+    // The window's trend still reads the growth before the turn: the shrinking batches say more.
+    metrics.drainEtaSec = Math.round(shrinking);
+    delete metrics.timeBehindTrendSecPerMin;
+  }
+  return { summary: parts.join(', '), metrics };
+}
+
+/**
+ * With the backlog inside the batches and batches shortening by a steady factor r a batch, what is
+ * left to catch up: the batches still to come until one fits the trigger (d·r + d·r² + …), s; null
+ * unless they shrink.
+ */
+function shrinkingDrainSec(view: LagView): number | null {
+  if (!backlogInsideBatches(view)) return null;
+  const growth = growthPerBatch(view.features);
+  if (growth === null || growth >= -0.005) return null;
+  const r = 1 + growth;
+  const d = view.latest.d;
+  const trigger = view.analysis.triggerMs;
+  const batches = trigger > 0 && d > trigger ? Math.ceil(Math.log(trigger / d) / Math.log(r)) : Infinity;
+  return (d * r * (1 - r ** batches)) / (1 - r) / 1000;
 }
 
 /** The backlog lives inside the batches: no backlog figure, or Kafka offsets that read 0 uncapped. */
