@@ -2,12 +2,23 @@
 scripts/record-real-spark-traces.py) stay well-formed: every trace has its labels, every line is a
 progress report the bot parses, and the labels point at batches that are in the trace."""
 
+import importlib.util
 import json
 
 import sparkhelpers as h
 
 FOLDER = h.REPO / "test" / "fixtures" / "real-spark"
-TRACES = ["healthy", "overloaded", "dedupe-no-watermark", "watermark-aggregation", "files-behind-cap", "sink-blocked"]
+
+
+def recorder_traces():
+    """The trace names the recorder knows (one list: a trace added there must be recorded here)."""
+    spec = importlib.util.spec_from_file_location("record_real_spark_traces", h.REPO / "scripts" / "record-real-spark-traces.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return list(module.TRACES)
+
+
+TRACES = recorder_traces()
 KINDS = {"lag", "state_growth", "stalled", "slow_repartition", "data_loss_risk"}
 
 
@@ -24,6 +35,8 @@ def test_every_trace_is_labelled_and_parsed_by_the_bot():
         for expected in labels["expect"]:
             assert expected["kind"] in KINDS
             assert batch_ids[0] <= expected["onsetBatchId"] <= expected["detectByBatchId"] <= batch_ids[-1]
+            if "resolveByBatchId" in expected:
+                assert expected["detectByBatchId"] <= expected["resolveByBatchId"] <= batch_ids[-1]
         assert set(labels["allow"]) <= KINDS
         report = h.diagnose(lines)
         assert [q["id"] for q in report["queries"]] == [progress[0]["id"]], name
