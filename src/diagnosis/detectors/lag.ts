@@ -650,6 +650,8 @@ function describeLag(view: LagView): { summary: string; metrics: IncidentMetrics
   const { analysis, latest } = view;
   const behind = analysis.timeBehindSec;
   const parts: string[] = [];
+  /** Batch-duration growth per batch, when the backlog lives inside the batches. */
+  let growth: number | null = null;
   if (analysis.signal === 'files' || analysis.signal === 'bytes') {
     const backlog = analysis.signal === 'files' ? latest.filesOutstanding! : latest.bytesOutstanding!;
     const unit = analysis.signal === 'files' ? `${fmt.count(backlog)} files` : fmt.bytes(backlog);
@@ -668,7 +670,7 @@ function describeLag(view: LagView): { summary: string; metrics: IncidentMetrics
   } else if (backlogInsideBatches(view)) {
     // The source reads everything that has arrived at each plan, so its backlog figures read 0:
     // the data that arrived while the last batch ran is what waits, and its growth is the lag.
-    const growth = growthPerBatch(view.features);
+    growth = growthPerBatch(view.features);
     const change =
       growth === null ? '' : growth > 0.005 ? `, growing ${fmt.percent(growth)} per batch` : growth < -0.005 ? `, shrinking ${fmt.percent(-growth)} per batch` : '';
     parts.push(
@@ -683,7 +685,7 @@ function describeLag(view: LagView): { summary: string; metrics: IncidentMetrics
     }
   }
   // Batches that shorten batch after batch are draining before the trend over the window says so.
-  const shrinking = analysis.drainEtaSec === null ? shrinkingDrainSec(view) : null;
+  const shrinking = analysis.drainEtaSec === null && growth !== null ? shrinkingDrainSec(latest.d, growth, analysis.triggerMs) : null;
   const etaSec = analysis.drainEtaSec ?? shrinking;
   parts.push(etaSec === null ? 'not draining' : `draining, about ${fmt.seconds(etaSec)} to catch up`);
   const metrics = lagMetrics(view);
@@ -696,17 +698,13 @@ function describeLag(view: LagView): { summary: string; metrics: IncidentMetrics
 }
 
 /**
- * With the backlog inside the batches and batches shortening by a steady factor r a batch, what is
- * left to catch up: the batches still to come until one fits the trigger (d·r + d·r² + …), s; null
- * unless they shrink.
+ * With the backlog inside the batches, the last batch `d` ms long and batches changing by `growth` a
+ * batch, what is left to catch up: the batches still to come until one fits the trigger
+ * (d·r + d·r² + …, r = 1 + growth), s; null unless they shrink.
  */
-function shrinkingDrainSec(view: LagView): number | null {
-  if (!backlogInsideBatches(view)) return null;
-  const growth = growthPerBatch(view.features);
-  if (growth === null || growth >= -0.005) return null;
+function shrinkingDrainSec(d: number, growth: number, trigger: number): number | null {
+  if (growth >= -0.005) return null;
   const r = 1 + growth;
-  const d = view.latest.d;
-  const trigger = view.analysis.triggerMs;
   const batches = trigger > 0 && d > trigger ? Math.ceil(Math.log(trigger / d) / Math.log(r)) : Infinity;
   return (d * r * (1 - r ** batches)) / (1 - r) / 1000;
 }
