@@ -7,8 +7,9 @@
  * serialized TrackerState size, early and late in the history (bounded by a window, not by history).
  * Then the throughput section: 100,000 stateful Kafka reports of about 1.8 KB each (10
  * queries interleaved), timed in one run as
- *   a. bare `JSON.parse` of every line, read as the CLI reads it (utf8 stream, split on newlines),
- *      in a plain `node` child pinned to the same core as the CLI;
+ *   a. bare `JSON.parse` of every line, read as the CLI reads a file (64 KiB synchronous reads into
+ *      one buffer, decoded as UTF-8, split on newlines: src/cli/read-input.ts), in a plain `node`
+ *      child pinned to the same core as the CLI;
  *   b. the CLI, `taskset -c 0 node bin/streamdoctor.mjs diagnose FILE --format json`;
  * fastest of `--rounds` alternating runs each, wall time including start-up for both, and the
  * ratio CLI / JSON.parse (target ≥ 0.5) by wall time and by CPU time (`/usr/bin/time`: what other
@@ -204,19 +205,24 @@ const gc: () => void = (() => {
  * on "\n"), in a plain `node` child pinned like the CLI. Wall time including start-up, as for the CLI.
  */
 const JSON_PARSE_CHILD = `
-const { createReadStream } = require('node:fs');
-(async () => {
-  let pending = '', lines = 0, keys = 0;
-  const take = (line) => { if (line.length === 0) return; const v = JSON.parse(line); lines += 1; if (v.id) keys += 1; };
-  for await (const chunk of createReadStream(process.argv[1], { encoding: 'utf8' })) {
-    const text = pending + chunk;
-    let start = 0;
-    for (let nl = text.indexOf('\\n'); nl !== -1; nl = text.indexOf('\\n', start)) { take(text.slice(start, nl)); start = nl + 1; }
-    pending = text.slice(start);
-  }
-  take(pending);
-  process.stdout.write(JSON.stringify({ lines, keys }));
-})();
+const { closeSync, openSync, readSync } = require('node:fs');
+const { StringDecoder } = require('node:string_decoder');
+let pending = '', lines = 0, keys = 0;
+const take = (line) => { if (line.length === 0) return; const v = JSON.parse(line); lines += 1; if (v.id) keys += 1; };
+const fd = openSync(process.argv[1], 'r');
+const buffer = Buffer.allocUnsafe(65536);
+const decoder = new StringDecoder('utf8');
+for (;;) {
+  const bytes = readSync(fd, buffer, 0, buffer.length, null);
+  if (bytes === 0) break;
+  const text = pending + decoder.write(buffer.subarray(0, bytes));
+  let start = 0;
+  for (let nl = text.indexOf('\\n'); nl !== -1; nl = text.indexOf('\\n', start)) { take(text.slice(start, nl)); start = nl + 1; }
+  pending = text.slice(start);
+}
+closeSync(fd);
+take(pending + decoder.end());
+process.stdout.write(JSON.stringify({ lines, keys }));
 `;
 
 function runJsonParse(file: string): { ms: number; cpuMs: number | null; lines: number } {

@@ -204,19 +204,23 @@ export function inferTriggerMs(features: readonly BatchFeatures[]): number | nul
   const onSchedule = size <= ON_SCHEDULE.length ? ON_SCHEDULE : new Float64Array(size);
   let gapCount = 0;
   let onScheduleCount = 0;
+  /** Idle time before the previous batch (false after a restart): carried, not judged twice. */
+  let idleBeforePrev = false;
   for (let i = 1; i < features.length; i += 1) {
     const prev = features[i - 1]!;
     const cur = features[i]!;
+    const startedOnSchedule = idleBeforePrev;
+    idleBeforePrev = false;
     if (cur.restart) continue;
     const gap = cur.t - prev.t;
     if (gap <= 0) continue;
     if (!idleBefore(prev, cur)) continue;
+    idleBeforePrev = true;
     gaps[gapCount++] = gap;
     // Spark schedules triggers on a fixed grid: after an overrun the next batch starts at once and
     // the one after on the grid, a gap shorter than T. A gap whose start was itself on schedule
     // (idle time before it too) is T, or a whole multiple of it after idle triggers.
-    const before = features[i - 2];
-    if (before && !prev.restart && idleBefore(before, prev)) onSchedule[onScheduleCount++] = gap;
+    if (startedOnSchedule) onSchedule[onScheduleCount++] = gap;
   }
   if (gapCount < 3) return null;
   // Idle triggers without a report make some gaps whole multiples of T: the low quantile is T.

@@ -55,7 +55,13 @@ const CLEAR_BATCHES: Partial<Record<IncidentKind, number>> = { slow_repartition:
 const MAX_RESOLVED = 8;
 /** Kinds whose relapse within the cool-down re-opens the same incident (stalls and repartitions are events of their own). */
 const RELAPSING: ReadonlySet<IncidentKind> = new Set<IncidentKind>(['lag', 'state_growth', 'data_loss_risk']);
+/**
+ * Causes and advice of an open incident are rebuilt every `EXPLAIN_EVERY` batches and no more often
+ * than every `EXPLAIN_MIN_MS` of progress time: on a 1 s trigger ten batches are ten seconds, and
+ * an alert's causes need not move faster than a person reads them.
+ */
 const EXPLAIN_EVERY = 10;
+const EXPLAIN_MIN_MS = 5 * 60_000;
 
 export class QueryTracker {
   private readonly options: ResolvedEngineOptions;
@@ -177,7 +183,7 @@ export class QueryTracker {
       const open = this.open[kind];
       ctx.memo = open?.memo ?? null;
       // Causes and advice are rebuilt on opening and every few batches while open, not every batch.
-      ctx.explain = !open || this.batches - (open.memo.explainedAt ?? 0) >= EXPLAIN_EVERY;
+      ctx.explain = !open || this.explainDue(open.memo, features.t);
       const change = this.apply(kind, detect(ctx), features.batchId, features.t);
       if (change) changes.push(change);
     }
@@ -334,7 +340,7 @@ export class QueryTracker {
       const relapse = this.relapse(kind, finding, atMs);
       if (relapse) return relapse;
       const incident = this.newIncident(kind, finding, batchId, atMs);
-      this.open[kind] = { incident, memo: { ...finding.memo, explainedAt: this.batches }, clearStreak: 0 };
+      this.open[kind] = { incident, memo: { ...finding.memo, explainedAt: this.batches, explainedAtMs: atMs }, clearStreak: 0 };
       return this.change('opened', incident);
     }
     if (finding.verdict === 'clear') {
@@ -348,7 +354,10 @@ export class QueryTracker {
     const topCauseChanged = incident.causes[0]?.code !== finding.causes[0]?.code;
     const escalated = this.refresh(incident, finding);
     if (finding.memo) Object.assign(state.memo, finding.memo);
-    if (finding.causes.length > 0) state.memo.explainedAt = this.batches;
+    if (finding.causes.length > 0) {
+      state.memo.explainedAt = this.batches;
+      state.memo.explainedAtMs = atMs;
+    }
     return escalated || (topCauseChanged && finding.causes.length > 0) ? this.change('updated', incident) : null;
   }
 
@@ -369,6 +378,11 @@ export class QueryTracker {
     }
     if (finding.aftermath) incident.aftermath = finding.aftermath;
     return escalated;
+  }
+
+  /** Whether an open incident's causes are old enough to rebuild (`EXPLAIN_EVERY`, `EXPLAIN_MIN_MS`). */
+  private explainDue(memo: Record<string, number>, atMs: number): boolean {
+    return this.batches - (memo.explainedAt ?? 0) >= EXPLAIN_EVERY && atMs - (memo.explainedAtMs ?? -Infinity) >= EXPLAIN_MIN_MS;
   }
 
   /**
@@ -397,7 +411,7 @@ export class QueryTracker {
     incident.relapsedAt = iso(atMs);
     this.refresh(incident, finding);
     // The level before the episode is still the normal one, not what the relapse started from.
-    this.open[kind] = { incident, memo: { ...finding.memo, ...cooling.memo, explainedAt: this.batches }, clearStreak: 0 };
+    this.open[kind] = { incident, memo: { ...finding.memo, ...cooling.memo, explainedAt: this.batches, explainedAtMs: atMs }, clearStreak: 0 };
     return this.change('updated', incident);
   }
 

@@ -230,25 +230,24 @@ describe('streamdoctor ends cleanly when things go wrong', () => {
     expect(readFileSync(join(dir, 'closed.err'), 'utf8')).toBe('streamdoctor: output closed before the end (EPIPE); stopping\n');
   });
 
-  // A preloaded module that breaks what diagnose calls: an error no command handles.
-  const breakReads = `data:text/javascript,${encodeURIComponent(
-    "import fs from 'node:fs'; import { syncBuiltinESMExports } from 'node:module';" +
-      "fs.createReadStream = () => { throw Object.assign(new Error('the disk is on fire\\nsecond line of detail'), { code: 'EFIRE' }); };" +
-      'syncBuiltinESMExports();',
+  // A preloaded module that breaks what diagnose calls: an error no command handles (a failing
+  // read is one diagnose handles: "cannot read FILE").
+  const breakWrites = `data:text/javascript,${encodeURIComponent(
+    "process.stdout.write = () => { throw Object.assign(new Error('the terminal is on fire\\nsecond line of detail'), { code: 'EFIRE' }); };",
   )}`;
 
   it('an unexpected error: one line with its message and code, exit 1, no stack trace', async () => {
     const file = join(dir, 'one.jsonl');
     writeFileSync(file, manyQueries(1));
-    const result = await cli(['diagnose', file], { env: { NODE_OPTIONS: `--import=${breakReads}` } });
+    const result = await cli(['diagnose', file], { env: { NODE_OPTIONS: `--import=${breakWrites}` } });
     expect(result.code).toBe(1);
     expect(result.out).toBe('');
-    expect(result.err).toBe('streamdoctor: unexpected error: the disk is on fire (EFIRE); set STREAMDOCTOR_DEBUG=1 for the stack\n');
+    expect(result.err).toBe('streamdoctor: unexpected error: the terminal is on fire (EFIRE); set STREAMDOCTOR_DEBUG=1 for the stack\n');
   });
 
   it('with STREAMDOCTOR_DEBUG=1 the stack, mapped to the TypeScript sources', async () => {
     const file = join(dir, 'one.jsonl');
-    const result = await cli(['diagnose', file], { env: { NODE_OPTIONS: `--import=${breakReads}`, STREAMDOCTOR_DEBUG: '1' } });
+    const result = await cli(['diagnose', file], { env: { NODE_OPTIONS: `--import=${breakWrites}`, STREAMDOCTOR_DEBUG: '1' } });
     expect(result.code).toBe(1);
     expect(result.err).toMatch(STACK_LINE);
     expect(result.err).toMatch(/src\/cli\/commands\/diagnose\.ts:\d+/);

@@ -130,6 +130,36 @@ describe('QueryTracker', () => {
     expect(lag.map((c) => `${c.type} ${c.incident.causes[0]?.code}`)).toEqual(['opened rate_limit_too_low', 'updated insufficient_capacity']);
   });
 
+  it('rebuilds an open incident\'s causes every ten batches and no more often than every five minutes', () => {
+    // A 1 s trigger falling behind: ten batches are ten seconds, too often to rework an alert's causes.
+    const sim = new StreamSimulator(
+      {
+        name: 'clicks',
+        arrival: steppedRate(4_000, [{ atMs: START + 5 * MIN, rowsPerSec: 30_000 }]),
+        processing: { rowsPerSecPerCore: 2_500, cores: 8, overheadMs: 300 },
+        triggerMs: 1_000,
+        source: { kind: 'kafka', partitions: 16, maxOffsetsPerTrigger: 20_000 },
+      },
+      { startMs: START, seed: 7 },
+    );
+    const tracker = QueryTracker.create('q', 'clicks');
+    const rebuiltAtMs: number[] = [];
+    let previous: unknown = null;
+    for (let i = 0; i < 1_800; i++) {
+      const parsed = parseProgress(JSON.parse(sim.next().json));
+      if (!parsed.ok) throw new Error(parsed.error);
+      tracker.observe(parsed.progress);
+      const lag = tracker.report().incidents.find((incident) => incident.kind === 'lag' && incident.resolvedAt === null);
+      // A new causes array is a rebuild (the evidence moves with the arrival rate and the backlog).
+      if (lag && lag.causes !== previous) {
+        if (previous !== null) rebuiltAtMs.push(parsed.progress.timestampMs);
+        previous = lag.causes;
+      }
+    }
+    expect(rebuiltAtMs.length).toBeGreaterThanOrEqual(3);
+    for (let i = 1; i < rebuiltAtMs.length; i++) expect(rebuiltAtMs[i]! - rebuiltAtMs[i - 1]!).toBeGreaterThanOrEqual(5 * MIN);
+  });
+
   it('an open incident read at any point says what the latest batch shows, and its changes do not depend on when it is read', () => {
     // Its summary and metrics are built when read (a change, the report, the saved state), not on
     // every firing batch: a tracker read after every batch and one never read must say the same.

@@ -2,18 +2,19 @@
  * `streamdoctor diagnose [FILE|-] [--format text|json] [--now ISO] [--retention DURATION]
  * [--cores N] [--trigger DURATION] [--repartition DURATION] [--fail-on warning|critical]`
  *
- * Streams the input (file or stdin) through the progress reader into the engine, so inputs larger
- * than memory work. Malformed values are reported on stderr with their line numbers and skipped;
- * exit 2 only for bad flags, a terminal on stdin with no file, or when nothing in the input parses;
+ * Reads the input (file or stdin, src/cli/read-input.ts) chunk by chunk through the progress reader
+ * into the engine, so inputs larger than memory work. Malformed values are reported on stderr with their line numbers and skipped;
+ * exit 2 only for bad flags, a terminal on stdin with no file, an input that cannot be read, or when
+ * nothing in the input parses;
  * exit 1 when `--fail-on` finds an open incident that severe.
  */
-import { createReadStream } from 'node:fs';
 import { Diagnosis } from '../../diagnosis/engine.js';
 import { renderTextReport } from '../../diagnosis/text-report.js';
 import type { DiagnoseOutput, Severity } from '../../diagnosis/types.js';
 import { ProgressInputReader } from '../../progress/progress-input-reader.js';
 import { DurationError, parseDuration } from '../../util/duration.js';
 import { parseCommandArgs, UsageError, wantsHelp } from '../command-args.js';
+import { InputReadError, readFileText, readStreamText } from '../read-input.js';
 
 export const USAGE = `usage: streamdoctor diagnose [FILE|-] [options]
 
@@ -195,16 +196,12 @@ export async function run(
     },
   );
   const inputName = fromStdin ? 'stdin' : flags.file!;
-  const stream = fromStdin ? io.stdin : createReadStream(flags.file!, { encoding: 'utf8' });
   try {
-    for await (const chunk of stream) {
-      reader.push(typeof chunk === 'string' ? chunk : (chunk as Buffer).toString('utf8'));
-    }
+    if (fromStdin) await readStreamText(io.stdin, (text) => reader.push(text));
+    else readFileText(flags.file!, (text) => reader.push(text));
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const reason =
-      code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : (error as Error).message;
-    io.stderr.write(`streamdoctor diagnose: cannot read ${inputName}: ${reason}\n`);
+    if (!(error instanceof InputReadError)) throw error;
+    io.stderr.write(`streamdoctor diagnose: cannot read ${inputName}: ${error.reason}\n`);
     return 2;
   }
   reader.end();

@@ -1,0 +1,93 @@
+/**
+ * The text of `streamdoctor diagnose`'s input, handed on in chunks so inputs larger than memory work.
+ * A file is read synchronously into one reused buffer: diagnose does nothing else meanwhile, and a
+ * stream's per-chunk buffers, thread-pool round trips and promise turns cost about a fifth of a
+ * bare JSON.parse of the same file. Stdin (a pipe or a terminal) is read as a stream.
+ */
+import { closeSync, openSync, readSync } from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
+import { StreamDoctorError } from '../util/errors.js';
+
+/** The input could not be read; `reason` is one short line meant for the person who named it. */
+export class InputReadError extends StreamDoctorError {
+  static readonly CODE = 'streamdoctor_input_unreadable';
+
+  constructor(
+    readonly reason: string,
+    options: { cause?: unknown } = {},
+  ) {
+    super(InputReadError.CODE, reason, { fix: 'check the path and its permissions', cause: options.cause });
+  }
+}
+
+export interface ReadInputOptions {
+  /**
+   * Bytes read at a time from a file.
+   * @defaultValue 65_536
+   */
+  chunkBytes?: number;
+}
+
+/** Reads the file at `path`, passing its UTF-8 text to `onText` chunk by chunk; errors of `onText` pass through. */
+export function readFileText(path: string, onText: (text: string) => void, options: ReadInputOptions = {}): void {
+  const fd = attempt(() => openSync(path, 'r'));
+  try {
+    const buffer = Buffer.allocUnsafe(options.chunkBytes ?? 65_536);
+    // A multi-byte character split across two reads is held back until its end arrives.
+    const decoder = new StringDecoder('utf8');
+    for (;;) {
+      const bytes = attempt(() => readSync(fd, buffer, 0, buffer.length, null));
+      if (bytes === 0) break;
+      const text = decoder.write(buffer.subarray(0, bytes));
+      if (text.length > 0) onText(text);
+    }
+    const rest = decoder.end();
+    if (rest.length > 0) onText(rest);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Reads `stream` to its end, passing its text to `onText` chunk by chunk; errors of `onText` pass through. */
+export async function readStreamText(stream: NodeJS.ReadableStream, onText: (text: string) => void): Promise<void> {
+  const decoder = new StringDecoder('utf8');
+  const iterator = stream[Symbol.asyncIterator]();
+  for (;;) {
+    const next = await attemptAsync(() => iterator.next());
+    if (next.done) break;
+    const chunk = next.value as string | Buffer;
+    const text = typeof chunk === 'string' ? chunk : decoder.write(chunk);
+    if (text.length > 0) onText(text);
+  }
+  const rest = decoder.end();
+  if (rest.length > 0) onText(rest);
+}
+
+function attempt<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    throw readError(error);
+  }
+}
+
+async function attemptAsync<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    throw readError(error);
+  }
+}
+
+function readError(error: unknown): InputReadError {
+  const code = (error as NodeJS.ErrnoException).code;
+  const reason =
+    code === 'ENOENT'
+      ? 'no such file'
+      : code === 'EISDIR'
+        ? 'is a directory'
+        : code === 'EACCES'
+          ? 'permission denied'
+          : (error instanceof Error ? error.message : String(error)).split('\n', 1)[0]!;
+  return new InputReadError(reason, { cause: error });
+}
