@@ -3,10 +3,10 @@
  * [--cores N] [--trigger DURATION] [--repartition DURATION] [--fail-on warning|critical]`
  *
  * Reads the input (file or stdin, src/cli/read-input.ts) chunk by chunk through the progress reader
- * into the engine, so inputs larger than memory work. Malformed values are reported on stderr with their line numbers and skipped;
- * exit 2 only for bad flags, a terminal on stdin with no file, an input that cannot be read, or when
- * nothing in the input parses;
- * exit 1 when `--fail-on` finds an open incident that severe.
+ * into the engine, so inputs larger than memory work. Malformed values are reported on stderr with
+ * their line numbers and skipped; exit 2 only for bad flags, a terminal on stdin with no file, an
+ * input that cannot be read, or when nothing in the input parses; exit 1 when `--fail-on` finds an
+ * open incident that severe.
  */
 import { Diagnosis } from '../../diagnosis/engine.js';
 import { renderTextReport } from '../../diagnosis/text-report.js';
