@@ -18,10 +18,9 @@ export interface BatchFeatures {
   addBatchMs: number;
   /** durationMs.commitBatch (Databricks sink commit), ms. */
   sinkCommitMs: number;
-  /** Sum of Kafka latest / end / start offsets over every partition (null when not reported). */
+  /** Sum of Kafka latest / end offsets over every partition (null when not reported). */
   kafkaLatest: number | null;
   kafkaEnd: number | null;
-  kafkaStart: number | null;
   /** Kafka offsets behind latest after this batch (offsets, else the metrics). */
   kafkaBehind: number | null;
   /** Delta / Auto Loader files and bytes outstanding. */
@@ -121,14 +120,12 @@ const NONE: readonly never[] = Object.freeze([]);
 export function extractFeatures(p: Progress, previousRunId: string | null): BatchFeatures {
   let kafkaLatest: number | null = null;
   let kafkaEnd: number | null = null;
-  let kafkaStart: number | null = null;
   let kafkaBehind: number | null = null;
   let filesOutstanding: number | null = null;
   let bytesOutstanding: number | null = null;
   let msBehind: number | null = null;
   let filesRead: number | null = null;
   let latestComplete = true;
-  let startComplete = true;
   // Per-source figures only when several Kafka sources report (one source is the totals).
   let kafkaSources = 0;
   for (const source of p.sources) if (source.kind === 'kafka') kafkaSources += 1;
@@ -140,7 +137,6 @@ export function extractFeatures(p: Progress, previousRunId: string | null): Batc
     if (source.kind === 'kafka') {
       const end = kafkaOffsetTotal(source.endOffset);
       const latest = kafkaOffsetTotal(source.latestOffset);
-      const start = kafkaOffsetTotal(source.startOffset);
       // Offsets first; the metrics when the offsets cannot say. Some runtimes print `latestOffset`
       // equal to `endOffset` (read at planning) while the metrics carry a backlog read later:
       // then the non-zero metric is the truer figure, and end + behind the truer latest offset
@@ -159,8 +155,6 @@ export function extractFeatures(p: Progress, previousRunId: string | null): Batc
       if (end) kafkaEnd = (kafkaEnd ?? 0) + end.sum;
       if (latestSum !== null) kafkaLatest = (kafkaLatest ?? 0) + latestSum;
       else latestComplete = false;
-      if (start) kafkaStart = (kafkaStart ?? 0) + start.sum;
-      else startComplete = false;
       if (behind !== null) kafkaBehind = (kafkaBehind ?? 0) + behind;
       kLatest?.push(latestSum);
       kBehind?.push(behind);
@@ -178,7 +172,6 @@ export function extractFeatures(p: Progress, previousRunId: string | null): Batc
     }
   }
   if (!latestComplete) kafkaLatest = null;
-  if (!startComplete) kafkaStart = null;
 
   let stateRows: number | null = null;
   let stateBytes: number | null = null;
@@ -206,7 +199,6 @@ export function extractFeatures(p: Progress, previousRunId: string | null): Batc
     sinkCommitMs: durations.commitBatch ?? 0,
     kafkaLatest,
     kafkaEnd,
-    kafkaStart,
     kafkaBehind,
     filesOutstanding,
     bytesOutstanding,

@@ -4,7 +4,10 @@
  */
 import type { BatchFeatures } from './batch-features.js';
 
-/** Key order of the serialized tuples; append only, never reorder (stored state depends on it). */
+/**
+ * Key order of the serialized tuples; append only, never reorder (stored state depends on it). A
+ * retired key keeps its slot as `null`: written as null, skipped when read.
+ */
 const KEYS = [
   'batchId',
   't',
@@ -16,7 +19,7 @@ const KEYS = [
   'sinkCommitMs',
   'kafkaLatest',
   'kafkaEnd',
-  'kafkaStart',
+  null, // kafkaStart: retired, nothing read it
   'kafkaBehind',
   'filesOutstanding',
   'bytesOutstanding',
@@ -36,7 +39,7 @@ const KEYS = [
   'kRows',
   'kArrival',
   'filesRead',
-] as const satisfies readonly (keyof BatchFeatures)[];
+] as const satisfies readonly (keyof BatchFeatures | null)[];
 
 const ARRAY_KEYS = new Set<string>(['kLatest', 'kBehind', 'kRows', 'kArrival']);
 
@@ -87,6 +90,7 @@ export class FeatureRing {
   toJSON(): SerializedFeatures[] {
     return this.items.map((item) =>
       KEYS.map((key) => {
+        if (key === null) return null;
         const value = item[key];
         // Array.isArray does not narrow readonly arrays: test the other way round.
         return typeof value === 'number' || value === null ? roundForStorage(value) : value.map((v) => roundForStorage(v));
@@ -101,6 +105,7 @@ export class FeatureRing {
       if (!Array.isArray(row)) continue;
       const item: Record<string, unknown> = {};
       KEYS.forEach((key, index) => {
+        if (key === null) return;
         const value = row[index];
         if (ARRAY_KEYS.has(key)) {
           item[key] = Array.isArray(value)
