@@ -3,8 +3,9 @@
  * a backlog, files/bytes outstanding for Delta and Auto Loader, batch duration when the backlog
  * lives inside the batches) over a short window:
  * - trend: a Mann–Kendall-significant rise over 8 batches, material against the level at the
- *   start of the window, sustained for 5 batches and still rising at the newest (a burst that
- *   drains, a single slow batch or a noisy steady stream does not pass them all);
+ *   start of the window and against the range the ring held before it, sustained for 5 batches and
+ *   still rising at the newest (a burst that drains, a single slow batch, a noisy steady stream or
+ *   a climb back out of a dip does not pass them all);
  * - creep: batches overrun the trigger interval and keep getting longer (state, GC), and time
  *   behind is clearly past one trigger interval (`creepBacklogTriggers`);
  * - drift: a slow steady rise over 24 batches that the rates confirm (arrivals above what is
@@ -564,6 +565,10 @@ function trendEvidence(
   if (runLength(ctx) < 12) return false;
   if (mannKendallS(values, 0.005) < mannKendallCritical(n)) return false;
   const { analysis } = ctx;
+  // Material against the range the ring held before the window too, by the same ratio: a rise out
+  // of a dip (a few light batches of a query whose reads come in whole files, an idle stretch) back
+  // to where the signal ran before is no new ground lost.
+  if (withinHistory(analysis.series, current / TUNING.lagGrowthRatio, n)) return false;
   // Uncapped, capacity comfortably above arrivals: durations converging to o/(1−ρ) after a
   // start or a step in load also rise for a while, but the query is not losing ground.
   // Near capacity the noise alone makes durations wander (an AR(1) with ρ close to 1), so an
