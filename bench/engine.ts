@@ -201,8 +201,9 @@ const gc: () => void = (() => {
 })();
 
 /**
- * Bare `JSON.parse` of every line, read the way the CLI reads its file (a utf8 read stream, lines split
- * on "\n"), in a plain `node` child pinned like the CLI. Wall time including start-up, as for the CLI.
+ * Bare `JSON.parse` of every line, read the way the CLI reads its file (64 KiB synchronous reads into
+ * one buffer, decoded as UTF-8, lines split on "\n": src/cli/read-input.ts), in a plain `node` child
+ * pinned like the CLI. Wall time including start-up, as for the CLI.
  */
 const JSON_PARSE_CHILD = `
 const { closeSync, openSync, readSync } = require('node:fs');

@@ -52,12 +52,19 @@ export function readFileText(path: string, onText: (text: string) => void, optio
 export async function readStreamText(stream: NodeJS.ReadableStream, onText: (text: string) => void): Promise<void> {
   const decoder = new StringDecoder('utf8');
   const iterator = stream[Symbol.asyncIterator]();
-  for (;;) {
-    const next = await attemptAsync(() => iterator.next());
-    if (next.done) break;
-    const chunk = next.value as string | Buffer;
-    const text = typeof chunk === 'string' ? chunk : decoder.write(chunk);
-    if (text.length > 0) onText(text);
+  let done = false;
+  try {
+    while (!done) {
+      const next = await attemptAsync(() => iterator.next());
+      done = next.done === true;
+      if (done) break;
+      const chunk = next.value as string | Buffer;
+      const text = typeof chunk === 'string' ? chunk : decoder.write(chunk);
+      if (text.length > 0) onText(text);
+    }
+  } finally {
+    // A consumer that failed part way: close the stream now rather than when its writer ends.
+    if (!done) await iterator.return?.();
   }
   const rest = decoder.end();
   if (rest.length > 0) onText(rest);

@@ -204,7 +204,7 @@ export class QueryTracker {
   /** The query's report: open incidents first, then resolved ones, newest first within each. */
   report(nowMs?: number, live: LiveFacts = {}): QueryReport {
     this.tell();
-    const open = Object.values(this.open).map((state) => state!.incident);
+    const open = (Object.keys(this.open) as IncidentKind[]).map((kind) => this.withFreshCauses(kind, this.open[kind]!));
     if (nowMs !== undefined && !this.open.stalled && this.ring.size > 0) {
       // A stall judged at `nowMs` without changing the tracker (tick() records it).
       const ctx = { ...this.context(nowMs, live), memo: null, explain: true, openKinds: Object.keys(this.open) };
@@ -305,6 +305,7 @@ export class QueryTracker {
       runMaxRows: this.runMaxRows,
       lastStallOpenedAt: this.lastStallOpenedAt(),
       disruption: this.disruption,
+      lagResolvedAtMs: this.cooling.lag?.resolvedAtMs ?? null,
     };
   }
 
@@ -378,6 +379,24 @@ export class QueryTracker {
     }
     if (finding.aftermath) incident.aftermath = finding.aftermath;
     return escalated;
+  }
+
+  /**
+   * An open incident as a report shows it: with its causes rebuilt from the latest batch when the
+   * tracker's are older (`explainDue`), on a copy: reading a report must not change what the tracker
+   * does next, so its summary and its causes say the same moment.
+   */
+  private withFreshCauses(kind: IncidentKind, state: OpenIncidentState): Incident {
+    const detector = BATCH_DETECTORS.find((d) => d.kind === kind);
+    const last = this.ring.last();
+    if (!detector || !last || state.memo.explainedAt === this.batches) return state.incident;
+    const ctx = this.context(last.t + last.d) as DetectorContext;
+    ctx.memo = { ...state.memo };
+    ctx.explain = true;
+    ctx.openKinds = Object.keys(this.open);
+    const finding = detector.detect(ctx);
+    if (finding.verdict !== 'fire' || finding.causes.length === 0) return state.incident;
+    return { ...state.incident, causes: finding.causes, advice: finding.advice };
   }
 
   /** Whether an open incident's causes are old enough to rebuild (`EXPLAIN_EVERY`, `EXPLAIN_MIN_MS`). */

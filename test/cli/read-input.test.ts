@@ -55,6 +55,17 @@ describe('readStreamText', () => {
     expect(text).toBe(TEXT);
   });
 
+  it('closes the stream when the consumer fails part way, without waiting for its end', async () => {
+    const stream = new Readable({ read() {} }); // a writer that never ends, as a pipe left open
+    stream.push('{"id":"a"}\n');
+    const failure = new TypeError('engine fault');
+    const thrown = await readStreamText(stream, () => {
+      throw failure;
+    }).catch((e: unknown) => e);
+    expect(thrown).toBe(failure);
+    expect(stream.destroyed).toBe(true);
+  });
+
   it('reports a failing stream as a read error of one line, with a stable code', async () => {
     const stream = new Readable({
       read() {

@@ -168,6 +168,30 @@ describe('lag on progress the engine was not tuned on', () => {
     expect(ids.size).toBe(1);
   });
 
+  it('4. a relapse re-opens as soon as a first opening would: the episode before it is not the normal range', () => {
+    // Spark 3.5 reports (no backlog metrics) of a 10 s trigger that loses capacity twice, minutes apart.
+    const spec = (second: boolean): StreamSpec => ({
+      name: 'orders',
+      arrival: constantRate(12_000),
+      processing: cluster,
+      triggerMs: 10_000,
+      source: { kind: 'kafka', partitions: 16 },
+      platform: 'spark-3.5',
+      events: [
+        ...(second ? [{ type: 'change' as const, atBatch: 60, rowsPerSecPerCore: 1_300 }, { type: 'change' as const, atBatch: 95, rowsPerSecPerCore: 2_500 }] : []),
+        { type: 'change', atBatch: 135, rowsPerSecPerCore: 1_300 },
+      ],
+    });
+    // Batches from the second loss (batch 135 in both runs) to the lag opening, or re-opening, after it.
+    const openedAfter = (r: Run) => r.changes.find((c) => c.incident.kind === 'lag' && c.index >= 135 && (c.type === 'opened' || c.incident.relapses === 1))?.index;
+    const relapse = run(spec(true), 200);
+    const first = run(spec(false), 200);
+    expect(relapse.changes.some((c) => c.type === 'resolved' && c.incident.kind === 'lag' && c.index < 135)).toBe(true);
+    expect(openedAfter(first)).toBeDefined();
+    expect(openedAfter(relapse)).toBeDefined();
+    expect(openedAfter(relapse)!).toBeLessThanOrEqual(openedAfter(first)!);
+  });
+
   it('4. capacity lost for a while, back, then lost again soon after: one incident, re-opened, resolved after the last recovery', () => {
     const r = run(
       {

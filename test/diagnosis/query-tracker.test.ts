@@ -144,20 +144,28 @@ describe('QueryTracker', () => {
     );
     const tracker = QueryTracker.create('q', 'clicks');
     const rebuiltAtMs: number[] = [];
-    let previous: unknown = null;
+    let previous: string | null = null;
     for (let i = 0; i < 1_800; i++) {
       const parsed = parseProgress(JSON.parse(sim.next().json));
       if (!parsed.ok) throw new Error(parsed.error);
       tracker.observe(parsed.progress);
-      const lag = tracker.report().incidents.find((incident) => incident.kind === 'lag' && incident.resolvedAt === null);
-      // A new causes array is a rebuild (the evidence moves with the arrival rate and the backlog).
-      if (lag && lag.causes !== previous) {
+      // The causes the tracker holds (the saved state), as the evidence moves with the backlog.
+      const causes = tracker.toState().open.lag?.incident.causes;
+      if (causes && JSON.stringify(causes) !== previous) {
         if (previous !== null) rebuiltAtMs.push(parsed.progress.timestampMs);
-        previous = lag.causes;
+        previous = JSON.stringify(causes);
       }
     }
     expect(rebuiltAtMs.length).toBeGreaterThanOrEqual(3);
     for (let i = 1; i < rebuiltAtMs.length; i++) expect(rebuiltAtMs[i]! - rebuiltAtMs[i - 1]!).toBeGreaterThanOrEqual(5 * MIN);
+    // A report read in between shows causes of the latest batch, like its summary, and leaves the
+    // tracker's own as they were.
+    const held = JSON.stringify(tracker.toState().open.lag!.incident.causes);
+    const reported = tracker.report().incidents.find((incident) => incident.kind === 'lag' && incident.resolvedAt === null)!;
+    const fresh = QueryTracker.restore(tracker.toState());
+    expect(JSON.stringify(tracker.toState().open.lag!.incident.causes)).toBe(held);
+    expect(reported.causes.map((c) => c.evidence)).not.toEqual(JSON.parse(held).map((c: { evidence: string }) => c.evidence));
+    expect(fresh.report().incidents[0]!.causes).toEqual(reported.causes);
   });
 
   it('an open incident read at any point says what the latest batch shows, and its changes do not depend on when it is read', () => {

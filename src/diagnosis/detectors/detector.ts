@@ -51,6 +51,11 @@ export interface DetectorContext {
   lastStallOpenedAt: string | null;
   /** The stall or restart whose catch-up may still be under way (kept past the ring); null when none. */
   disruption: Disruption | null;
+  /**
+   * When the last lag incident resolved (a relapse would re-open it), epoch ms; null when none has.
+   * The batches before it are that episode's, not the query's normal range.
+   */
+  lagResolvedAtMs: number | null;
 }
 
 /**

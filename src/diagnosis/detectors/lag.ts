@@ -92,7 +92,7 @@ export function detectLag(ctx: DetectorContext): Finding {
     return result;
   }
   const trend =
-    (trendEvidence(ctx, values, windowBase, minAbs) ||
+    (trendEvidence(ctx, values, from, windowBase, minAbs) ||
       creepEvidence(ctx) ||
       driftEvidence(ctx, minAbs) ||
       admissionEvidence(ctx) ||
@@ -504,7 +504,7 @@ function creepEvidence(ctx: DetectorContext): boolean {
   const longest = durations.indexOf(Math.max(...durations));
   if (longest < durations.length - 3 && durations[longest]! > SPIKE_FACTOR * median(durations)) return false;
   // Batches no longer than the query's earlier ones have been: its noise, not a creep.
-  if (withinHistory(ctx.features.map((f) => f.d), durations[durations.length - 1]!, recent.length)) return false;
+  if (withinHistory(ctx, ctx.features.map((f) => f.d), durations[durations.length - 1]!, ctx.features.length - recent.length)) return false;
   // Near capacity (ρ ≈ 0.9–0.97) noise alone makes runs of overrunning, lengthening batches, but
   // the backlog they leave stays within about a trigger interval and a bit (the steady
   // max(T, d) plus noise); a creep that costs ground carries it clearly past that.
@@ -541,9 +541,11 @@ function converging(ctx: DetectorContext): boolean {
   return Number.isFinite(rho) && rho < 0.97;
 }
 
+/** `values`: the window's finite values, the first at index `from` of the series. */
 function trendEvidence(
   ctx: DetectorContext,
   values: number[],
+  from: number,
   windowBase: number,
   minAbs: number,
 ): boolean {
@@ -568,7 +570,7 @@ function trendEvidence(
   // Material against the range the ring held before the window too, by the same ratio: a rise out
   // of a dip (a few light batches of a query whose reads come in whole files, an idle stretch) back
   // to where the signal ran before is no new ground lost.
-  if (withinHistory(analysis.series, current / TUNING.lagGrowthRatio, n)) return false;
+  if (withinHistory(ctx, analysis.series, current / TUNING.lagGrowthRatio, from)) return false;
   // Uncapped, capacity comfortably above arrivals: durations converging to o/(1−ρ) after a
   // start or a step in load also rise for a while, but the query is not losing ground.
   // Near capacity the noise alone makes durations wander (an AR(1) with ρ close to 1), so an
@@ -605,10 +607,15 @@ function offsetsRise(window: readonly BatchFeatures[]): boolean {
   return last === 0 || last > 1.15 * median(offsets.slice(0, 3));
 }
 
-/** Whether `current` is no higher than the ring read before the judged `window` (its 95th percentile). */
-function withinHistory(series: readonly number[], current: number, window: number): boolean {
+/**
+ * Whether `current` is no higher than the 95th percentile of `series` (one value per ring batch)
+ * before index `from`, where the judged window starts, counting only batches since the last lag
+ * episode ended: a relapse climbs back to that episode's level, which was never normal.
+ */
+function withinHistory(ctx: DetectorContext, series: readonly number[], current: number, from: number): boolean {
+  const since = ctx.lagResolvedAtMs ?? Number.NEGATIVE_INFINITY;
   const before: number[] = [];
-  for (let i = 0; i < series.length - window; i += 1) if (Number.isFinite(series[i]!)) before.push(series[i]!);
+  for (let i = 0; i < from; i += 1) if (ctx.features[i]!.t >= since && Number.isFinite(series[i]!)) before.push(series[i]!);
   return before.length >= HISTORY_MIN && current <= quantile(before, 0.95);
 }
 
