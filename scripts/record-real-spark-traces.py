@@ -2,7 +2,9 @@
 real Python listener (listener/python), into test/fixtures/real-spark/NAME.jsonl + NAME.labels.json.
 
 RUN ON DEMAND ONLY: the traces are committed, and neither CI nor `npm run test:spark` runs this (the
-whole set takes about 42 minutes of wall time on 2 cores, most of it the blocked sink). Rerun it when
+whole set takes about 50 minutes of wall time on 2 cores, most of it the blocked sink). The kafka-*
+traces start a local Kafka broker from jars Maven resolves (test/spark/kafka_broker.py): they need
+`mvn` and Maven Central. Rerun it when
 the listener's output or the workloads change, then review the labels:
 
     bash scripts/spark-venv.sh                      # the pinned venv (.venv-spark/)
@@ -27,6 +29,8 @@ sys.path.insert(0, str(REPO / "test" / "spark"))
 
 import sparkhelpers as h  # noqa: E402
 import workloads as w  # noqa: E402
+from kafka_broker import KafkaBroker  # noqa: E402
+from kafka_broker import spark_conf as kafka_spark_conf  # noqa: E402
 
 OUT = REPO / "test" / "fixtures" / "real-spark"
 TRIGGER_MS = 1000
@@ -175,6 +179,55 @@ def files_behind_cap(spark, work, args):
     return query, {"maxFilesPerTrigger": 1, "rowsPerFile": 100, "filesWritten": written[0], "speedupAtMs": speedup["ms"]}
 
 
+def kafka_frame(spark, args, topic, max_offsets_per_trigger=None):
+    """A Kafka source on the recorder's local broker, from the topic's latest offsets."""
+    reader = spark.readStream.format("kafka").option("kafka.bootstrap.servers", args.kafka.bootstrap).option("subscribe", topic).option("startingOffsets", "latest")
+    if max_offsets_per_trigger is not None:
+        reader = reader.option("maxOffsetsPerTrigger", max_offsets_per_trigger)
+    return reader.load()
+
+
+def noop_query(frame, work, name):
+    return frame.selectExpr("offset", "partition").writeStream.format("noop").queryName(name).option("checkpointLocation", str(work / "cp")).trigger(processingTime=trigger()).start()
+
+
+def started(query, batches=2):
+    """Waits until the query has run `batches` batches (its Kafka offsets are planned from then on)."""
+    h.wait_until(lambda: len(query.recentProgress) >= batches, 180, f"{query.name}'s first batches", step_s=0.5)
+
+
+def kafka_healthy(spark, work, args):
+    """20 records/s into 4 partitions, read uncapped into the noop sink: far within capacity."""
+    topic = "kafka_healthy"
+    args.kafka.create_topic(topic, 4)
+    query = noop_query(kafka_frame(spark, args, topic), work, "kafka_healthy_noop")
+    started(query)
+    producer = args.kafka.produce(topic, 20, 150)
+    time.sleep(150)
+    query.stop()
+    producer.kill()
+    return query, {"recordsPerSecond": 20, "partitions": 4, "seconds": 150}
+
+
+def kafka_capped_overload(spark, work, args):
+    """maxOffsetsPerTrigger=30 at a 1 s trigger admits at most 30 records a second; 20 a second arrive
+    for 60 s (keeps up), then 45 a second: the offsets behind grow by ~15 a second, and the report
+    shows it (latestOffset past endOffset, non-zero *OffsetsBehindLatest)."""
+    topic = "kafka_capped_overload"
+    args.kafka.create_topic(topic, 4)
+    query = noop_query(kafka_frame(spark, args, topic, max_offsets_per_trigger=30), work, "kafka_capped_overload_noop")
+    started(query)
+    base = args.kafka.produce(topic, 20, 240)
+    time.sleep(60)
+    speedup_ms = int(time.time() * 1000)
+    extra = args.kafka.produce(topic, 25, 180)
+    time.sleep(150)
+    query.stop()
+    base.kill()
+    extra.kill()
+    return query, {"recordsPerSecond": {"first60s": 20, "after": 45}, "maxOffsetsPerTrigger": 30, "partitions": 4, "speedupAtMs": speedup_ms, "seconds": 210}
+
+
 def sink_blocked(spark, work, args):
     """foreachBatch sink that blocks for --block-seconds in batch 20 (a hung external write), then
     resumes; the rate source keeps producing meanwhile."""
@@ -313,6 +366,15 @@ def labels_for(name, progress, facts):
         return [], ["lag"], "Files arrive three a second from batch {0} on against maxFilesPerTrigger=1 at a 1 s trigger: the query falls behind by ~2 files a second. Open-source FileStreamSource progress carries no sign of it (latestOffset null, no numFilesOutstanding metric; every batch reads the one file the cap admits, as it did when it kept up), so nothing is required; a lag incident would be right, so it is allowed.".format(
             next((p["batchId"] for p in progress if h_ms(p["timestamp"]) >= facts["speedupAtMs"]), last)
         )
+    if name == "kafka-healthy":
+        return [], [], "20 records/s into 4 Kafka partitions, read uncapped into the noop sink, far within capacity: nothing may fire."
+    if name == "kafka-capped-overload":
+        onset = next((p["batchId"] for p in progress if h_ms(p["timestamp"]) >= facts["speedupAtMs"]), last)
+        return (
+            [{"kind": "lag", "onsetBatchId": onset, "detectByBatchId": min(last, onset + 8)}],
+            [],
+            f"maxOffsetsPerTrigger=30 at a 1 s trigger admits at most 30 records a second; from batch {onset} on, 45 a second arrive instead of 20: the offsets behind grow by about 15 a second, and the reports show it (latestOffset past endOffset, non-zero *OffsetsBehindLatest). Lag must be found within 8 batches of the onset.",
+        )
     if name == "sink-blocked":
         blocked = facts["blockedBatchId"]
         return (
@@ -362,6 +424,8 @@ TRACES = {
     "watermark-aggregation": watermark_aggregation,
     "files-behind-cap": files_behind_cap,
     "sink-blocked": sink_blocked,
+    "kafka-healthy": kafka_healthy,
+    "kafka-capped-overload": kafka_capped_overload,
 }
 
 
@@ -386,7 +450,9 @@ def main():
     import pyspark
     from streamdoctor_listener import install
 
-    spark = h.classic_session(work / "warehouse", app="streamdoctor-record-traces")
+    # Kafka traces read from a local broker (test/spark/kafka_broker.py), the session needs its connector.
+    args.kafka = KafkaBroker(work / "kafka") if any(n.startswith("kafka-") for n in args.names) else None
+    spark = h.classic_session(work / "warehouse", extra=kafka_spark_conf() if args.kafka else None, app="streamdoctor-record-traces")
     h.create_progress_table(spark)
     listener = install(spark, table=h.TABLE, flush_interval_s=5)
     try:
@@ -431,6 +497,8 @@ def main():
             print(f"   {len(progress)} progress rows, {time.time() - started:.0f} s; expect {expect}", flush=True)
     finally:
         spark.stop()
+        if args.kafka:
+            args.kafka.stop()
     if listener.dropped or listener.failed_writes:
         raise SystemExit(f"the listener dropped {listener.dropped} rows and failed {listener.failed_writes} writes: {listener.last_error}")
 

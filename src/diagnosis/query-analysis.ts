@@ -6,6 +6,7 @@
  * next starts when it ends or at the trigger, whichever is later; so batches longer than the trigger
  * mean the query cannot keep up.
  */
+import { capTolerance } from './admission-cap.js';
 import type { BatchFeatures } from './batch-features.js';
 import { median, quantileInPlace, theilSen } from './statistics.js';
 
@@ -248,10 +249,11 @@ export function analyze(
   knownTriggerMs: number | null,
   inferredTriggerMs?: number | null,
   runMaxRows = 0,
+  kafkaPartitions = 0,
 ): Analysis {
   const inferred =
     knownTriggerMs === null ? (inferredTriggerMs !== undefined ? inferredTriggerMs : inferTriggerMs(features)) : null;
-  return new LazyAnalysis(features, knownTriggerMs ?? inferred ?? 0, knownTriggerMs === null, runMaxRows);
+  return new LazyAnalysis(features, knownTriggerMs ?? inferred ?? 0, knownTriggerMs === null, runMaxRows, kafkaPartitions);
 }
 
 /**
@@ -274,6 +276,8 @@ class LazyAnalysis implements Analysis {
     readonly triggerMs: number,
     readonly triggerInferred: boolean,
     private readonly runMaxRows: number,
+    /** Kafka partitions read (0 = unknown): how far apart reads at one cap can be (admission-cap.ts). */
+    private readonly kafkaPartitions: number,
   ) {
     this.signal = signalKind(features);
   }
@@ -362,10 +366,16 @@ class LazyAnalysis implements Analysis {
           if (r > high) high = r;
         }
         const last = this.features[n - 1]!;
+        const kafka = last.kafkaEnd !== null && last.filesOutstanding === null;
+        // Spark prorates a Kafka cap over the partitions and floors each share: reads at one cap
+        // differ by up to 2 (P − 1) offsets, which is more than 1 % of a small cap.
+        const tolerance = Math.max(0.01 * high, kafka && this.kafkaPartitions > 0 ? capTolerance(high, this.kafkaPartitions) : 0);
         // Kafka rows are offsets read: a count that a batch of the run exceeded is no cap (a steady
-        // feed reads nearly the same count too). File caps count files, whose rows vary.
-        const exceeded = last.kafkaEnd !== null && last.filesOutstanding === null && this.runMaxRows > high * 1.01;
-        if (low > 0 && (high - low) / high <= 0.01 && !exceeded) this.cappedMemo = Math.round(median(rows));
+        // feed reads nearly the same count too), nor is one that left nothing behind (the batch read
+        // all there was). File caps count files, whose rows vary.
+        const exceeded = kafka && (this.runMaxRows > high + tolerance || last.kafkaBehind === 0);
+        // Floored shares read at most the cap: the highest read is the cap's best estimate.
+        if (low > 0 && high - low <= tolerance && !exceeded) this.cappedMemo = kafka ? high : Math.round(median(rows));
       }
       if (this.cappedMemo === null) this.cappedMemo = this.cappedSource?.rows ?? null;
     }

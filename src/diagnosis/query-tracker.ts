@@ -276,7 +276,7 @@ export class QueryTracker {
       if (this.options.triggerMs === null && (this.batches % 8 === 1 || this.inferredTriggerMs === null)) {
         this.inferredTriggerMs = inferTriggerMs(this.ring.all());
       }
-      this.analysisCache = analyze(this.ring.all(), this.options.triggerMs, this.inferredTriggerMs, this.runMaxRows);
+      this.analysisCache = analyze(this.ring.all(), this.options.triggerMs, this.inferredTriggerMs, this.runMaxRows, this.facts?.kafkaPartitions ?? 0);
     }
     return this.analysisCache;
   }

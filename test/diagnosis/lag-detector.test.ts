@@ -43,7 +43,7 @@ describe('lag detector', () => {
     expect(opened(run, 'lag')).toHaveLength(1);
     const incident = run.tracker.report().incidents.find((i) => i.kind === 'lag')!;
     expect(incident.causes[0]!.code).toBe('rate_limit_too_low');
-    expect(incident.causes[0]!.evidence).toMatch(/read exactly 300K offsets/);
+    expect(incident.causes[0]!.evidence).toMatch(/read the admission cap \(300K offsets\)/);
     const advice = incident.advice.find((a) => a.setting === 'maxOffsetsPerTrigger')!;
     // ≥ 14,000 rows/s × 30 s = 420,000, plus headroom.
     expect(Number(advice.value)).toBeGreaterThanOrEqual(420_000 * 1.2);

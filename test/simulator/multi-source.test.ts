@@ -47,7 +47,9 @@ describe('several sources (a stream-stream join)', () => {
     const late = batches.slice(60);
     for (const b of late) {
       const [impressions, clicks] = b.progress.sources as Obj[];
-      expect(clicks!.numInputRows).toBe(60_000);
+      // The cap, each of the 4 partitions' shares floored (Spark's rate limit).
+      expect(clicks!.numInputRows).toBeLessThanOrEqual(60_000);
+      expect(clicks!.numInputRows).toBeGreaterThan(60_000 - 4);
       expect((impressions!.metrics as Record<string, string>).maxOffsetsBehindLatest).not.toBe('0');
       const behind = (s: Obj) => sum(s.latestOffset) - sum(s.endOffset);
       expect(behind(impressions!) + behind(clicks!)).toBe(b.truth.backlogRows);

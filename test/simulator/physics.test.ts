@@ -41,7 +41,7 @@ describe('micro-batch physics', () => {
     expect(processed).toBeLessThan(20_000 * 1.02);
   });
 
-  it('capped and overloaded: each batch reads exactly the cap, finishes well inside T, and the backlog grows by (λ − cap/T)·T', () => {
+  it('capped and overloaded: each batch reads the cap (floored per partition, as Spark does), finishes well inside T, and the backlog grows by (λ − cap/T)·T', () => {
     const cap = 400_000;
     const spec: StreamSpec = {
       arrival: 8_000,
@@ -54,9 +54,11 @@ describe('micro-batch physics', () => {
     const expectedGrowth = (8_000 - cap / 60) * 60; // 80,000 offsets per batch
     for (let i = 1; i < batches.length; i++) {
       const b = batches[i]!;
-      expect(b.progress.numInputRows).toBe(cap);
+      // Each of the 16 partitions' shares is floored: up to 15 offsets short of the cap.
+      expect(b.progress.numInputRows).toBeLessThanOrEqual(cap);
+      expect(b.progress.numInputRows).toBeGreaterThan(cap - 16);
       expect(duration(b)).toBeLessThan(30_000);
-      expect(Math.abs(b.truth.backlogRows - batches[i - 1]!.truth.backlogRows - expectedGrowth)).toBeLessThan(10);
+      expect(Math.abs(b.truth.backlogRows - batches[i - 1]!.truth.backlogRows - expectedGrowth)).toBeLessThan(30);
       // The rates look healthy: input is the admitted rate, processing far faster.
       expect(b.progress.inputRowsPerSecond as number).toBeCloseTo(cap / 60, 0);
       expect(b.progress.processedRowsPerSecond as number).toBeGreaterThan(15_000);

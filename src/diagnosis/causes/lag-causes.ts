@@ -136,8 +136,8 @@ function rateLimitTooLow(ctx: DetectorContext): Explained | null {
       code: 'rate_limit_too_low',
       confidence: durationShare <= 0.8 ? 0.9 : fillsInterval ? 0.3 : 0.6,
       evidence: fillsInterval
-        ? `each of the last batches read exactly ${fmt.count(cap)} ${kafka ? 'offsets' : 'rows'} (the admission cap) and they run back to back (${fmt.ms(latest.d)} each) while ${fmt.rate(arrival)} arrived: a larger cap would make longer batches rather than faster progress.`
-        : `each of the last batches read exactly ${fmt.count(cap)} ${kafka ? 'offsets' : 'rows'} (the admission cap) and finished in ${fmt.ms(latest.d)} of a ${fmt.seconds(interval)} interval, while ${fmt.rate(arrival)} arrived: the cap admits only ${fmt.rate(admitted)}.`,
+        ? `each of the last batches read the admission cap (${fmt.count(cap)} ${kafka ? 'offsets' : 'rows'}) and they run back to back (${fmt.ms(latest.d)} each) while ${fmt.rate(arrival)} arrived: a larger cap would make longer batches rather than faster progress.`
+        : `each of the last batches read the admission cap (${fmt.count(cap)} ${kafka ? 'offsets' : 'rows'}) and finished in ${fmt.ms(latest.d)} of a ${fmt.seconds(interval)} interval, while ${fmt.rate(arrival)} arrived: the cap admits only ${fmt.rate(admitted)}.`,
     },
     advice,
   };

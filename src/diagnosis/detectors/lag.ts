@@ -88,7 +88,7 @@ export function detectLag(ctx: DetectorContext): Finding {
   const saturatedMs = saturation(ctx);
   if (saturatedMs !== null && saturatedMs >= TUNING.catchUpBudgetSec * 1000) {
     const result = finding(ctx, 'fire', { base: windowBase, band: windowBase });
-    result.summary = `Every batch for the last ${fmt.ms(saturatedMs)} has read exactly the admission cap (${fmt.count(ctx.analysis.cappedRows!)} rows): more than the cap waits at each trigger. This source reports no backlog, so how far behind is unknown`;
+    result.summary = `Every batch for the last ${fmt.ms(saturatedMs)} has read the admission cap (${fmt.count(ctx.analysis.cappedRows!)} rows): more than the cap waits at each trigger. This source reports no backlog, so how far behind is unknown`;
     return result;
   }
   const trend =

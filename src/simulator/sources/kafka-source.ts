@@ -62,21 +62,16 @@ export class KafkaSource implements SimSource {
       this.plannedEnd = [...this.log.latest];
       return total;
     }
-    // Prorate the cap by each partition's backlog (as Spark's rate limit does); largest remainders
-    // get the leftover offsets so a capped batch reads exactly the cap.
-    const exact = lags.map((lag) => (this.cap! * lag) / total);
-    const take = exact.map(Math.floor);
-    let left = this.cap - take.reduce((a, b) => a + b, 0);
-    const order = exact.map((x, p) => [x - Math.floor(x), p] as const).sort((a, b) => b[0] - a[0]);
-    for (const [, p] of order) {
-      if (left <= 0) break;
-      if (take[p]! < lags[p]!) {
-        take[p]! += 1;
-        left -= 1;
-      }
-    }
+    // Prorate the cap by each partition's backlog and floor each share, a share below one offset
+    // rounded up to one (Spark's KafkaMicroBatchStream.rateLimit): a capped batch reads up to P − 1
+    // offsets short of the cap, more on a small cap over many partitions.
+    const take = lags.map((lag) => {
+      if (lag <= 0) return 0;
+      const share = (this.cap! * lag) / total;
+      return Math.min(lag, share < 1 ? Math.ceil(share) : Math.floor(share));
+    });
     this.plannedEnd = this.log.consumed.map((c, p) => c + take[p]!);
-    return this.cap - left;
+    return take.reduce((a, b) => a + b, 0);
   }
 
   commit(): void {
