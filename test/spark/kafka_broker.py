@@ -52,6 +52,7 @@ class KafkaBroker:
 
     def __init__(self, workdir):
         self.workdir = h.fresh_dir(workdir)
+        self.producers = []
         self.jars = resolve_jars("broker")
         self.port = free_port()
         controller = free_port()
@@ -113,8 +114,9 @@ class KafkaBroker:
         self._tool("org.apache.kafka.tools.TopicCommand", "--bootstrap-server", self.bootstrap, "--create", "--topic", topic, "--partitions", str(partitions))
 
     def produce(self, topic, records_per_second, seconds, record_bytes=100):
-        """Starts a producer sending `records_per_second` for `seconds` (Kafka's ProducerPerformance, throttled); returns its process."""
-        return subprocess.Popen(
+        """Starts a producer sending `records_per_second` for `seconds` (Kafka's ProducerPerformance,
+        throttled); returns its process, which stop() ends if it still runs."""
+        producer = subprocess.Popen(
             self._java(
                 "org.apache.kafka.tools.ProducerPerformance",
                 "--topic", topic,
@@ -128,8 +130,15 @@ class KafkaBroker:
             stderr=subprocess.DEVNULL,
             start_new_session=True,
         )
+        self.producers.append(producer)
+        return producer
 
     def stop(self):
+        """Ends the producers still running, then the broker."""
+        for producer in self.producers:
+            if producer.poll() is None:
+                producer.kill()
+                producer.wait()
         if self.process.poll() is None:
             os.killpg(self.process.pid, signal.SIGTERM)
             try:
