@@ -4,8 +4,8 @@ real Python listener (listener/python), into test/fixtures/real-spark/NAME.jsonl
 RUN ON DEMAND ONLY: the traces are committed, and neither CI nor `npm run test:spark` runs this (the
 whole set takes about 50 minutes of wall time on 2 cores, most of it the blocked sink). The kafka-*
 traces start a local Kafka broker from jars Maven resolves (test/spark/kafka_broker.py): they need
-`mvn` and Maven Central. Rerun it when
-the listener's output or the workloads change, then review the labels:
+`mvn` and Maven Central. Rerun it when the listener's output or the workloads change, then review the
+labels:
 
     bash scripts/spark-venv.sh                      # the pinned venv (.venv-spark/)
     .venv-spark/bin/python scripts/record-real-spark-traces.py [NAME ...] [--block-seconds 360]
@@ -191,7 +191,7 @@ def noop_query(frame, work, name):
     return frame.selectExpr("offset", "partition").writeStream.format("noop").queryName(name).option("checkpointLocation", str(work / "cp")).trigger(processingTime=trigger()).start()
 
 
-def started(query, batches=2):
+def wait_for_batches(query, batches=2):
     """Waits until the query has run `batches` batches (its Kafka offsets are planned from then on)."""
     h.wait_until(lambda: len(query.recentProgress) >= batches, 180, f"{query.name}'s first batches", step_s=0.5)
 
@@ -201,7 +201,7 @@ def kafka_healthy(spark, work, args):
     topic = "kafka_healthy"
     args.kafka.create_topic(topic, 4)
     query = noop_query(kafka_frame(spark, args, topic), work, "kafka_healthy_noop")
-    started(query)
+    wait_for_batches(query)
     producer = args.kafka.produce(topic, 20, 150)
     time.sleep(150)
     query.stop()
@@ -216,7 +216,7 @@ def kafka_capped_overload(spark, work, args):
     topic = "kafka_capped_overload"
     args.kafka.create_topic(topic, 4)
     query = noop_query(kafka_frame(spark, args, topic, max_offsets_per_trigger=30), work, "kafka_capped_overload_noop")
-    started(query)
+    wait_for_batches(query)
     base = args.kafka.produce(topic, 20, 240)
     time.sleep(60)
     speedup_ms = int(time.time() * 1000)
@@ -452,7 +452,12 @@ def main():
 
     # Kafka traces read from a local broker (test/spark/kafka_broker.py), the session needs its connector.
     args.kafka = KafkaBroker(work / "kafka") if any(n.startswith("kafka-") for n in args.names) else None
-    spark = h.classic_session(work / "warehouse", extra=kafka_spark_conf() if args.kafka else None, app="streamdoctor-record-traces")
+    try:
+        spark = h.classic_session(work / "warehouse", extra=kafka_spark_conf() if args.kafka else None, app="streamdoctor-record-traces")
+    except BaseException:
+        if args.kafka:
+            args.kafka.stop()
+        raise
     h.create_progress_table(spark)
     listener = install(spark, table=h.TABLE, flush_interval_s=5)
     try:

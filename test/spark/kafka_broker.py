@@ -86,7 +86,11 @@ class KafkaBroker:
         self.process = subprocess.Popen(
             self._java("kafka.Kafka", str(self.workdir / "server.properties")), stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True
         )
-        h.wait_until(self._ready, 60, f"the Kafka broker on 127.0.0.1:{self.port} (log: {self.workdir / 'broker.log'})", step_s=0.5)
+        try:
+            h.wait_until(self._ready, 60, f"the Kafka broker on 127.0.0.1:{self.port} (log: {self.workdir / 'broker.log'})", step_s=0.5)
+        except BaseException:
+            self.stop()
+            raise
 
     @property
     def bootstrap(self):

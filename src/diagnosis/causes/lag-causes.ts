@@ -100,9 +100,11 @@ function rateLimitTooLow(ctx: DetectorContext): Explained | null {
   const interval = intervalSec(ctx);
   if (analysis.signal === 'files' || analysis.signal === 'bytes') return fileCapTooLow(ctx, cap, interval);
   if (arrival === null || arrival <= 0) return null;
-  const admitted = cap / Math.max(interval, latest.d / 1000);
+  // The typical recent batch, not the latest alone: one slow batch does not make them back to back.
+  const typicalMs = median(ctx.features.slice(-5).map((f) => f.d));
+  const admitted = cap / Math.max(interval, typicalMs / 1000);
   if (admitted >= arrival * 0.99) return null;
-  const durationShare = latest.d / 1000 / interval;
+  const durationShare = typicalMs / 1000 / interval;
   const kafka = facts.sourceKinds.includes('kafka');
   const autoloader = facts.sourceKinds.includes('autoloader');
   const advice: Advice[] = [];
@@ -136,8 +138,8 @@ function rateLimitTooLow(ctx: DetectorContext): Explained | null {
       code: 'rate_limit_too_low',
       confidence: durationShare <= 0.8 ? 0.9 : fillsInterval ? 0.3 : 0.6,
       evidence: fillsInterval
-        ? `each of the last batches read the admission cap (${fmt.count(cap)} ${kafka ? 'offsets' : 'rows'}) and they run back to back (${fmt.ms(latest.d)} each) while ${fmt.rate(arrival)} arrived: a larger cap would make longer batches rather than faster progress.`
-        : `each of the last batches read the admission cap (${fmt.count(cap)} ${kafka ? 'offsets' : 'rows'}) and finished in ${fmt.ms(latest.d)} of a ${fmt.seconds(interval)} interval, while ${fmt.rate(arrival)} arrived: the cap admits only ${fmt.rate(admitted)}.`,
+        ? `each of the last batches read the admission cap (${fmt.count(cap)} ${kafka ? 'offsets' : 'rows'}) and they run back to back (${fmt.ms(typicalMs)} each) while ${fmt.rate(arrival)} arrived: a larger cap would make longer batches rather than faster progress.`
+        : `each of the last batches read the admission cap (${fmt.count(cap)} ${kafka ? 'offsets' : 'rows'}) and finish in about ${fmt.ms(typicalMs)} of a ${fmt.seconds(interval)} interval, while ${fmt.rate(arrival)} arrived: the cap admits only ${fmt.rate(admitted)}.`,
     },
     advice,
   };
