@@ -201,36 +201,33 @@ const gc: () => void = (() => {
 })();
 
 /**
- * Bare `JSON.parse` of every line, read the way the CLI reads its file (64 KiB synchronous reads into
- * one buffer, decoded as UTF-8, lines split on "\n": src/cli/read-input.ts), in a plain `node` child
+ * Bare `JSON.parse` of every line, read by the CLI's own file reader (`readFileText`, 64 KiB
+ * synchronous reads into one buffer, decoded as UTF-8), lines split on "\n", in a plain `node` child
  * pinned like the CLI. Wall time including start-up, as for the CLI.
  */
 const JSON_PARSE_CHILD = `
-const { closeSync, openSync, readSync } = require('node:fs');
-const { StringDecoder } = require('node:string_decoder');
-let pending = '', lines = 0, keys = 0;
-const take = (line) => { if (line.length === 0) return; const v = JSON.parse(line); lines += 1; if (v.id) keys += 1; };
-const fd = openSync(process.argv[1], 'r');
-const buffer = Buffer.allocUnsafe(65536);
-const decoder = new StringDecoder('utf8');
-for (;;) {
-  const bytes = readSync(fd, buffer, 0, buffer.length, null);
-  if (bytes === 0) break;
-  const text = pending + decoder.write(buffer.subarray(0, bytes));
-  let start = 0;
-  for (let nl = text.indexOf('\\n'); nl !== -1; nl = text.indexOf('\\n', start)) { take(text.slice(start, nl)); start = nl + 1; }
-  pending = text.slice(start);
-}
-closeSync(fd);
-take(pending + decoder.end());
-process.stdout.write(JSON.stringify({ lines, keys }));
+(async () => {
+  const { readFileText } = await import(process.argv[2]);
+  let pending = '', lines = 0, keys = 0;
+  const take = (line) => { if (line.length === 0) return; const v = JSON.parse(line); lines += 1; if (v.id) keys += 1; };
+  readFileText(process.argv[1], (chunk) => {
+    const text = pending + chunk;
+    let start = 0;
+    for (let nl = text.indexOf('\\n'); nl !== -1; nl = text.indexOf('\\n', start)) { take(text.slice(start, nl)); start = nl + 1; }
+    pending = text.slice(start);
+  });
+  take(pending);
+  process.stdout.write(JSON.stringify({ lines, keys }));
+})();
 `;
+/** The CLI's file reader (compiled), which the JSON.parse child reads with too. */
+const READ_INPUT_URL = new URL('../dist/src/cli/read-input.js', import.meta.url).href;
 
 function runJsonParse(file: string): { ms: number; cpuMs: number | null; lines: number } {
   const cmd: string[] = [];
   if (existsSync('/usr/bin/time')) cmd.push('/usr/bin/time', '-f', TIME_FORMAT);
   if (existsSync('/usr/bin/taskset')) cmd.push('taskset', '-c', '0');
-  cmd.push(process.execPath, '-e', JSON_PARSE_CHILD, file);
+  cmd.push(process.execPath, '-e', JSON_PARSE_CHILD, file, READ_INPUT_URL);
   const t0 = performance.now();
   const result = spawnSync(cmd[0]!, cmd.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
   const ms = performance.now() - t0;

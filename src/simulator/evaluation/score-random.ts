@@ -8,13 +8,13 @@
  * other opening is a false alarm.
  */
 
-import type { Incident, IncidentKind } from '../../diagnosis/types.js';
+import type { IncidentKind } from '../../diagnosis/types.js';
 import { AFTERMATH_MS } from '../random/deadline.js';
 import type { LagLabel, StallLabel } from '../random/labels.js';
 import type { SimulatedRandom } from '../random/simulate.js';
 import type { Family, ReportingMode } from '../random/types.js';
 import type { RandomQueryRun } from './run-random.js';
-import { openings, type Opening } from './score.js';
+import { incidentKey, openings, type Opening } from './score.js';
 
 export interface EpisodeScore {
   query: number;
@@ -71,7 +71,6 @@ export interface DrawScore {
   queries: { family: string; description: string; reports: number; capped: boolean; triggerMs: number; units: number | null }[];
 }
 
-const incidentKey = (i: Incident): string => `${i.kind}|${i.openedAt}|${i.openedAtBatchId ?? ''}`;
 
 /** Each time an incident came back within its cool-down, as an opening at that report. */
 function relapses(changes: RandomQueryRun['changes']): Opening[] {

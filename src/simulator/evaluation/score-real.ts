@@ -14,6 +14,7 @@ import { QueryTracker } from '../../diagnosis/query-tracker.js';
 import type { IncidentChange, IncidentKind } from '../../diagnosis/types.js';
 import { parseProgress } from '../../progress/parse-progress.js';
 import { EARLY_TOLERANCE_REPORTS } from '../scenario.js';
+import { incidentKey } from './score.js';
 
 export interface RealTraceLabels {
   trace: string;
@@ -67,7 +68,7 @@ export function scoreRealTrace(name: string, jsonl: string, labels: RealTraceLab
   const record = (c: IncidentChange, afterBatchId: number | null, atTick: boolean): void => {
     const { kind, summary } = c.incident;
     // One incident across a relapse: the same query, kind and opening time.
-    const id = `${c.queryId}:${kind}:${c.incident.openedAt}`;
+    const id = `${c.queryId}:${incidentKey(c.incident)}`;
     const relapse = c.type === 'updated' && resolvedAfter.has(id);
     if (c.type === 'opened' || relapse) openings.push({ kind, incidentId: id, afterBatchId, atTick, summary });
     if (relapse) resolvedAfter.delete(id);

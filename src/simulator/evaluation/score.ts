@@ -41,7 +41,8 @@ export interface ScenarioScore {
   parseErrors: number;
 }
 
-function key(incident: Incident): string {
+/** One incident across its updates and relapses: its kind and when (and at which batch) it opened. */
+export function incidentKey(incident: Incident): string {
   return `${incident.kind}|${incident.openedAt}|${incident.openedAtBatchId ?? ''}`;
 }
 
@@ -55,7 +56,7 @@ function topCauseOf(incident: Incident): string | null {
 export function openings(changes: TimedChange[]): Opening[] {
   const byKey = new Map<string, Opening>();
   for (const { index, atMs, change } of changes) {
-    const k = key(change.incident);
+    const k = incidentKey(change.incident);
     const existing = byKey.get(k);
     if (change.type === 'opened' && !existing) {
       byKey.set(k, { kind: change.incident.kind, index, atMs, latest: change.incident, topCause: topCauseOf(change.incident) });
