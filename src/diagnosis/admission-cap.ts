@@ -23,3 +23,19 @@ export function readsAtCap(rows: number, cap: number, partitions: number): boole
 export function capExceededInRun(runMaxRows: number, cap: number, partitions: number): boolean {
   return runMaxRows > cap + capTolerance(cap, partitions);
 }
+
+/**
+ * The cap behind capped reads whose highest is `high`: floored shares read up to P − 1 below it,
+ * and people set round numbers, so the roundest number in [high, high + P − 1] (80000 for reads
+ * topping out at 79,997 over 8 partitions; `high` itself on one partition or without a partition
+ * count). Reads top the cap only when shares below one offset are rounded up, a cap within a few
+ * offsets per partition, where the reads say little about the cap either way.
+ */
+export function capFromReads(high: number, partitions: number): number {
+  const top = high + Math.max(0, partitions - 1);
+  for (let step = 10 ** Math.floor(Math.log10(Math.max(top, 1))); step >= 1; step /= 10) {
+    const round = Math.ceil(high / step) * step;
+    if (round <= top) return round;
+  }
+  return high;
+}

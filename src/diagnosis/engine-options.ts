@@ -80,6 +80,14 @@ export const TUNING = {
   relapseCooldownMs: 30 * 60_000,
   /** Time behind above which a slowly draining backlog is lag on its own, s. */
   lagLevelSec: 600,
+  /**
+   * With no backlog figure at all, a capped query whose reads rose out of a steady state into the
+   * cap and stayed there this many batches, and at least `capBoundMinMs`, is falling behind (see
+   * cap-binding.ts): a burst that drains is allowed to pin the cap this long (at a 1 s trigger,
+   * a 10 s burst pins it for ten batches).
+   */
+  capBoundBatches: 8,
+  capBoundMinMs: 60_000,
   /** A backlog that takes longer than this to drain is an incident (Flink's catch-up budget), s. */
   catchUpBudgetSec: 1800,
   /** Time behind at which lag becomes critical, s. */

@@ -6,7 +6,7 @@
  * next starts when it ends or at the trigger, whichever is later; so batches longer than the trigger
  * mean the query cannot keep up.
  */
-import { capTolerance } from './admission-cap.js';
+import { capFromReads, capTolerance } from './admission-cap.js';
 import type { BatchFeatures } from './batch-features.js';
 import { median, quantileInPlace, theilSen } from './statistics.js';
 
@@ -374,8 +374,8 @@ class LazyAnalysis implements Analysis {
         // feed reads nearly the same count too), nor is one that left nothing behind (the batch read
         // all there was). File caps count files, whose rows vary.
         const exceeded = kafka && (this.runMaxRows > high + tolerance || last.kafkaBehind === 0);
-        // Floored shares read at most the cap: the highest read is the cap's best estimate.
-        if (low > 0 && high - low <= tolerance && !exceeded) this.cappedMemo = kafka ? high : Math.round(median(rows));
+        // Floored shares read at most the cap, a little less: from the highest read (capFromReads).
+        if (low > 0 && high - low <= tolerance && !exceeded) this.cappedMemo = kafka ? capFromReads(high, this.kafkaPartitions) : Math.round(median(rows));
       }
       if (this.cappedMemo === null) this.cappedMemo = this.cappedSource?.rows ?? null;
     }

@@ -8,6 +8,7 @@ import type { Progress } from '../progress/types.js';
 import { isoMs } from '../progress/values.js';
 import { capExceededInRun, readsAtCap } from './admission-cap.js';
 import { disruptionAt, type Disruption } from './aftermath.js';
+import { nextCapBound, type CapBound } from './cap-binding.js';
 import { extractFacts, extractFeatures, type BatchFeatures, type QueryFacts } from './batch-features.js';
 import { detectDataLossRisk } from './detectors/data-loss-risk.js';
 import type { DetectorContext, Finding, WatermarkWatch } from './detectors/detector.js';
@@ -75,6 +76,8 @@ export class QueryTracker {
   private cooling: Partial<Record<IncidentKind, CoolingIncidentState>> = {};
   /** The newest stall or restart after downtime, while its catch-up may still be under way. */
   private disruption: Disruption | null = null;
+  /** A Kafka cap binding with no backlog figure, followed past the ring (cap-binding.ts). */
+  private capBound: CapBound | null = null;
   private analysisCache: Analysis | null = null;
   private watermark: WatermarkWatch = { startMs: null, nowMs: null, delayMs: null };
   private lastReportRows = 0;
@@ -121,6 +124,7 @@ export class QueryTracker {
     tracker.runMaxRows = typeof state.runMaxRows === 'number' ? state.runMaxRows : maxRowsOfRun(tracker.ring.all());
     if (typeof state.cooling === 'object' && state.cooling !== null) tracker.cooling = { ...state.cooling };
     if (typeof state.disruption === 'object' && state.disruption !== null) tracker.disruption = { ...state.disruption };
+    if (typeof state.capBound === 'object' && state.capBound !== null) tracker.capBound = { ...state.capBound };
     return tracker;
   }
 
@@ -171,6 +175,7 @@ export class QueryTracker {
     this.disruption = disruptionAt(this.ring.all()) ?? this.disruption;
     // Remembered for as long as a catch-up can matter: twice the budget after it began.
     if (this.disruption && end - this.disruption.catchUpFromMs > 2 * TUNING.catchUpBudgetSec * 1000) this.disruption = null;
+    this.capBound = nextCapBound(this.capBound, this.ring.all(), this.analysis(), this.facts.kafkaPartitions, this.runMaxRows);
 
     const changes = this.resolveStalled(features.batchId, end);
     // One context for all detectors (allocation on the hot path matters at 20k events/s).
@@ -261,6 +266,7 @@ export class QueryTracker {
       runMaxRows: this.runMaxRows,
       cooling: this.cooling,
       disruption: this.disruption,
+      capBound: this.capBound,
     };
     // Bounded whatever happened: drop the oldest resolved incidents, then the oldest features.
     while (JSON.stringify(state).length > TRACKER_STATE_MAX_BYTES) {
@@ -306,6 +312,7 @@ export class QueryTracker {
       lastStallOpenedAt: this.lastStallOpenedAt(),
       disruption: this.disruption,
       lagResolvedAtMs: this.cooling.lag?.resolvedAtMs ?? null,
+      capBound: this.capBound,
     };
   }
 

@@ -4,6 +4,7 @@
  */
 import { StreamDoctorError } from '../util/errors.js';
 import type { Disruption } from './aftermath.js';
+import type { CapBound } from './cap-binding.js';
 import type { QueryFacts } from './batch-features.js';
 import type { SerializedFeatures } from './feature-ring.js';
 import type { WatermarkWatch } from './detectors/detector.js';
@@ -50,6 +51,8 @@ export interface TrackerState {
   cooling?: Partial<Record<IncidentKind, CoolingIncidentState>>;
   /** The newest stall or restart after downtime while its catch-up may be under way. */
   disruption?: Disruption | null;
+  /** A Kafka cap binding with no backlog figure, while it lasts (cap-binding.ts). */
+  capBound?: CapBound | null;
 }
 
 export class TrackerStateError extends StreamDoctorError {

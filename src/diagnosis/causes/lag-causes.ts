@@ -99,6 +99,7 @@ function rateLimitTooLow(ctx: DetectorContext): Explained | null {
   if (cap === null) return null;
   const interval = intervalSec(ctx);
   if (analysis.signal === 'files' || analysis.signal === 'bytes') return fileCapTooLow(ctx, cap, interval);
+  if (ctx.capBound !== null) return unreportedCapTooLow(ctx, ctx.capBound.cap, interval);
   if (arrival === null || arrival <= 0) return null;
   // The typical recent batch, not the latest alone: one slow batch does not make them back to back.
   const typicalMs = median(ctx.features.slice(-5).map((f) => f.d));
@@ -142,6 +143,40 @@ function rateLimitTooLow(ctx: DetectorContext): Explained | null {
         : `each of the last batches read the admission cap (${fmt.count(cap)} ${kafka ? 'offsets' : 'rows'}) and finish in about ${fmt.ms(typicalMs)} of a ${fmt.seconds(interval)} interval, while ${fmt.rate(arrival)} arrived: the cap admits only ${fmt.rate(admitted)}.`,
     },
     advice,
+  };
+}
+
+/**
+ * A Kafka cap binds while the reports carry no backlog figure at all (cap-binding.ts): nothing says
+ * by how much the input exceeds it, so advise a cap with headroom and say what will show it is
+ * enough (batches reading less than it, which means nothing was left).
+ */
+function unreportedCapTooLow(ctx: DetectorContext, cap: number, interval: number): Explained {
+  const typicalMs = median(ctx.features.slice(-5).map((f) => f.d));
+  const durationShare = typicalMs / 1000 / interval;
+  const value = fmt.niceCeil(cap * 1.5);
+  const fillsInterval = durationShare >= 0.95;
+  // At most proportional to the rows (the fixed part of a batch stays).
+  const projectedMs = typicalMs * (value / cap);
+  return {
+    cause: {
+      code: 'rate_limit_too_low',
+      confidence: durationShare <= 0.8 ? 0.8 : fillsInterval ? 0.3 : 0.5,
+      evidence: `every batch for the last ${fmt.ms(ctx.latest.t + ctx.latest.d - ctx.capBound!.sinceMs)} read the admission cap (about ${fmt.count(cap)} offsets) ${
+        fillsInterval ? `and they run back to back (${fmt.ms(typicalMs)} each)` : `and finish in about ${fmt.ms(typicalMs)} of a ${fmt.seconds(interval)} interval`
+      }; these reports carry no backlog figure, so how much more than the cap waits cannot be measured.`,
+    },
+    advice: [
+      {
+        text: `Raise maxOffsetsPerTrigger from about ${cap} (what the batches read) to about ${value} (1.5×; how far arrivals exceed the cap is not reported). Batches that then read less than the cap have caught up; if they still read it, raise it again.${
+          projectedMs > interval * 1000
+            ? ` Batches of that size would take up to ${fmt.ms(projectedMs)}, longer than the ${fmt.seconds(interval)} trigger interval, so the cluster also needs more throughput.`
+            : ''
+        }`,
+        setting: 'maxOffsetsPerTrigger',
+        value: String(value),
+      },
+    ],
   };
 }
 

@@ -2,6 +2,7 @@
  * What every detector receives and returns. A detector is a pure function of the query's recent
  * batches; the tracker turns its verdicts into an incident lifecycle with hysteresis.
  */
+import type { CapBound } from '../cap-binding.js';
 import type { Disruption } from '../aftermath.js';
 import type { BatchFeatures, QueryFacts } from '../batch-features.js';
 import type { ResolvedEngineOptions } from '../engine-options.js';
@@ -56,6 +57,8 @@ export interface DetectorContext {
    * The batches before it are that episode's, not the query's normal range.
    */
   lagResolvedAtMs: number | null;
+  /** A Kafka cap binding with no backlog figure, followed past the ring (cap-binding.ts); null when none. */
+  capBound: CapBound | null;
 }
 
 /**

@@ -13,8 +13,10 @@
  * - admission: a capped Kafka query reads its cap in every batch while the offsets behind rise at
  *   each, by steps of a like size (what arrives beyond the cap, exactly, with no arrival estimate);
  *   a capped Delta or Auto Loader query reads its cap in 8 batches while the files waiting never fall;
- * - saturation: with no backlog figure at all, the cap read in every batch for longer than the
- *   catch-up budget;
+ * - saturation: with no backlog figure at all, the cap read in every batch since reads rose into it
+ *   out of a steady state (`capBoundBatches`), or for longer than the catch-up budget when the
+ *   binding followed a hiccup (a slow batch, a restart) whose backlog it may be draining
+ *   (cap-binding.ts; the tracker follows the binding past the ring);
  * - level: a backlog of more than `lagLevelSec` that will not drain within the catch-up budget
  *   (a sudden one waits for its drain to show when the rates say it will drain in half of it).
  * Trends are vetoed when uncapped durations are only converging to o/(1−ρ) with ρ < 1, the
@@ -26,12 +28,12 @@
  */
 import { batchesSince, catchUpEtaSec, withoutDisruption, type Disruption } from '../aftermath.js';
 import { explainLag } from '../causes/lag-causes.js';
-import { capExceededInRun, readsAtCap } from '../admission-cap.js';
 import { TUNING } from '../engine-options.js';
 import * as fmt from '../format.js';
 import { mannKendallCritical, mannKendallS, mannKendallZ, median, quantile, theilSen } from '../statistics.js';
 import type { Advice, AftermathInfo, Cause, IncidentMetrics, Severity } from '../types.js';
 import type { BatchFeatures } from '../batch-features.js';
+import type { CapBound } from '../cap-binding.js';
 import { signalValue, type LagSignalKind } from '../query-analysis.js';
 import { CLEAR, type DetectorContext, type Finding } from './detector.js';
 
@@ -75,6 +77,9 @@ export function detectLag(ctx: DetectorContext): Finding {
     const normal = Math.min(Math.max(base * 1.25, base + MIN_ABS[judged]!, band * 1.1), ceiling);
     // With the backlog inside the batches, normal also means batches fit the trigger again.
     const fits = !insideBatches || analysis.triggerMs <= 0 || ctx.latest.d <= analysis.triggerMs * 1.05;
+    // Opened on a binding cap with no backlog figure: the batches look normal throughout, so it
+    // fires while the cap binds; a batch that reads less than the cap read everything there was.
+    if (ctx.memo.capBound && ctx.capBound !== null) return stillFiring(ctx);
     if (level <= normal && fits) return CLEAR;
     const behind = isTime ? analysis.timeBehindSec : current;
     if (ctx.memo.aftermath && behind !== null) return ongoingAftermath(ctx, ctx.memo, behind);
@@ -85,11 +90,12 @@ export function detectLag(ctx: DetectorContext): Finding {
     const judged = judgeAftermath(ctx, ctx.disruption);
     if (judged) return judged;
   }
-  const saturatedMs = saturation(ctx);
-  if (saturatedMs !== null && saturatedMs >= TUNING.catchUpBudgetSec * 1000) {
-    const result = finding(ctx, 'fire', { base: windowBase, band: windowBase });
-    result.summary = `Every batch for the last ${fmt.ms(saturatedMs)} has read the admission cap (${fmt.count(ctx.analysis.cappedRows!)} rows): more than the cap waits at each trigger. This source reports no backlog, so how far behind is unknown`;
-    return result;
+  const bound = ctx.capBound;
+  if (bound !== null) {
+    const ms = ctx.latest.t + ctx.latest.d - bound.sinceMs;
+    if (ms >= TUNING.catchUpBudgetSec * 1000 || (bound.batchesToOpen !== null && batchesFrom(ctx.features, bound.sinceMs) >= bound.batchesToOpen && ms >= TUNING.capBoundMinMs)) {
+      return finding(ctx, 'fire', { base: windowBase, band: windowBase, capBound: 1 });
+    }
   }
   const trend =
     (trendEvidence(ctx, values, from, windowBase, minAbs) ||
@@ -373,35 +379,11 @@ const DRIFT_WINDOW = 24;
 /** A batch this many times the usual ones (the window's median, or the three before it) is a one-off spike. */
 const SPIKE_FACTOR = 4;
 
-/**
- * With no backlog figure at all (no latest offsets, no source metrics: Spark 2.x/3.0-era
- * reports), a capped query that reads exactly its cap in every batch has more than the cap waiting
- * at each trigger. A burst does that too while it drains, so only a saturation that outlasts the
- * catch-up budget counts. Returns how long the cap has bound (ms), or null.
- */
-function saturation(ctx: DetectorContext): number | null {
-  const { analysis, features } = ctx;
-  const cap = analysis.cappedRows;
-  if (analysis.signal !== 'duration' || cap === null || cap <= 0) return null;
-  const l = ctx.latest;
-  if (l.kafkaBehind !== null || l.filesOutstanding !== null || l.bytesOutstanding !== null || l.msBehind !== null) return null;
-  // A cap reads its count exactly but for Spark's rounding over the partitions (admission-cap.ts);
-  // steady uncapped input wobbles by more (a row either way on a single partition is no cap).
-  const partitions = ctx.facts.kafkaPartitions;
-  let first = -1;
-  for (let i = features.length - 1; i >= 0; i -= 1) {
-    const f = features[i]!;
-    if (!readsAtCap(f.rows, cap, partitions)) break;
-    first = i;
-    if (f.restart) break;
-  }
-  if (first < 0 || features.length - first < 8) return null;
-  // The cap must once have left room (batches reading less): otherwise nothing says it binds now
-  // more than it always did, and a ring full of cap reads may simply be a query sized at its cap.
-  if (first === 0) return null;
-  // A batch of the same run that read more than any capped batch can, however long ago: no cap.
-  if (capExceededInRun(ctx.runMaxRows, cap, partitions)) return null;
-  return ctx.latest.t + ctx.latest.d - features[first]!.t;
+/** Batches of the ring that started at or after `sinceMs`. */
+function batchesFrom(features: readonly BatchFeatures[], sinceMs: number): number {
+  let count = 0;
+  for (let i = features.length - 1; i >= 0 && features[i]!.t >= sinceMs; i -= 1) count += 1;
+  return count;
 }
 
 /**
@@ -430,10 +412,12 @@ function admissionEvidence(ctx: DetectorContext): boolean {
   if (cap === null || analysis.cappedSource !== null || ctx.features.length < ADMISSION_WINDOW) return false;
   if (runLength(ctx) < ADMISSION_WINDOW + 2) return false;
   const recent = ctx.features.slice(-ADMISSION_WINDOW);
+  // Spark's shares read up to P − 1 off the cap (admission-cap.ts): more than 1 % of a small one.
+  const tolerance = Math.max(0.01 * cap, ctx.facts.kafkaPartitions - 1);
   let previous: number | null = null;
   let largestStep = 0;
   for (const f of recent) {
-    if (f.kafkaBehind === null || f.restart || Math.abs(f.rows - cap) > 0.01 * cap) return false;
+    if (f.kafkaBehind === null || f.restart || Math.abs(f.rows - cap) > tolerance) return false;
     if (previous !== null && f.kafkaBehind <= previous) return false;
     largestStep = previous === null ? 0 : Math.max(largestStep, f.kafkaBehind - previous);
     previous = f.kafkaBehind;
@@ -623,7 +607,7 @@ function withinHistory(ctx: DetectorContext, series: readonly number[], current:
 const HISTORY_MIN = 16;
 
 function finding(ctx: DetectorContext, verdict: 'fire', memo: Record<string, number>): Finding {
-  const { summary, metrics } = describeLag(ctx);
+  const { summary, metrics } = describeLag(ctx, memo);
   // An opening records the signal its base is measured on (see the resolution above).
   if (memo.base !== undefined && memo.signal === undefined) memo.signal = LAG_SIGNALS.indexOf(ctx.analysis.signal);
   return { verdict, severity: lagSeverity(ctx), summary, metrics, ...explained(ctx), memo };
@@ -637,8 +621,9 @@ function finding(ctx: DetectorContext, verdict: 'fire', memo: Record<string, num
  */
 function stillFiring(ctx: DetectorContext): Finding {
   const features = ctx.analysis.detach();
-  const view: LagView = { analysis: ctx.analysis, latest: ctx.latest, features };
-  return { verdict: 'fire', severity: lagSeverity(ctx), summary: '', metrics: {}, ...explained(ctx), memo: {}, describe: () => describeLag(view) };
+  const view: LagView = { analysis: ctx.analysis, latest: ctx.latest, features, capBound: ctx.capBound };
+  const memo = ctx.memo;
+  return { verdict: 'fire', severity: lagSeverity(ctx), summary: '', metrics: {}, ...explained(ctx), memo: {}, describe: () => describeLag(view, memo) };
 }
 
 function lagSeverity(ctx: DetectorContext): Severity {
@@ -655,15 +640,16 @@ function explained(ctx: DetectorContext): { causes: Cause[]; advice: Advice[] } 
 }
 
 /** What a firing lag finding reads from: the batch's analysis, its newest features. */
-type LagView = Pick<DetectorContext, 'analysis' | 'latest' | 'features'>;
+type LagView = Pick<DetectorContext, 'analysis' | 'latest' | 'features' | 'capBound'>;
 
 /** The incident's summary and metrics as of the batch `view` holds. */
-function describeLag(view: LagView): { summary: string; metrics: IncidentMetrics } {
+function describeLag(view: LagView, memo: Record<string, number> | null): { summary: string; metrics: IncidentMetrics } {
   const { analysis, latest } = view;
   const behind = analysis.timeBehindSec;
   const parts: string[] = [];
   /** Batch-duration growth per batch, when the backlog lives inside the batches. */
   let growth: number | null = null;
+  if (memo?.capBound && view.capBound !== null) return describeCapBound(view, view.capBound);
   if (analysis.signal === 'files' || analysis.signal === 'bytes') {
     const backlog = analysis.signal === 'files' ? latest.filesOutstanding! : latest.bytesOutstanding!;
     const unit = analysis.signal === 'files' ? `${fmt.count(backlog)} files` : fmt.bytes(backlog);
@@ -737,6 +723,28 @@ function growthPerBatch(features: readonly BatchFeatures[]): number | null {
   }
   if (ds.length < 2) return null;
   return (ds[ds.length - 1]! / ds[0]!) ** (1 / (ds.length - 1)) - 1;
+}
+
+/**
+ * Lag on a binding cap with no backlog figure: what the reads show, and that the size of the
+ * backlog cannot be read. After a hiccup or a restart the reads may still be its backlog draining.
+ */
+function describeCapBound(view: LagView, bound: CapBound): { summary: string; metrics: IncidentMetrics } {
+  const { latest, features } = view;
+  const ms = latest.t + latest.d - bound.sinceMs;
+  // The run of cap reads, counted while the ring still reaches back to its start.
+  const counted = features.length > 0 && features[0]!.t < bound.sinceMs ? ` (${fmt.count(batchesFrom(features, bound.sinceMs))} batches)` : '';
+  const reads = `every batch for the last ${fmt.ms(ms)}${counted} has read the admission cap (about ${fmt.count(bound.cap)} offsets)`;
+  const summary = bound.fromSteady
+    ? `Falling behind, by how much is unknown: ${reads}${bound.readBefore !== null ? `, up from about ${fmt.count(bound.readBefore)} before` : ''}, so more than the cap arrives at each trigger; these reports carry no backlog figure (no latestOffset, no source metrics)`
+    : `Falling behind, by how much is unknown: ${reads}, longer than the ${fmt.seconds(TUNING.catchUpBudgetSec)} catch-up budget, so at least the cap waits at each trigger (part of it may be what a restart or a slow batch left); these reports carry no backlog figure (no latestOffset, no source metrics)`;
+  const metrics = lagMetrics(view);
+  // Time behind, its trend, the drain and the arrivals would all be read off the cap here.
+  delete metrics.timeBehindSec;
+  delete metrics.timeBehindTrendSecPerMin;
+  delete metrics.drainEtaSec;
+  delete metrics.arrivalRate;
+  return { summary, metrics };
 }
 
 function lagMetrics(view: LagView): IncidentMetrics {

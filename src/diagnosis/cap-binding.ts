@@ -1,0 +1,152 @@
+/**
+ * A Kafka admission cap that binds while the reports carry no backlog figure at all (no latest
+ * offsets, no source metrics: Spark 2.x/3.0-era reports). Every batch then reads the cap, so at
+ * least the cap waits at each trigger, and how much more cannot be read. After a steady stretch
+ * below the cap, a run of batches at it says the input rose above it; after a hiccup (a slow
+ * batch) or a restart, the same run may be the hiccup's residue draining. The tracker follows the
+ * run past its ring (`nextCapBound`), so a binding longer than the ring holds is still known; the
+ * lag detector judges it (detectors/lag.ts).
+ */
+import { capExceededInRun, capTolerance, readsAtCap } from './admission-cap.js';
+import type { BatchFeatures } from './batch-features.js';
+import type { Analysis } from './query-analysis.js';
+import { TUNING } from './engine-options.js';
+import { median } from './statistics.js';
+
+export interface CapBound {
+  /** The cap, rows (offsets). */
+  cap: number;
+  /** Trigger start of the first batch of the run at the cap, epoch ms. */
+  sinceMs: number;
+  /**
+   * The reads rose into the cap out of a steady state: batches with data whose typical read is at
+   * least MIN_RISE below the cap, none of the last of them or the first at the cap slow for its
+   * rows (a GC pause, a hung write), no restart among them, and the cap tight around its reads.
+   * Then what waits at each trigger is new input, not a hiccup's residue. (A run with no such rise
+   * before it is no binding at all: a feed that reads the same count every batch.)
+   */
+  fromSteady: boolean;
+  /** Median read of the steady batches just before (null unless fromSteady). */
+  readBefore: number | null;
+  /**
+   * Batches at the cap that open lag, with at least `capBoundMinMs` (the catch-up budget opens it
+   * whatever this says): `capBoundBatches` after a rise that stands out of the noise,
+   * NEAR_CAP_FACTOR times that after one within it; null after a hiccup (only the budget then).
+   */
+  batchesToOpen: number | null;
+}
+
+/** Batches before a binding whose reads say what the steady state was (at least STEADY_MIN of them). */
+const STEADY_BEFORE = 8;
+const STEADY_MIN = 3;
+/** A rise into the cap smaller than this fraction of it is a steady feed next to it, not a rise. */
+const MIN_RISE = 0.02;
+/**
+ * The rise must also stand out of the reads' own noise by this many standard deviations (estimated
+ * from batch-to-batch differences, so a ramp's trend is not taken for noise): a noisy feed just
+ * under its cap reads it for several batches in a row by chance.
+ */
+const RISE_SIGMAS = 2;
+/** How many times `capBoundBatches` a binding whose rise is within the noise must last. */
+const NEAR_CAP_FACTOR = 3;
+/** Reads at a cap this tight around it (a fraction of it) tell the cap from noisy input. */
+const CAP_TIGHT = 0.005;
+/** Batches at the cap before a binding counts (a steady feed reads alike for a few batches by chance). */
+const MIN_RUN = 3;
+
+/** Whether a batch carries no backlog figure of any kind. */
+function noBacklogFigure(f: BatchFeatures): boolean {
+  return f.kafkaBehind === null && f.filesOutstanding === null && f.bytesOutstanding === null && f.msBehind === null;
+}
+
+/**
+ * The binding as the ring shows it: null unless the newest batch is a Kafka batch that reads the
+ * cap, the run of cap reads is at least MIN_RUN long and the ring still holds a batch before it
+ * (the cap once left room: a ring full of cap reads may simply be a query sized at its cap). A run
+ * that goes on through a restart is one binding; one that begins with a run's first batch is a
+ * catch-up.
+ */
+export function capBindingIn(
+  features: readonly BatchFeatures[],
+  analysis: Analysis,
+  partitions: number,
+  runMaxRows: number,
+): CapBound | null {
+  const cap = analysis.cappedRows;
+  const latest = features[features.length - 1];
+  if (latest === undefined || latest.kafkaEnd === null || analysis.signal !== 'duration' || cap === null || cap <= 0 || !noBacklogFigure(latest)) return null;
+  let first = -1;
+  for (let i = features.length - 1; i >= 0 && readsAtCap(features[i]!.rows, cap, partitions); i -= 1) first = i;
+  if (first <= 0 || features.length - first < MIN_RUN) return null;
+  // A batch of the same run that read more than any capped batch can, however long ago: no cap.
+  if (capExceededInRun(runMaxRows, cap, partitions)) return null;
+  // The reads before the run, across a restart (a run's first batch, which may replay or read the
+  // downtime's input, left out), say whether the reads rose into the cap at all: a feed that reads
+  // the same count batch after batch (a rate source, a noiseless producer) looks like a cap but
+  // never rose into one. A restart among them brings the downtime's input.
+  let restart = features[first]!.restart === 1;
+  const before: number[] = [];
+  const paces: number[] = [];
+  for (let i = first - 1; i >= 0 && before.length < STEADY_BEFORE; i -= 1) {
+    const f = features[i]!;
+    if (f.restart) {
+      restart = true;
+      continue;
+    }
+    if (f.rows <= 0 || f.d <= 0) break;
+    before.push(f.rows);
+    paces.push(f.rows / f.d);
+  }
+  if (before.length < STEADY_MIN) return null;
+  const readBefore = median(before);
+  const rise = cap - readBefore;
+  if (rise < MIN_RISE * cap) return null;
+  // Within the noise of the reads before, a feed just under its cap pins it for a few batches by
+  // chance (its backlog is a random walk): such a binding must last longer to count.
+  const clear = rise >= RISE_SIGMAS * noiseOf(before);
+  const sinceMs = features[first]!.t;
+  // Tight reads at the cap tell it from noisy input (few offsets per partition floor to shares
+  // far apart). A batch that ran at under half the usual pace let input pile up, and a restart
+  // brings the downtime's input: the reads at the cap after either may be its residue.
+  let hiccup = restart || capTolerance(cap, partitions) > CAP_TIGHT * cap;
+  const pace = median(paces);
+  for (let i = Math.max(0, first - STEADY_MIN); i <= first && !hiccup; i += 1) {
+    const f = features[i]!;
+    if (f.d > 0 && f.rows / f.d < 0.5 * pace) hiccup = true;
+  }
+  if (hiccup) return { cap, sinceMs, fromSteady: false, readBefore: null, batchesToOpen: null };
+  return { cap, sinceMs, fromSteady: true, readBefore, batchesToOpen: clear ? TUNING.capBoundBatches : NEAR_CAP_FACTOR * TUNING.capBoundBatches };
+}
+
+/** Standard deviation of the noise in `reads` (newest first), from the median batch-to-batch change. */
+function noiseOf(reads: readonly number[]): number {
+  const changes: number[] = [];
+  for (let i = 1; i < reads.length; i += 1) changes.push(Math.abs(reads[i]! - reads[i - 1]!));
+  // |X − Y| of two independent normal reads has median 0.954 σ.
+  return median(changes) / 0.954;
+}
+
+/**
+ * The binding after the newest batch: the previous one while the newest batch still reads its cap
+ * with no backlog figure and no batch of the run read more (as it began: the ring may no longer
+ * reach its start), else what the ring shows; null once a batch reads less.
+ */
+export function nextCapBound(
+  previous: CapBound | null,
+  features: readonly BatchFeatures[],
+  analysis: Analysis,
+  partitions: number,
+  runMaxRows: number,
+): CapBound | null {
+  const latest = features[features.length - 1];
+  if (
+    previous !== null &&
+    latest !== undefined &&
+    noBacklogFigure(latest) &&
+    readsAtCap(latest.rows, previous.cap, partitions) &&
+    !capExceededInRun(runMaxRows, previous.cap, partitions)
+  ) {
+    return previous;
+  }
+  return capBindingIn(features, analysis, partitions, runMaxRows);
+}

@@ -1,0 +1,195 @@
+/**
+ * Spark 3.0-era Kafka reports carry no backlog figure, so a capped query that falls behind shows
+ * only in its reads: out of a steady state below the cap, every batch reads the cap. Eight such
+ * batches open lag (saying that how far behind cannot be read); a burst that pins the cap for
+ * fewer batches, and the catch-up after a slow batch, stay quiet until the catch-up budget is spent.
+ */
+import { describe, expect, it } from 'vitest';
+import { QueryTracker } from '../../src/diagnosis/query-tracker.js';
+import { parseProgress } from '../../src/progress/parse-progress.js';
+import { constantRate, StreamSimulator, steppedRate, withBursts, type StreamSpec } from '../../src/simulator/index.js';
+import { MIN, START, opened, runStream } from './run-stream.js';
+
+const TRIGGER_MS = 10_000;
+
+function spec(arrival: StreamSpec['arrival'], extra: Partial<StreamSpec> = {}): StreamSpec {
+  return {
+    name: 'payments_raw',
+    arrival,
+    arrivalNoise: 0.05,
+    // 20,000 rows/s: a capped batch of 80,000 rows takes about 4.6 s of the 10 s trigger.
+    processing: { rowsPerSecPerCore: 2_500, cores: 8, overheadMs: 600 },
+    triggerMs: TRIGGER_MS,
+    source: { kind: 'kafka', partitions: 8, maxOffsetsPerTrigger: 80_000 },
+    platform: 'spark-3.0',
+    ...extra,
+  };
+}
+
+describe('a capped query falling behind with no backlog figure', () => {
+  it('opens within 8 batches of the input rising above the cap, stays one incident, resolves once reads fall below it', () => {
+    // 6,000 rows/s, then 9,000 (12.5 % above the cap's 8,000) for 25 minutes, then 5,000: the
+    // backlog of 1.5M rows drains at 3,000 rows/s, in about 8 minutes.
+    const onsetIndex = (20 * MIN) / TRIGGER_MS;
+    const dropIndex = (45 * MIN) / TRIGGER_MS;
+    for (let seed = 1; seed <= 8; seed += 1) {
+      const run = runStream(
+        spec(
+          steppedRate(6_000, [
+            { atMs: START + 20 * MIN, rowsPerSec: 9_000 },
+            { atMs: START + 45 * MIN, rowsPerSec: 5_000 },
+          ]),
+        ),
+        480,
+        {},
+        seed,
+      );
+      const lag = run.changes.filter((c) => c.incident.kind === 'lag');
+      expect(lag.map((c) => c.type), `seed ${seed}`).toEqual(['opened', 'resolved']);
+      const [open, resolved] = lag as [(typeof lag)[0], (typeof lag)[0]];
+      expect(open.index, `seed ${seed}`).toBeGreaterThan(onsetIndex);
+      expect(open.index, `seed ${seed}`).toBeLessThanOrEqual(onsetIndex + 8);
+      expect(open.incident.summary).toMatch(/^Falling behind, by how much is unknown: every batch for the last .* has read the admission cap \(about 80K offsets\), up from about (5\d|6\d)(\.\d)?K before/);
+      expect(open.incident.causes[0]).toMatchObject({ code: 'rate_limit_too_low' });
+      expect(open.incident.advice[0]!.text).toMatch(/^Raise maxOffsetsPerTrigger from about 80000 \(what the batches read\) to about 120000/);
+      // Open for the whole episode (longer than the ring of batches), closed within the hold
+      // period of the first batch that reads less than the cap.
+      const firstBelow = run.json.findIndex((json, i) => i > dropIndex && (JSON.parse(json) as { numInputRows: number }).numInputRows < 79_000);
+      expect(firstBelow, `seed ${seed}`).toBeGreaterThan(dropIndex + 30);
+      expect(resolved.index, `seed ${seed}`).toBeGreaterThanOrEqual(firstBelow);
+      expect(resolved.index, `seed ${seed}`).toBeLessThanOrEqual(firstBelow + 14);
+    }
+  });
+
+  it('stays quiet through a burst that pins the cap for fewer than 8 batches', () => {
+    // +4,000 rows/s for 35 s on 6,000: 70,000 rows beyond the cap, drained at 2,000 rows/s spare:
+    // 6 or 7 batches at the cap.
+    for (let seed = 1; seed <= 8; seed += 1) {
+      const run = runStream(
+        spec(withBursts(constantRate(6_000), [{ atMs: START + 20 * MIN, durationMs: 35_000, extraRowsPerSec: 4_000 }])),
+        240,
+        {},
+        seed,
+      );
+      const reads = run.json.map((json) => (JSON.parse(json) as { numInputRows: number }).numInputRows);
+      const atCap = reads.filter((r) => r >= 79_990).length;
+      expect(atCap, `seed ${seed}`).toBeGreaterThanOrEqual(6);
+      expect(atCap, `seed ${seed}`).toBeLessThan(8);
+      expect({ seed, lag: opened(run, 'lag').map((c) => c.incident.summary) }).toEqual({ seed, lag: [] });
+    }
+  });
+
+  it('stays quiet through a 10 s burst at a 1 s trigger (ten batches at the cap, under a minute)', () => {
+    for (let seed = 1; seed <= 8; seed += 1) {
+      const run = runStream(
+        spec(withBursts(constantRate(6_000), [{ atMs: START + 5 * MIN, durationMs: 10_000, extraRowsPerSec: 6_000 }]), {
+          triggerMs: 1_000,
+          processing: { rowsPerSecPerCore: 2_500, cores: 8, overheadMs: 150 },
+          source: { kind: 'kafka', partitions: 8, maxOffsetsPerTrigger: 8_000 },
+        }),
+        600,
+        {},
+        seed,
+      );
+      expect({ seed, lag: opened(run, 'lag').map((c) => c.incident.summary) }).toEqual({ seed, lag: [] });
+    }
+  });
+
+  it('stays quiet on a noisy feed just under its cap (it pins the cap for a few batches by chance)', () => {
+    // 97.5 % of the cap with 5 % noise, for two hours.
+    for (let seed = 1; seed <= 4; seed += 1) {
+      const run = runStream(spec(constantRate(7_800)), 720, {}, seed);
+      expect({ seed, lag: opened(run, 'lag').map((c) => c.incident.summary) }).toEqual({ seed, lag: [] });
+    }
+  });
+
+  it('keeps counting a binding through a restart', () => {
+    // The input rises above the cap at batch 120; the query restarts (5 s down) at batch 123.
+    for (let seed = 1; seed <= 4; seed += 1) {
+      const run = runStream(
+        spec(steppedRate(6_000, [{ atMs: START + 20 * MIN, rowsPerSec: 9_000 }]), { events: [{ type: 'restart', atBatch: 123, downtimeMs: 5_000 }] }),
+        200,
+        {},
+        seed,
+      );
+      const lag = opened(run, 'lag');
+      expect(lag, `seed ${seed}`).toHaveLength(1);
+      expect(lag[0]!.index, `seed ${seed}`).toBeLessThanOrEqual(128);
+    }
+  });
+
+  it('does not carry the binding into a later episode of another kind (a relapse read on its own evidence)', () => {
+    // The capped episode ends; the query then restarts uncapped on a quarter of the cores and
+    // falls behind for good: one relapse of the same incident that stays open.
+    for (let seed = 1; seed <= 4; seed += 1) {
+      const run = runStream(
+        spec(
+          steppedRate(6_000, [
+            { atMs: START + 20 * MIN, rowsPerSec: 9_000 },
+            { atMs: START + 45 * MIN, rowsPerSec: 5_000 },
+          ]),
+          { events: [{ type: 'restart', atBatch: 336, downtimeMs: 5_000, cap: null, cores: 2 }] },
+        ),
+        480,
+        {},
+        seed,
+      );
+      const lag = run.changes.filter((c) => c.incident.kind === 'lag');
+      expect(lag.map((c) => c.type), `seed ${seed}`).toEqual(['opened', 'resolved', 'updated']);
+      expect(lag[2]!.index, `seed ${seed}`).toBeGreaterThan(336);
+      expect(lag[2]!.incident.resolvedAt).toBeNull();
+    }
+  });
+
+  it('stays quiet while it reads the cap to catch up after a slow batch', () => {
+    // A 40 s GC pause at 7,000 rows/s: 280,000 rows to read back at 1,000 rows/s spare, about
+    // 28 batches at the cap; the slow batch says where they came from.
+    for (let seed = 1; seed <= 8; seed += 1) {
+      const run = runStream(spec(constantRate(7_000), { events: [{ type: 'gc', atBatch: 120, pauseMs: 40_000 }] }), 240, {}, seed);
+      expect({ seed, lag: opened(run, 'lag').map((c) => c.incident.summary) }).toEqual({ seed, lag: [] });
+    }
+  });
+
+  it('opens once a binding that began with a slow batch outlasts the catch-up budget', () => {
+    // A 40 s GC pause as the input steps from 7,000 to 9,000 rows/s: the reads at the cap may be
+    // the pause's residue until they have lasted the 30-minute budget (180 batches).
+    const pauseIndex = 120;
+    for (let seed = 1; seed <= 4; seed += 1) {
+      const run = runStream(
+        spec(steppedRate(7_000, [{ atMs: START + pauseIndex * TRIGGER_MS, rowsPerSec: 9_000 }]), {
+          events: [{ type: 'gc', atBatch: pauseIndex, pauseMs: 40_000 }],
+        }),
+        330,
+        {},
+        seed,
+      );
+      const lag = opened(run, 'lag');
+      expect(lag, `seed ${seed}`).toHaveLength(1);
+      expect(lag[0]!.index, `seed ${seed}`).toBeGreaterThan(pauseIndex + 170);
+      expect(lag[0]!.index, `seed ${seed}`).toBeLessThan(pauseIndex + 190);
+      expect(lag[0]!.incident.summary).toMatch(/^Falling behind, by how much is unknown: every batch for the last 30m/);
+    }
+  });
+
+  it('follows the binding past the ring through the stored state (each detect job restores the tracker)', () => {
+    const pauseIndex = 120;
+    const sim = new StreamSimulator(
+      spec(steppedRate(7_000, [{ atMs: START + pauseIndex * TRIGGER_MS, rowsPerSec: 9_000 }]), {
+        events: [{ type: 'gc', atBatch: pauseIndex, pauseMs: 40_000 }],
+      }),
+      { startMs: START, seed: 1 },
+    );
+    const continuous = QueryTracker.create('q', 'payments_raw');
+    let restored = QueryTracker.create('q', 'payments_raw');
+    const openedAt: Record<string, number[]> = { continuous: [], restored: [] };
+    for (let i = 0; i < 330; i += 1) {
+      const parsed = parseProgress(JSON.parse(sim.next().json));
+      if (!parsed.ok) throw new Error(parsed.error);
+      if (continuous.observe(parsed.progress).some((c) => c.type === 'opened')) openedAt.continuous!.push(i);
+      if (restored.observe(parsed.progress).some((c) => c.type === 'opened')) openedAt.restored!.push(i);
+      restored = QueryTracker.restore(JSON.parse(JSON.stringify(restored.toState())));
+    }
+    expect(openedAt.continuous).toHaveLength(1);
+    expect(openedAt.restored).toEqual(openedAt.continuous);
+  });
+});
