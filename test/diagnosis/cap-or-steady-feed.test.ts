@@ -155,3 +155,24 @@ describe('a steady uncapped Kafka feed with a backlog figure (Databricks 17.1)',
     expect(alarms).toEqual([]);
   });
 });
+
+describe('a noisy uncapped feed over many partitions', () => {
+  it('is not taken for one at a cap whose offsets behind rise (179 partitions, a few hundred offsets a batch)', () => {
+    // Floored shares of a cap would spread reads by up to 178 offsets, about half of a batch here:
+    // the reads cannot tell a cap, so their noise and the backlog's wobble are not admission lag.
+    const spec: StreamSpec = {
+      name: 'payments_silver',
+      arrival: 264,
+      arrivalNoise: 0.13,
+      processing: { rowsPerSecPerCore: 361, cores: 2, overheadMs: 612 },
+      triggerMs: 0,
+      source: { kind: 'kafka', partitions: 179, latestOffsetAsEnd: true },
+      platform: 'dbr-17.1',
+    };
+    for (let seed = 900_340; seed < 900_346; seed += 1) {
+      const run = runStream(spec, 400, {}, seed);
+      expect({ seed, lag: opened(run, 'lag').map((c) => c.incident.summary) }).toEqual({ seed, lag: [] });
+    }
+  });
+});
+

@@ -412,8 +412,10 @@ function admissionEvidence(ctx: DetectorContext): boolean {
   if (cap === null || analysis.cappedSource !== null || ctx.features.length < ADMISSION_WINDOW) return false;
   if (runLength(ctx) < ADMISSION_WINDOW + 2) return false;
   const recent = ctx.features.slice(-ADMISSION_WINDOW);
-  // Spark's shares read up to P − 1 off the cap (admission-cap.ts): more than 1 % of a small one.
-  const tolerance = Math.max(0.01 * cap, ctx.facts.kafkaPartitions - 1);
+  // Floored shares read up to P − 1 under the cap (admission-cap.ts): more than 1 % of a small one.
+  // Past a tenth of the cap that spread is what noisy uncapped input shows too: no cap to read.
+  const floors = ctx.facts.kafkaPartitions - 1;
+  const tolerance = floors <= 0.1 * cap ? Math.max(0.01 * cap, floors) : 0.01 * cap;
   let previous: number | null = null;
   let largestStep = 0;
   for (const f of recent) {
