@@ -72,9 +72,11 @@ export function capBindingIn(
   partitions: number,
   runMaxRows: number,
 ): CapBound | null {
-  const cap = analysis.cappedRows;
   const latest = features[features.length - 1];
-  if (latest === undefined || latest.kafkaEnd === null || analysis.signal !== 'duration' || cap === null || cap <= 0 || !noBacklogFigure(latest)) return null;
+  // Cheap checks first: this runs for every batch of every query.
+  if (latest === undefined || latest.kafkaEnd === null || analysis.signal !== 'duration' || !noBacklogFigure(latest)) return null;
+  const cap = analysis.cappedRows;
+  if (cap === null || cap <= 0) return null;
   let first = -1;
   for (let i = features.length - 1; i >= 0 && readsAtCap(features[i]!.rows, cap, partitions); i -= 1) first = i;
   if (first <= 0 || features.length - first < MIN_RUN) return null;
