@@ -25,7 +25,7 @@ export interface Disruption {
 }
 
 /** A disruption shorter than this is ordinary jitter. */
-const MIN_DISRUPTION_MS = 2 * 60_000;
+export const MIN_DISRUPTION_MS = 2 * 60_000;
 /** A hung batch runs at least this many times as long as both its predecessor and the usual batch. */
 const OUTSIZED_FACTOR = 5;
 

@@ -8,6 +8,7 @@
  * lag detector judges it (detectors/lag.ts).
  */
 import { capExceededInRun, capTolerance, readsAtCap } from './admission-cap.js';
+import { MIN_DISRUPTION_MS } from './aftermath.js';
 import type { BatchFeatures } from './batch-features.js';
 import type { Analysis } from './query-analysis.js';
 import { TUNING } from './engine-options.js';
@@ -16,7 +17,7 @@ import { median } from './statistics.js';
 export interface CapBound {
   /** The cap, rows (offsets). */
   cap: number;
-  /** Trigger start of the first batch of the run at the cap, epoch ms. */
+  /** Trigger start of the first batch of the run at the cap (since the last dip below it), epoch ms. */
   sinceMs: number;
   /**
    * The reads rose into the cap out of a steady state: batches with data whose typical read is at
@@ -34,6 +35,10 @@ export interface CapBound {
    * NEAR_CAP_FACTOR times that after one within it; null after a hiccup (only the budget then).
    */
   batchesToOpen: number | null;
+  /** Usual rows per ms of the batches before it (0 when unknown): a batch far slower inside it is a hiccup. */
+  pace: number;
+  /** Newest batches in a row that read less than the cap: the binding survives MAX_DIPS of them. */
+  dips: number;
 }
 
 /** Batches before a binding whose reads say what the steady state was (at least STEADY_MIN of them). */
@@ -51,6 +56,12 @@ const RISE_SIGMAS = 2;
 const NEAR_CAP_FACTOR = 3;
 /** Reads at a cap this tight around it (a fraction of it) tell the cap from noisy input. */
 const CAP_TIGHT = 0.005;
+/**
+ * A read below the cap says the backlog was empty when that batch was planned: the count of reads
+ * at the cap starts again after it. One or two amid a binding (a partition lagging in the fetch) do
+ * not end the episode (an open incident stays open, the binding keeps how it began); a third does.
+ */
+const MAX_DIPS = 2;
 /** Batches at the cap before a binding counts (a steady feed reads alike for a few batches by chance). */
 const MIN_RUN = 3;
 
@@ -89,15 +100,16 @@ export function capBindingIn(
   let restart = features[first]!.restart === 1;
   const before: number[] = [];
   const paces: number[] = [];
-  for (let i = first - 1; i >= 0 && before.length < STEADY_BEFORE; i -= 1) {
+  for (let i = first - 1; i >= 0 && paces.length < STEADY_BEFORE; i -= 1) {
     const f = features[i]!;
     if (f.restart) {
       restart = true;
       continue;
     }
     if (f.rows <= 0 || f.d <= 0) break;
-    before.push(f.rows);
     paces.push(f.rows / f.d);
+    // Reads at the cap (an earlier, shorter binding) hide the feed's level and noise.
+    if (!readsAtCap(f.rows, cap, partitions)) before.push(f.rows);
   }
   if (before.length < STEADY_MIN) return null;
   const readBefore = median(before);
@@ -106,18 +118,20 @@ export function capBindingIn(
   // Within the noise of the reads before, a feed just under its cap pins it for a few batches by
   // chance (its backlog is a random walk): such a binding must last longer to count.
   const clear = rise >= RISE_SIGMAS * noiseOf(before);
-  const sinceMs = features[first]!.t;
   // Tight reads at the cap tell it from noisy input (few offsets per partition floor to shares
-  // far apart). A batch that ran at under half the usual pace let input pile up, and a restart
-  // brings the downtime's input: the reads at the cap after either may be its residue.
-  let hiccup = restart || capTolerance(cap, partitions) > CAP_TIGHT * cap;
+  // far apart). A batch at under half the usual pace just before or inside the run let input pile
+  // up, and a restart (at its start, just before it, or after downtime inside it) brings the
+  // downtime's input: the reads at the cap after either may be its residue, a catch-up from there.
   const pace = median(paces);
-  for (let i = Math.max(0, first - STEADY_MIN); i <= first && !hiccup; i += 1) {
+  let hiccupAt = restart || capTolerance(cap, partitions) > CAP_TIGHT * cap ? first : -1;
+  for (let i = Math.max(1, first - STEADY_MIN); i < features.length; i += 1) {
     const f = features[i]!;
-    if (f.d > 0 && f.rows / f.d < 0.5 * pace) hiccup = true;
+    const slow = f.d > 0 && f.rows / f.d < 0.5 * pace;
+    const downtime = f.restart ? f.t - (features[i - 1]!.t + features[i - 1]!.d) : 0;
+    if (slow || (i > first && downtime >= MIN_DISRUPTION_MS)) hiccupAt = Math.max(hiccupAt, i, first);
   }
-  if (hiccup) return { cap, sinceMs, fromSteady: false, readBefore: null, batchesToOpen: null };
-  return { cap, sinceMs, fromSteady: true, readBefore, batchesToOpen: clear ? TUNING.capBoundBatches : NEAR_CAP_FACTOR * TUNING.capBoundBatches };
+  if (hiccupAt >= 0) return { cap, sinceMs: features[hiccupAt]!.t, fromSteady: false, readBefore: null, batchesToOpen: null, pace, dips: 0 };
+  return { cap, sinceMs: features[first]!.t, fromSteady: true, readBefore, batchesToOpen: clear ? TUNING.capBoundBatches : NEAR_CAP_FACTOR * TUNING.capBoundBatches, pace, dips: 0 };
 }
 
 /** Standard deviation of the noise in `reads` (newest first), from the median batch-to-batch change. */
@@ -129,9 +143,11 @@ function noiseOf(reads: readonly number[]): number {
 }
 
 /**
- * The binding after the newest batch: the previous one while the newest batch still reads its cap
- * with no backlog figure and no batch of the run read more (as it began: the ring may no longer
- * reach its start), else what the ring shows; null once a batch reads less.
+ * The binding after the newest batch, kept as it began while the newest batch reads its cap with no
+ * backlog figure and no batch of the run read more (the ring may no longer reach its start), through
+ * up to MAX_DIPS reads below it. A restart after downtime or a stall (`disrupted`, aftermath.ts), or
+ * a batch at under half the usual pace, inside it makes the rest a catch-up from that batch on.
+ * Otherwise what the ring shows.
  */
 export function nextCapBound(
   previous: CapBound | null,
@@ -139,16 +155,18 @@ export function nextCapBound(
   analysis: Analysis,
   partitions: number,
   runMaxRows: number,
+  disrupted: boolean,
 ): CapBound | null {
   const latest = features[features.length - 1];
-  if (
-    previous !== null &&
-    latest !== undefined &&
-    noBacklogFigure(latest) &&
-    readsAtCap(latest.rows, previous.cap, partitions) &&
-    !capExceededInRun(runMaxRows, previous.cap, partitions)
-  ) {
-    return previous;
+  if (previous !== null && latest !== undefined && noBacklogFigure(latest) && !capExceededInRun(runMaxRows, previous.cap, partitions)) {
+    const atCap = readsAtCap(latest.rows, previous.cap, partitions);
+    const slow = atCap && previous.pace > 0 && latest.d > 0 && latest.rows / latest.d < 0.5 * previous.pace;
+    if (disrupted || slow) {
+      return { ...previous, sinceMs: latest.t, fromSteady: false, readBefore: null, batchesToOpen: null, dips: atCap ? 0 : 1 };
+    }
+    // After a dip the backlog was empty: the count starts again, the judgement of how it began stays.
+    if (atCap) return previous.dips === 0 ? previous : { ...previous, sinceMs: latest.t, dips: 0 };
+    if (previous.dips < MAX_DIPS) return { ...previous, dips: previous.dips + 1 };
   }
   return capBindingIn(features, analysis, partitions, runMaxRows);
 }

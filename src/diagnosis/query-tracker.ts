@@ -172,10 +172,11 @@ export class QueryTracker {
     }
     this.analysisCache = null;
     this.watchWatermark(progress, features);
-    this.disruption = disruptionAt(this.ring.all()) ?? this.disruption;
+    const disrupted = disruptionAt(this.ring.all());
+    this.disruption = disrupted ?? this.disruption;
     // Remembered for as long as a catch-up can matter: twice the budget after it began.
     if (this.disruption && end - this.disruption.catchUpFromMs > 2 * TUNING.catchUpBudgetSec * 1000) this.disruption = null;
-    this.capBound = nextCapBound(this.capBound, this.ring.all(), this.analysis(), this.facts.kafkaPartitions, this.runMaxRows);
+    this.capBound = nextCapBound(this.capBound, this.ring.all(), this.analysis(), this.facts.kafkaPartitions, this.runMaxRows, disrupted !== null);
 
     const changes = this.resolveStalled(features.batchId, end);
     // One context for all detectors (allocation on the hot path matters at 20k events/s).
@@ -240,7 +241,8 @@ export class QueryTracker {
       stateRows: last?.stateRows ?? null,
       lastProgressAt: this.lastSeenMs === null ? null : iso(this.lastSeenMs),
       lastBatchId: last?.batchId ?? null,
-      arrivalRate: analysis?.arrivalRate ?? null,
+      // Under a binding cap with no backlog figure the arrival estimate is only what the cap admits.
+      arrivalRate: unreported ? null : (analysis?.arrivalRate ?? null),
       processingRate: last?.procRate ?? analysis?.capacity ?? null,
       openIncidents: Object.keys(this.open) as IncidentKind[],
       ...filesFields(last ?? null, analysis),

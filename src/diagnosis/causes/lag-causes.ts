@@ -4,6 +4,7 @@
  * and sink costs. Every number in evidence and advice comes from the batches.
  */
 import type { DetectorContext } from '../detectors/detector.js';
+import { TUNING } from '../engine-options.js';
 import * as fmt from '../format.js';
 import { median } from '../statistics.js';
 import type { Advice, Cause } from '../types.js';
@@ -152,6 +153,10 @@ function rateLimitTooLow(ctx: DetectorContext): Explained | null {
  * enough (batches reading less than it, which means nothing was left).
  */
 function unreportedCapTooLow(ctx: DetectorContext, cap: number, interval: number): Explained {
+  const bound = ctx.capBound!;
+  const boundMs = ctx.latest.t + ctx.latest.d - bound.sinceMs;
+  // Since a restart or a slow batch, within the budget, the reads may be what that left draining.
+  const draining = !bound.fromSteady && boundMs < TUNING.catchUpBudgetSec * 1000;
   const typicalMs = median(ctx.features.slice(-5).map((f) => f.d));
   const durationShare = typicalMs / 1000 / interval;
   const value = fmt.niceCeil(cap * 1.5);
@@ -161,15 +166,15 @@ function unreportedCapTooLow(ctx: DetectorContext, cap: number, interval: number
   return {
     cause: {
       code: 'rate_limit_too_low',
-      confidence: durationShare <= 0.8 ? 0.8 : fillsInterval ? 0.3 : 0.5,
-      evidence: `every batch for the last ${fmt.ms(ctx.latest.t + ctx.latest.d - ctx.capBound!.sinceMs)} read the admission cap (about ${fmt.count(cap)} offsets) ${
+      confidence: draining ? 0.3 : durationShare <= 0.8 ? 0.8 : fillsInterval ? 0.3 : 0.5,
+      evidence: `every batch for the last ${fmt.ms(boundMs)}${draining ? ' (since a restart or a slow batch)' : ''} read the admission cap (about ${fmt.count(cap)} offsets) ${
         fillsInterval ? `and they run back to back (${fmt.ms(typicalMs)} each)` : `and finish in about ${fmt.ms(typicalMs)} of a ${fmt.seconds(interval)} interval`
       }; these reports carry no backlog figure, so how much more than the cap waits cannot be measured.`,
     },
     advice: [
       {
         text: `Raise maxOffsetsPerTrigger from about ${cap} (what the batches read) to about ${value} (1.5×; how far arrivals exceed the cap is not reported). Batches that then read less than the cap have caught up; if they still read it, raise it again.${
-          projectedMs > interval * 1000
+          projectedMs > interval * 1050
             ? ` Batches of that size would take up to ${fmt.ms(projectedMs)}, longer than the ${fmt.seconds(interval)} trigger interval, so the cluster also needs more throughput.`
             : ''
         }`,

@@ -79,7 +79,7 @@ export function detectLag(ctx: DetectorContext): Finding {
     const fits = !insideBatches || analysis.triggerMs <= 0 || ctx.latest.d <= analysis.triggerMs * 1.05;
     // Opened on a binding cap with no backlog figure: the batches look normal throughout, so it
     // fires while the cap binds; a batch that reads less than the cap read everything there was.
-    if (ctx.memo.capBound && ctx.capBound !== null) return stillFiring(ctx);
+    if (ctx.memo.capBound && ctx.capBound !== null && ctx.capBound.dips === 0) return stillFiring(ctx);
     if (level <= normal && fits) return CLEAR;
     const behind = isTime ? analysis.timeBehindSec : current;
     if (ctx.memo.aftermath && behind !== null) return ongoingAftermath(ctx, ctx.memo, behind);
@@ -91,7 +91,7 @@ export function detectLag(ctx: DetectorContext): Finding {
     if (judged) return judged;
   }
   const bound = ctx.capBound;
-  if (bound !== null) {
+  if (bound !== null && bound.dips === 0) {
     const ms = ctx.latest.t + ctx.latest.d - bound.sinceMs;
     if (ms >= TUNING.catchUpBudgetSec * 1000 || (bound.batchesToOpen !== null && batchesFrom(ctx.features, bound.sinceMs) >= bound.batchesToOpen && ms >= TUNING.capBoundMinMs)) {
       return finding(ctx, 'fire', { base: windowBase, band: windowBase, capBound: 1 });
@@ -737,15 +737,20 @@ function describeCapBound(view: LagView, bound: CapBound): { summary: string; me
   // The run of cap reads, counted while the ring still reaches back to its start.
   const counted = features.length > 0 && features[0]!.t < bound.sinceMs ? ` (${fmt.count(batchesFrom(features, bound.sinceMs))} batches)` : '';
   const reads = `every batch for the last ${fmt.ms(ms)}${counted} has read the admission cap (about ${fmt.count(bound.cap)} offsets)`;
+  const tail = 'these reports carry no backlog figure (no latestOffset, no source metrics)';
   const summary = bound.fromSteady
-    ? `Falling behind, by how much is unknown: ${reads}${bound.readBefore !== null ? `, up from about ${fmt.count(bound.readBefore)} before` : ''}, so more than the cap arrives at each trigger; these reports carry no backlog figure (no latestOffset, no source metrics)`
-    : `Falling behind, by how much is unknown: ${reads}, longer than the ${fmt.seconds(TUNING.catchUpBudgetSec)} catch-up budget, so at least the cap waits at each trigger (part of it may be what a restart or a slow batch left); these reports carry no backlog figure (no latestOffset, no source metrics)`;
+    ? `Falling behind, by how much is unknown: ${reads}${bound.readBefore !== null ? `, up from about ${fmt.count(bound.readBefore)} before` : ''}, so more than the cap arrives at each trigger; ${tail}`
+    : ms >= TUNING.catchUpBudgetSec * 1000
+      ? `Falling behind, by how much is unknown: ${reads}, longer than the ${fmt.seconds(TUNING.catchUpBudgetSec)} catch-up budget, so at least the cap waits at each trigger (part of it may be what a restart or a slow batch left); ${tail}`
+      : `Falling behind, by how much is unknown: ${reads}, since a restart or a slow batch, so at least the cap waits at each trigger (part of it may be what that left, draining); ${tail}`;
   const metrics = lagMetrics(view);
   // Time behind, its trend, the drain and the arrivals would all be read off the cap here.
   delete metrics.timeBehindSec;
   delete metrics.timeBehindTrendSecPerMin;
   delete metrics.drainEtaSec;
   delete metrics.arrivalRate;
+  // One batch's pace, not what the cap admits: it would read as headroom.
+  delete metrics.processingRate;
   return { summary, metrics };
 }
 

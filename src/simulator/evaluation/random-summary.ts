@@ -151,7 +151,8 @@ export function judgeTargets(draws: DrawScore[]): Target[] {
  * Recall on sustained overload split by what the reports can show: a capped Kafka query in the
  * no-metrics mode (Spark 2.x/3.0-era reports: no latestOffset, no source metrics) reads its cap in
  * every batch whether a burst is draining or arrivals outrun the cap for good, and carries no
- * backlog figure, so until the saturation outlasts the catch-up budget no rule can tell the two.
+ * backlog figure: only how long the reads stay at the cap tells the two (src/diagnosis/cap-binding.ts),
+ * which a burst of the same length also does.
  */
 function blindRecall(draws: DrawScore[]): string {
   const count = { seen: [0, 0], blind: [0, 0] };
