@@ -121,10 +121,10 @@ export function catchUpEtaSec(
   return unit === 'rows' ? current / (reading - arrivalRate) : (current * arrivalRate) / (reading - arrivalRate);
 }
 
-/** Batches of the ring since the catch-up began. */
-export function batchesSince(features: readonly BatchFeatures[], disruption: Disruption): number {
+/** Batches of the ring that started at or after `sinceMs` (a catch-up's start, a cap binding's). */
+export function batchesSince(features: readonly BatchFeatures[], sinceMs: number): number {
   let count = 0;
-  for (let i = features.length - 1; i >= 0 && features[i]!.t >= disruption.catchUpFromMs; i -= 1) count += 1;
+  for (let i = features.length - 1; i >= 0 && features[i]!.t >= sinceMs; i -= 1) count += 1;
   return count;
 }
 

@@ -100,10 +100,10 @@ function rateLimitTooLow(ctx: DetectorContext): Explained | null {
   if (cap === null) return null;
   const interval = intervalSec(ctx);
   if (analysis.signal === 'files' || analysis.signal === 'bytes') return fileCapTooLow(ctx, cap, interval);
-  if (ctx.capBound !== null) return unreportedCapTooLow(ctx, ctx.capBound.cap, interval);
-  if (arrival === null || arrival <= 0) return null;
   // The typical recent batch, not the latest alone: one slow batch does not make them back to back.
   const typicalMs = median(ctx.features.slice(-5).map((f) => f.d));
+  if (ctx.capBound !== null) return unreportedCapTooLow(ctx, ctx.capBound.cap, interval, typicalMs);
+  if (arrival === null || arrival <= 0) return null;
   const admitted = cap / Math.max(interval, typicalMs / 1000);
   if (admitted >= arrival * 0.99) return null;
   const durationShare = typicalMs / 1000 / interval;
@@ -152,12 +152,11 @@ function rateLimitTooLow(ctx: DetectorContext): Explained | null {
  * by how much the input exceeds it, so advise a cap with headroom and say what will show it is
  * enough (batches reading less than it, which means nothing was left).
  */
-function unreportedCapTooLow(ctx: DetectorContext, cap: number, interval: number): Explained {
+function unreportedCapTooLow(ctx: DetectorContext, cap: number, interval: number, typicalMs: number): Explained {
   const bound = ctx.capBound!;
   const boundMs = ctx.latest.t + ctx.latest.d - bound.sinceMs;
   // Since a restart or a slow batch, within the budget, the reads may be what that left draining.
   const draining = !bound.fromSteady && boundMs < TUNING.catchUpBudgetSec * 1000;
-  const typicalMs = median(ctx.features.slice(-5).map((f) => f.d));
   const durationShare = typicalMs / 1000 / interval;
   const value = fmt.niceCeil(cap * 1.5);
   const fillsInterval = durationShare >= 0.95;

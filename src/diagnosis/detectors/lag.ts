@@ -93,7 +93,7 @@ export function detectLag(ctx: DetectorContext): Finding {
   const bound = ctx.capBound;
   if (bound !== null && bound.dips === 0) {
     const ms = ctx.latest.t + ctx.latest.d - bound.sinceMs;
-    if (ms >= TUNING.catchUpBudgetSec * 1000 || (bound.batchesToOpen !== null && batchesFrom(ctx.features, bound.sinceMs) >= bound.batchesToOpen && ms >= TUNING.capBoundMinMs)) {
+    if (ms >= TUNING.catchUpBudgetSec * 1000 || (bound.batchesToOpen !== null && batchesSince(ctx.features, bound.sinceMs) >= bound.batchesToOpen && ms >= TUNING.capBoundMinMs)) {
       return finding(ctx, 'fire', { base: windowBase, band: windowBase, capBound: 1 });
     }
   }
@@ -134,7 +134,7 @@ function judgeAftermath(ctx: DetectorContext, disruption: Disruption): Finding |
   if (isTime && behind * 1000 < Math.max(2 * 60_000, 2 * analysis.triggerMs)) return null;
   if (!isTime && behind <= 0) return null;
   const eta = catchUpEta(ctx, disruption, behind, isTime);
-  if (eta === null) return batchesSince(ctx.features, disruption) < 4 ? CLEAR : null;
+  if (eta === null) return batchesSince(ctx.features, disruption.catchUpFromMs) < 4 ? CLEAR : null;
   // The budget is for the whole catch-up, from its start (a restart's giant first batch counts).
   const elapsedSec = (ctx.latest.t + ctx.latest.d - disruption.catchUpFromMs) / 1000;
   if (elapsedSec + eta <= TUNING.catchUpBudgetSec) return CLEAR;
@@ -378,13 +378,6 @@ const DRIFT_WINDOW = 24;
 
 /** A batch this many times the usual ones (the window's median, or the three before it) is a one-off spike. */
 const SPIKE_FACTOR = 4;
-
-/** Batches of the ring that started at or after `sinceMs`. */
-function batchesFrom(features: readonly BatchFeatures[], sinceMs: number): number {
-  let count = 0;
-  for (let i = features.length - 1; i >= 0 && features[i]!.t >= sinceMs; i -= 1) count += 1;
-  return count;
-}
 
 /**
  * The newest value is a one-off (a GC pause, a slow commit): SPIKE_FACTOR times the three before
@@ -735,7 +728,7 @@ function describeCapBound(view: LagView, bound: CapBound): { summary: string; me
   const { latest, features } = view;
   const ms = latest.t + latest.d - bound.sinceMs;
   // The run of cap reads, counted while the ring still reaches back to its start.
-  const counted = features.length > 0 && features[0]!.t < bound.sinceMs ? ` (${fmt.count(batchesFrom(features, bound.sinceMs))} batches)` : '';
+  const counted = features.length > 0 && features[0]!.t < bound.sinceMs ? ` (${fmt.count(batchesSince(features, bound.sinceMs))} batches)` : '';
   const reads = `every batch for the last ${fmt.ms(ms)}${counted} has read the admission cap (about ${fmt.count(bound.cap)} offsets)`;
   const tail = 'these reports carry no backlog figure (no latestOffset, no source metrics)';
   const summary = bound.fromSteady

@@ -71,7 +71,6 @@ export interface DrawScore {
   queries: { family: string; description: string; reports: number; capped: boolean; triggerMs: number; units: number | null }[];
 }
 
-
 /** Each time an incident came back within its cool-down, as an opening at that report. */
 function relapses(changes: RandomQueryRun['changes']): Opening[] {
   const out: Opening[] = [];
