@@ -7,7 +7,7 @@
  * run past its ring (`nextCapBound`), so a binding longer than the ring holds is still known; the
  * lag detector judges it (detectors/lag.ts).
  */
-import { capExceededInRun, capTolerance, readsAtCap } from './admission-cap.js';
+import { capExceededInRun, readsAtCap } from './admission-cap.js';
 import { MIN_DISRUPTION_MS } from './aftermath.js';
 import type { BatchFeatures } from './batch-features.js';
 import type { Analysis } from './query-analysis.js';
@@ -54,7 +54,11 @@ const MIN_RISE = 0.02;
 const RISE_SIGMAS = 2;
 /** How many times `capBoundBatches` a binding whose rise is within the noise must last. */
 const NEAR_CAP_FACTOR = 3;
-/** Reads at a cap this tight around it (a fraction of it) tell the cap from noisy input. */
+/**
+ * Reads of the run spread by at most this fraction of the cap tell a cap from noisy input. The
+ * spread actually read, not the P − 1 floored shares may allow: over many partitions the floors
+ * lose about the same few dozen offsets at every capped batch.
+ */
 const CAP_TIGHT = 0.005;
 /**
  * A read below the cap says the backlog was empty when that batch was planned: the count of reads
@@ -118,12 +122,19 @@ export function capBindingIn(
   // Within the noise of the reads before, a feed just under its cap pins it for a few batches by
   // chance (its backlog is a random walk): such a binding must last longer to count.
   const clear = rise >= RISE_SIGMAS * noiseOf(before);
-  // Tight reads at the cap tell it from noisy input (few offsets per partition floor to shares
-  // far apart). A batch at under half the usual pace just before or inside the run let input pile
-  // up, and a restart (at its start, just before it, or after downtime inside it) brings the
-  // downtime's input: the reads at the cap after either may be its residue, a catch-up from there.
+  // Tight reads at the cap tell it from noisy input (a few offsets per partition: reads alike
+  // within the floors' tolerance, but spread by the noise). A batch at under half the usual pace
+  // just before or inside the run let input pile up, and a restart (at its start, just before it,
+  // or after downtime inside it) brings the downtime's input: the reads at the cap after either may
+  // be its residue, a catch-up from there.
   const pace = median(paces);
-  let hiccupAt = restart || capTolerance(cap, partitions) > CAP_TIGHT * cap ? first : -1;
+  let low = Infinity;
+  let high = -Infinity;
+  for (let i = first; i < features.length; i += 1) {
+    low = Math.min(low, features[i]!.rows);
+    high = Math.max(high, features[i]!.rows);
+  }
+  let hiccupAt = restart || high - low > CAP_TIGHT * cap ? first : -1;
   for (let i = Math.max(1, first - STEADY_MIN); i < features.length; i += 1) {
     const f = features[i]!;
     const slow = f.d > 0 && f.rows / f.d < 0.5 * pace;

@@ -239,6 +239,19 @@ describe('a capped query falling behind with no backlog figure', () => {
     }
   });
 
+  it('opens within 8 batches over many partitions, where floored shares may spread reads wider than a tight cap', () => {
+    // 80 partitions under a cap of 10,000: reads at the cap may fall up to 79 offsets short of it
+    // (more than 0.5 % of it), yet they cluster within a few dozen: the cap is tight all the same.
+    const source = { kind: 'kafka' as const, partitions: 80, maxOffsetsPerTrigger: 10_000 };
+    for (let seed = 1; seed <= 4; seed += 1) {
+      const run = runStream(spec(steppedRate(750, [{ atMs: START + 20 * MIN, rowsPerSec: 1_125 }]), { source }), 240, {}, seed);
+      const lag = opened(run, 'lag');
+      expect(lag, `seed ${seed}`).toHaveLength(1);
+      expect(lag[0]!.index, `seed ${seed}`).toBeGreaterThan(120);
+      expect(lag[0]!.index, `seed ${seed}`).toBeLessThanOrEqual(120 + 8);
+    }
+  });
+
   it('stays one open incident through a read below the cap amid the overload', () => {
     const sim = new StreamSimulator(spec(steppedRate(6_000, [{ atMs: START + 20 * MIN, rowsPerSec: 9_000 }])), { startMs: START, seed: 1 });
     const tracker = QueryTracker.create('q', 'payments_raw');
