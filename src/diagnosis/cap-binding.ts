@@ -37,6 +37,12 @@ export interface CapBound {
   batchesToOpen: number | null;
   /** Usual rows per ms of the batches before it (0 when unknown): a batch far slower inside it is a hiccup. */
   pace: number;
+  /**
+   * Rows per second that arrived in the steady batches before the run (each read over the time
+   * since the previous batch began), null when unknown. A binding that admits clearly less than
+   * this, batch after batch, lost capacity (`admitsLess`): no residue to drain explains that.
+   */
+  arrivalBefore?: number | null;
   /** Newest batches in a row that read less than the cap: the binding survives MAX_DIPS of them. */
   dips: number;
 }
@@ -103,6 +109,7 @@ export function capBindingIn(
   // never rose into one. A restart among them brings the downtime's input.
   let restart = features[first]!.restart === 1;
   const before: number[] = [];
+  const arrivals: number[] = [];
   const paces: number[] = [];
   for (let i = first - 1; i >= 0 && paces.length < STEADY_BEFORE; i -= 1) {
     const f = features[i]!;
@@ -113,7 +120,10 @@ export function capBindingIn(
     if (f.rows <= 0 || f.d <= 0) break;
     paces.push(f.rows / f.d);
     // Reads at the cap (an earlier, shorter binding) hide the feed's level and noise.
-    if (!readsAtCap(f.rows, cap, partitions)) before.push(f.rows);
+    if (readsAtCap(f.rows, cap, partitions)) continue;
+    before.push(f.rows);
+    const rate = admitted(features, i);
+    if (rate !== null) arrivals.push(rate);
   }
   if (before.length < STEADY_MIN) return null;
   const readBefore = median(before);
@@ -135,14 +145,61 @@ export function capBindingIn(
     high = Math.max(high, features[i]!.rows);
   }
   let hiccupAt = restart || high - low > CAP_TIGHT * cap ? first : -1;
+  // Slow batches in a row are one hiccup from the first of them (capacity lost stays slow).
+  let slowFrom = -1;
   for (let i = Math.max(1, first - STEADY_MIN); i < features.length; i += 1) {
     const f = features[i]!;
     const slow = f.d > 0 && f.rows / f.d < 0.5 * pace;
+    if (!slow) slowFrom = -1;
+    else if (slowFrom < 0) slowFrom = i;
     const downtime = f.restart ? f.t - (features[i - 1]!.t + features[i - 1]!.d) : 0;
-    if (slow || (i > first && downtime >= MIN_DISRUPTION_MS)) hiccupAt = Math.max(hiccupAt, i, first);
+    if (slow || (i > first && downtime >= MIN_DISRUPTION_MS)) hiccupAt = Math.max(hiccupAt, slow ? slowFrom : i, first);
   }
-  if (hiccupAt >= 0) return { cap, sinceMs: features[hiccupAt]!.t, fromSteady: false, readBefore: null, batchesToOpen: null, pace, dips: 0 };
-  return { cap, sinceMs: features[first]!.t, fromSteady: true, readBefore, batchesToOpen: clear ? TUNING.capBoundBatches : NEAR_CAP_FACTOR * TUNING.capBoundBatches, pace, dips: 0 };
+  const arrivalBefore = arrivals.length >= STEADY_MIN ? median(arrivals) : null;
+  if (hiccupAt >= 0) {
+    // Still slow at the newest batch: that pace is the usual one now (see nextCapBound).
+    const usual = slowFrom >= 0 ? latest.rows / latest.d : pace;
+    return { cap, sinceMs: features[hiccupAt]!.t, fromSteady: false, readBefore: null, batchesToOpen: null, pace: usual, dips: 0, arrivalBefore };
+  }
+  const batchesToOpen = clear ? TUNING.capBoundBatches : NEAR_CAP_FACTOR * TUNING.capBoundBatches;
+  return { cap, sinceMs: features[first]!.t, fromSteady: true, readBefore, batchesToOpen, pace, dips: 0, arrivalBefore };
+}
+
+/**
+ * Rows per second batch `i` read over the time since the batch before it began (what arrived in
+ * that time when it read all there was; what the query admits when it read the cap), null across a
+ * restart or without a batch before.
+ */
+function admitted(features: readonly BatchFeatures[], i: number): number | null {
+  const f = features[i]!;
+  const previous = features[i - 1];
+  if (previous === undefined || f.restart || !(f.t > previous.t)) return null;
+  return f.rows / ((f.t - previous.t) / 1000);
+}
+
+/** What the binding admits must fall this far short of the arrivals before it to say capacity was lost. */
+const ADMITS_SHORT = 0.9;
+/** Batches of the binding whose admitted rates are needed (opening takes `capBoundBatches` anyway). */
+const ADMITTED_MIN = 4;
+
+/**
+ * Whether the newest batches of a binding that began with a hiccup admit clearly less than what
+ * arrived before it (median over up to `STEADY_BEFORE` batches since `sinceMs`, at least
+ * ADMITTED_MIN): the batches at the cap got slower and stayed slow, so the backlog
+ * grows whatever the hiccup left. After a one-off slow batch or a restart, batches at the cap run
+ * at the usual pace and admit more than arrives: that drains. Null when it cannot be judged.
+ */
+export function admitsLess(features: readonly BatchFeatures[], bound: CapBound): { admitted: number; arrivalBefore: number } | null {
+  const arrivalBefore = bound.arrivalBefore ?? null;
+  if (arrivalBefore === null || bound.fromSteady) return null;
+  const rates: number[] = [];
+  for (let i = features.length - 1; i >= 0 && features[i]!.t >= bound.sinceMs && rates.length < STEADY_BEFORE; i -= 1) {
+    const rate = admitted(features, i);
+    if (rate !== null) rates.push(rate);
+  }
+  if (rates.length < ADMITTED_MIN) return null;
+  const rate = median(rates);
+  return rate < ADMITS_SHORT * arrivalBefore ? { admitted: rate, arrivalBefore } : null;
 }
 
 /** Standard deviation of the noise in `reads` (newest first), from the median batch-to-batch change. */
@@ -173,7 +230,10 @@ export function nextCapBound(
     const atCap = readsAtCap(latest.rows, previous.cap, partitions);
     const slow = atCap && previous.pace > 0 && latest.d > 0 && latest.rows / latest.d < 0.5 * previous.pace;
     if (disrupted || slow) {
-      return { ...previous, sinceMs: latest.t, fromSteady: false, readBefore: null, batchesToOpen: null, dips: atCap ? 0 : 1 };
+      // The slow pace becomes the usual one: batches that stay that slow (capacity lost) are one
+      // hiccup whose catch-up budget runs from its first batch, not a new one at every batch.
+      const pace = slow ? latest.rows / latest.d : previous.pace;
+      return { ...previous, sinceMs: latest.t, fromSteady: false, readBefore: null, batchesToOpen: null, pace, dips: atCap ? 0 : 1 };
     }
     // After a dip the backlog was empty: the count starts again, the judgement of how it began stays.
     if (atCap) return previous.dips === 0 ? previous : { ...previous, sinceMs: latest.t, dips: 0 };

@@ -8,7 +8,7 @@ import type { DiagnoseOutput, Incident, QueryReport, QuerySnapshot } from './typ
 
 const HEALTH_LABEL = { critical: 'CRITICAL', warning: 'WARNING', ok: 'OK' } as const;
 
-const BACKLOG_UNREPORTED = `these reports carry no backlog figure (no latestOffset, no source metrics, as Spark 3.0 and earlier print) and every batch reads the same capped count, so how far behind the query is cannot be read: lag shows here once reads rise into the cap and stay there for ${TUNING.capBoundBatches} batches and ${fmt.seconds(TUNING.capBoundMinMs / 1000)} or more (longer when the rise is within the reads' noise; ${fmt.seconds(TUNING.catchUpBudgetSec)} after a restart or a slow batch, whose backlog it may be draining). Spark 3.2+ and Databricks report avgOffsetsBehindLatest.`;
+const BACKLOG_UNREPORTED = `these reports carry no backlog figure (no latestOffset, no source metrics, as Spark 3.0 and earlier print) and every batch reads the same capped count, so how far behind the query is cannot be read: lag shows here once reads rise into the cap and stay there for ${TUNING.capBoundBatches} batches and ${fmt.seconds(TUNING.capBoundMinMs / 1000)} or more (longer when the rise is within the reads' noise; ${fmt.seconds(TUNING.catchUpBudgetSec)} after a restart or a slow batch, whose backlog it may be draining, unless the batches at the cap stay slower than the input arrived before). Spark 3.2+ and Databricks report avgOffsetsBehindLatest.`;
 
 /** `snapshots` (by query id) add a line of key numbers under each query's title. */
 export function renderTextReport(output: DiagnoseOutput, snapshots?: ReadonlyMap<string, QuerySnapshot>): string {

@@ -252,6 +252,44 @@ describe('a capped query falling behind with no backlog figure', () => {
     }
   });
 
+  it('opens within 8 batches of the cap binding when the batches slow below the input (capacity lost), blaming capacity, not the cap', () => {
+    // 6,000 rows/s throughout; at 20 minutes the cluster falls from 20,000 to 4,800 rows/s: batches
+    // at the cap then take about 17 s of a 10 s trigger and admit about 4,600 rows/s.
+    const lost = { type: 'change' as const, atBatch: 0, atMs: START + 20 * MIN, rowsPerSecPerCore: 600 };
+    for (let seed = 1; seed <= 4; seed += 1) {
+      const run = runStream(spec(constantRate(6_000), { events: [lost] }), 200, {}, seed);
+      const lag = opened(run, 'lag');
+      expect(lag, `seed ${seed}`).toHaveLength(1);
+      const slowAt = run.json.findIndex((json) => (JSON.parse(json) as { durationMs: { triggerExecution: number } }).durationMs.triggerExecution > TRIGGER_MS);
+      expect(slowAt, `seed ${seed}`).toBeGreaterThan(100);
+      expect(lag[0]!.index, `seed ${seed}`).toBeGreaterThan(slowAt);
+      expect(lag[0]!.index, `seed ${seed}`).toBeLessThanOrEqual(slowAt + 10);
+      const incident = lag[0]!.incident;
+      expect(incident.summary).toMatch(/has read the admission cap \(about 80K offsets\) and taken about 1\d(\.\d)?s, so the query now admits about 4(\.\d+)?K rows\/s, less than the [56](\.\d+)?K rows\/s that arrived before the batches slowed: processing lost capacity/);
+      expect(incident.causes[0]).toMatchObject({ code: 'insufficient_capacity' });
+      expect(incident.causes.map((c) => c.code)).not.toContain('rate_limit_too_low');
+      expect(incident.advice.map((a) => a.setting)).not.toContain('maxOffsetsPerTrigger');
+      expect(incident.advice[0]!.text).toMatch(/Raising maxOffsetsPerTrigger will not help/);
+    }
+  });
+
+  it('reads a drop that takes batches at a 30 s trigger from 11 s to 2 minutes at the cap as capacity lost', () => {
+    // 2,000 rows/s under a cap of 110,000; the cluster falls from 5,600 to 960 rows/s: batches
+    // jump from about 11 s to about 115 s at the cap and stay there.
+    const source = { kind: 'kafka' as const, partitions: 8, maxOffsetsPerTrigger: 110_000 };
+    const processing = { rowsPerSecPerCore: 700, cores: 8, overheadMs: 600 };
+    const lost = { type: 'change' as const, atBatch: 0, atMs: START + 60 * MIN, rowsPerSecPerCore: 120 };
+    for (let seed = 1; seed <= 4; seed += 1) {
+      const run = runStream(spec(constantRate(2_000), { source, processing, triggerMs: 30_000, arrivalNoise: 0.1, events: [lost] }), 200, {}, seed);
+      const lag = opened(run, 'lag');
+      expect(lag, `seed ${seed}`).toHaveLength(1);
+      const slowAt = run.json.findIndex((json) => (JSON.parse(json) as { durationMs: { triggerExecution: number } }).durationMs.triggerExecution > 30_000);
+      expect(lag[0]!.index, `seed ${seed}`).toBeGreaterThan(slowAt);
+      expect(lag[0]!.index, `seed ${seed}`).toBeLessThanOrEqual(slowAt + 9);
+      expect(lag[0]!.incident.summary).toMatch(/processing lost capacity/);
+    }
+  });
+
   it('stays one open incident through a read below the cap amid the overload', () => {
     const sim = new StreamSimulator(spec(steppedRate(6_000, [{ atMs: START + 20 * MIN, rowsPerSec: 9_000 }])), { startMs: START, seed: 1 });
     const tracker = QueryTracker.create('q', 'payments_raw');

@@ -3,6 +3,7 @@
  * little throughput, a giant catch-up batch after downtime, partitions below the core count, state
  * and sink costs. Every number in evidence and advice comes from the batches.
  */
+import { admitsLess } from '../cap-binding.js';
 import type { DetectorContext } from '../detectors/detector.js';
 import { TUNING } from '../engine-options.js';
 import * as fmt from '../format.js';
@@ -102,7 +103,8 @@ function rateLimitTooLow(ctx: DetectorContext): Explained | null {
   if (analysis.signal === 'files' || analysis.signal === 'bytes') return fileCapTooLow(ctx, cap, interval);
   // The typical recent batch, not the latest alone: one slow batch does not make them back to back.
   const typicalMs = median(ctx.features.slice(-5).map((f) => f.d));
-  if (ctx.capBound !== null) return unreportedCapTooLow(ctx, ctx.capBound.cap, interval, typicalMs);
+  // Batches at the cap that slowed below the arrivals lost capacity: a larger cap admits no more.
+  if (ctx.capBound !== null) return admitsLess(ctx.features, ctx.capBound) ? null : unreportedCapTooLow(ctx, ctx.capBound.cap, interval, typicalMs);
   if (arrival === null || arrival <= 0) return null;
   const admitted = cap / Math.max(interval, typicalMs / 1000);
   if (admitted >= arrival * 0.99) return null;
@@ -217,6 +219,8 @@ function fileCapTooLow(ctx: DetectorContext, cap: number, interval: number): Exp
 
 function insufficientCapacity(ctx: DetectorContext, capped: boolean): Explained | null {
   const { analysis, latest } = ctx;
+  const lost = ctx.capBound !== null ? admitsLess(ctx.features, ctx.capBound) : null;
+  if (lost) return capacityLostUnderCap(ctx, lost.admitted, lost.arrivalBefore);
   const rho = analysis.loadFactor;
   const interval = intervalSec(ctx);
   const backToBack = analysis.triggerMs === 0 || latest.d >= analysis.triggerMs;
@@ -237,6 +241,29 @@ function insufficientCapacity(ctx: DetectorContext, capped: boolean): Explained 
             ? 'A longer trigger interval will not help: batches already run back to back, and a longer interval only adds idle time.'
             : `A longer trigger interval than ${fmt.seconds(interval)} will not help: it only adds idle time.`
         }`,
+        throughputFactor: needed,
+        loadFactor: rho,
+      },
+    ],
+  };
+}
+
+/**
+ * A binding cap with no backlog figure whose batches slowed and stayed slow: they admit less than
+ * arrived before, so at least that ratio is missing in throughput (arrivals now are not reported).
+ */
+function capacityLostUnderCap(ctx: DetectorContext, admitted: number, arrivalBefore: number): Explained {
+  const rho = arrivalBefore / admitted;
+  const needed = Math.max(1.05, rho * 1.15);
+  return {
+    cause: {
+      code: 'insufficient_capacity',
+      confidence: clamp(0.6 + (rho - 1) * 1.5, 0.6, 0.9),
+      evidence: `every batch reads the admission cap (about ${fmt.count(ctx.capBound!.cap)} offsets) and now takes about ${fmt.ms(ctx.latest.d)}, admitting about ${fmt.rate(admitted)}, while ${fmt.rate(arrivalBefore)} arrived before the batches slowed: load factor at least ${rho.toFixed(2)} (arrivals now are not reported).`,
+    },
+    advice: [
+      {
+        text: `Give the query about ${fmt.factor(needed)} its current throughput (load factor ${rho.toFixed(2)} plus headroom to drain the backlog), or find what slowed it (the Spark UI: lost executors, GC, spill, a slower sink). Raising maxOffsetsPerTrigger will not help: the batches at the cap already run back to back, slower than the input.`,
         throughputFactor: needed,
         loadFactor: rho,
       },

@@ -15,8 +15,10 @@
  *   a capped Delta or Auto Loader query reads its cap in 8 batches while the files waiting never fall;
  * - saturation: with no backlog figure at all, the cap read in every batch since reads rose into it
  *   out of a steady state (`capBoundBatches`), or for longer than the catch-up budget when the
- *   binding followed a hiccup (a slow batch, a restart) whose backlog it may be draining
- *   (cap-binding.ts; the tracker follows the binding past the ring);
+ *   binding followed a hiccup (a slow batch, a restart) whose backlog it may be draining, unless
+ *   the batches at the cap stayed slow and admit clearly less than arrived before (capacity lost:
+ *   `capBoundBatches` again) (cap-binding.ts; the tracker follows the binding past the ring); an
+ *   incident opened on other evidence while such a binding holds reads and stays open as it;
  * - level: a backlog of more than `lagLevelSec` that will not drain within the catch-up budget
  *   (a sudden one waits for its drain to show when the rates say it will drain in half of it).
  * Trends are vetoed when uncapped durations are only converging to o/(1−ρ) with ρ < 1, the
@@ -33,7 +35,7 @@ import * as fmt from '../format.js';
 import { mannKendallCritical, mannKendallS, mannKendallZ, median, quantile, theilSen } from '../statistics.js';
 import type { Advice, AftermathInfo, Cause, IncidentMetrics, Severity } from '../types.js';
 import type { BatchFeatures } from '../batch-features.js';
-import type { CapBound } from '../cap-binding.js';
+import { admitsLess, type CapBound } from '../cap-binding.js';
 import { signalValue, type LagSignalKind } from '../query-analysis.js';
 import { CLEAR, type DetectorContext, type Finding } from './detector.js';
 
@@ -93,7 +95,10 @@ export function detectLag(ctx: DetectorContext): Finding {
   const bound = ctx.capBound;
   if (bound !== null && bound.dips === 0) {
     const ms = ctx.latest.t + ctx.latest.d - bound.sinceMs;
-    if (ms >= TUNING.catchUpBudgetSec * 1000 || (bound.batchesToOpen !== null && batchesSince(ctx.features, bound.sinceMs) >= bound.batchesToOpen && ms >= TUNING.capBoundMinMs)) {
+    // After a hiccup, only batches at the cap that stay slower than the arrivals before open it
+    // early: capacity lost, not a residue draining.
+    const toOpen = bound.batchesToOpen ?? (admitsLess(ctx.features, bound) !== null ? TUNING.capBoundBatches : null);
+    if (ms >= TUNING.catchUpBudgetSec * 1000 || (toOpen !== null && batchesSince(ctx.features, bound.sinceMs) >= toOpen && ms >= TUNING.capBoundMinMs)) {
       return finding(ctx, 'fire', { base: windowBase, band: windowBase, capBound: 1 });
     }
   }
@@ -117,7 +122,11 @@ export function detectLag(ctx: DetectorContext): Finding {
     base = Math.min(base, TUNING.lagLevelSec / 2);
     band = Math.min(band, TUNING.lagLevelSec / 2);
   }
-  return finding(ctx, 'fire', { base, band: Math.max(band, base) });
+  // On a binding cap with no backlog figure the batches' durations say nothing of the backlog (at
+  // least the cap waits): the incident reads, and stays open, as the binding.
+  const memo: Record<string, number> = { base, band: Math.max(band, base) };
+  if (bound !== null && bound.dips === 0) memo.capBound = 1;
+  return finding(ctx, 'fire', memo);
 }
 
 /**
@@ -731,11 +740,14 @@ function describeCapBound(view: LagView, bound: CapBound): { summary: string; me
   const counted = features.length > 0 && features[0]!.t < bound.sinceMs ? ` (${fmt.count(batchesSince(features, bound.sinceMs))} batches)` : '';
   const reads = `every batch for the last ${fmt.ms(ms)}${counted} has read the admission cap (about ${fmt.count(bound.cap)} offsets)`;
   const tail = 'these reports carry no backlog figure (no latestOffset, no source metrics)';
-  const summary = bound.fromSteady
-    ? `Falling behind, by how much is unknown: ${reads}${bound.readBefore !== null ? `, up from about ${fmt.count(bound.readBefore)} before` : ''}, so more than the cap arrives at each trigger; ${tail}`
-    : ms >= TUNING.catchUpBudgetSec * 1000
-      ? `Falling behind, by how much is unknown: ${reads}, longer than the ${fmt.seconds(TUNING.catchUpBudgetSec)} catch-up budget, so at least the cap waits at each trigger (part of it may be what a restart or a slow batch left); ${tail}`
-      : `Falling behind, by how much is unknown: ${reads}, since a restart or a slow batch, so at least the cap waits at each trigger (part of it may be what that left, draining); ${tail}`;
+  const lost = admitsLess(features, bound);
+  const summary = lost
+    ? `Falling behind, by how much is unknown: ${reads} and taken about ${fmt.ms(latest.d)}, so the query now admits about ${fmt.rate(lost.admitted)}, less than the ${fmt.rate(lost.arrivalBefore)} that arrived before the batches slowed: processing lost capacity; ${tail}`
+    : bound.fromSteady
+      ? `Falling behind, by how much is unknown: ${reads}${bound.readBefore !== null ? `, up from about ${fmt.count(bound.readBefore)} before` : ''}, so more than the cap arrives at each trigger; ${tail}`
+      : ms >= TUNING.catchUpBudgetSec * 1000
+        ? `Falling behind, by how much is unknown: ${reads}, longer than the ${fmt.seconds(TUNING.catchUpBudgetSec)} catch-up budget, so at least the cap waits at each trigger (part of it may be what a restart or a slow batch left); ${tail}`
+        : `Falling behind, by how much is unknown: ${reads}, since a restart or a slow batch, so at least the cap waits at each trigger (part of it may be what that left, draining); ${tail}`;
   const metrics = lagMetrics(view);
   // Time behind, its trend, the drain and the arrivals would all be read off the cap here.
   delete metrics.timeBehindSec;
