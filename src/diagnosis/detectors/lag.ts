@@ -96,9 +96,11 @@ export function detectLag(ctx: DetectorContext): Finding {
   if (bound !== null && bound.dips === 0) {
     const ms = ctx.latest.t + ctx.latest.d - bound.sinceMs;
     // After a hiccup, only batches at the cap that stay slower than the arrivals before open it
-    // early: capacity lost, not a residue draining.
-    const toOpen = bound.batchesToOpen ?? (admitsLess(ctx.features, bound) !== null ? TUNING.capBoundBatches : null);
-    if (ms >= TUNING.catchUpBudgetSec * 1000 || (toOpen !== null && batchesSince(ctx.features, bound.sinceMs) >= toOpen && ms >= TUNING.capBoundMinMs)) {
+    // early: capacity lost, not a residue draining. No floor in time then: a burst that pins the
+    // cap makes larger batches, which admit more than arrived before, never less.
+    const lost = bound.batchesToOpen === null && admitsLess(ctx.features, bound) !== null;
+    const toOpen = lost ? TUNING.capBoundBatches : bound.batchesToOpen;
+    if (ms >= TUNING.catchUpBudgetSec * 1000 || (toOpen !== null && batchesSince(ctx.features, bound.sinceMs) >= toOpen && (lost || ms >= TUNING.capBoundMinMs))) {
       return finding(ctx, 'fire', { base: windowBase, band: windowBase, capBound: 1 });
     }
   }
