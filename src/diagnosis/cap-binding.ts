@@ -45,6 +45,9 @@ export interface CapBound {
   arrivalBefore?: number | null;
   /** Newest batches in a row that read less than the cap: the binding survives MAX_DIPS of them. */
   dips: number;
+  /** Lowest and highest read at the cap in the run (absent in state stored before they were kept). */
+  low?: number;
+  high?: number;
 }
 
 /** Batches before a binding whose reads say what the steady state was (at least STEADY_MIN of them). */
@@ -159,10 +162,10 @@ export function capBindingIn(
   if (hiccupAt >= 0) {
     // Still slow at the newest batch: that pace is the usual one now (see nextCapBound).
     const usual = slowFrom >= 0 ? latest.rows / latest.d : pace;
-    return { cap, sinceMs: features[hiccupAt]!.t, fromSteady: false, readBefore: null, batchesToOpen: null, pace: usual, dips: 0, arrivalBefore };
+    return { cap, sinceMs: features[hiccupAt]!.t, fromSteady: false, readBefore: null, batchesToOpen: null, pace: usual, dips: 0, arrivalBefore, low, high };
   }
   const batchesToOpen = clear ? TUNING.capBoundBatches : NEAR_CAP_FACTOR * TUNING.capBoundBatches;
-  return { cap, sinceMs: features[first]!.t, fromSteady: true, readBefore, batchesToOpen, pace, dips: 0, arrivalBefore };
+  return { cap, sinceMs: features[first]!.t, fromSteady: true, readBefore, batchesToOpen, pace, dips: 0, arrivalBefore, low, high };
 }
 
 /**
@@ -235,8 +238,16 @@ export function nextCapBound(
       const pace = slow ? latest.rows / latest.d : previous.pace;
       return { ...previous, sinceMs: latest.t, fromSteady: false, readBefore: null, batchesToOpen: null, pace, dips: atCap ? 0 : 1 };
     }
-    // After a dip the backlog was empty: the count starts again, the judgement of how it began stays.
-    if (atCap) return previous.dips === 0 ? previous : { ...previous, sinceMs: latest.t, dips: 0 };
+    if (atCap) {
+      const low = Math.min(previous.low ?? latest.rows, latest.rows);
+      const high = Math.max(previous.high ?? latest.rows, latest.rows);
+      // Reads that spread wider than a cap's as the run goes on: a steady feed that merely looked
+      // capped for a few batches (its rise into the "cap" was chance), at most a catch-up.
+      const spread = high - low > CAP_TIGHT * previous.cap;
+      const next = spread && previous.fromSteady ? { ...previous, fromSteady: false, readBefore: null, batchesToOpen: null } : previous;
+      // After a dip the backlog was empty: the count starts again, the judgement of how it began stays.
+      return { ...next, sinceMs: previous.dips === 0 ? previous.sinceMs : latest.t, dips: 0, low, high };
+    }
     if (previous.dips < MAX_DIPS) return { ...previous, dips: previous.dips + 1 };
   }
   return capBindingIn(features, analysis, partitions, runMaxRows);

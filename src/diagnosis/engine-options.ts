@@ -83,11 +83,12 @@ export const TUNING = {
   /**
    * With no backlog figure at all, a capped query whose reads rose out of a steady state into the
    * cap and stayed there this many batches, and at least `capBoundMinMs`, is falling behind (see
-   * cap-binding.ts): a burst that drains is allowed to pin the cap this long (at a 1 s trigger,
-   * a 10 s burst pins it for ten batches).
+   * cap-binding.ts): a burst that drains is allowed to pin the cap this long (at a 1 s trigger, 8
+   * batches are 8 s: a burst of a few seconds). Longer floors (a minute) missed the 8-batch deadline
+   * of every capped overload at 1–3 s triggers and kept no false alarm away on the scenario draws.
    */
   capBoundBatches: 8,
-  capBoundMinMs: 60_000,
+  capBoundMinMs: 10_000,
   /** A backlog that takes longer than this to drain is an incident (Flink's catch-up budget), s. */
   catchUpBudgetSec: 1800,
   /** Time behind at which lag becomes critical, s. */
