@@ -598,15 +598,17 @@ function offsetsRise(window: readonly BatchFeatures[]): boolean {
 }
 
 /**
- * Whether `current` is no higher than the 95th percentile of `series` (one value per ring batch)
+ * Whether `current` is no higher than the 99th percentile of `series` (one value per ring batch)
  * before index `from`, where the judged window starts, counting only batches since the last lag
- * episode ended: a relapse climbs back to that episode's level, which was never normal.
+ * episode ended: a relapse climbs back to that episode's level, which was never normal. Nearly the
+ * highest, not a 95th percentile: near capacity the input's noise makes excursions that rise as
+ * steeply as an overload for a few batches and have done so before.
  */
 function withinHistory(ctx: DetectorContext, series: readonly number[], current: number, from: number): boolean {
   const since = ctx.lagResolvedAtMs ?? Number.NEGATIVE_INFINITY;
   const before: number[] = [];
   for (let i = 0; i < from; i += 1) if (ctx.features[i]!.t >= since && Number.isFinite(series[i]!)) before.push(series[i]!);
-  return before.length >= HISTORY_MIN && current <= quantile(before, 0.95);
+  return before.length >= HISTORY_MIN && current <= quantile(before, 0.99);
 }
 
 /** Earlier batches needed before their range says what is normal. */
