@@ -62,10 +62,10 @@ export const TUNING = {
   /**
    * A creep (overrunning, lengthening batches) opens lag only once time behind passes this many
    * trigger intervals: near capacity (ρ ≈ 0.93–0.95) noise makes short creeps with time behind up
-   * to ~1.4 × T. At 1.3 a few such draws in every thousand opened lag; 1.45 costs ramps a batch
-   * at most (delay percentiles unchanged on the draws).
+   * to ~1.4 × T. At 1.3 a few such draws in every thousand opened lag; past 1.4 slow ramps that
+   * overrun the trigger are found too late.
    */
-  creepBacklogTriggers: 1.45,
+  creepBacklogTriggers: 1.4,
   /** Batches the "back to normal" condition must hold before an incident resolves. */
   clearBatches: 3,
   /**
