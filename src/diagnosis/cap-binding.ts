@@ -45,6 +45,12 @@ export interface CapBound {
   arrivalBefore?: number | null;
   /** Newest batches in a row that read less than the cap: the binding survives MAX_DIPS of them. */
   dips: number;
+  /**
+   * Trigger start of the first of the newest slow batches in a row that made the binding a
+   * catch-up (they may precede the first read at the cap), else null or absent: where lost
+   * capacity began, if that is what it was (the lag detector counts its batches from there).
+   */
+  slowSinceMs?: number | null;
   /** Lowest and highest read at the cap in the run (absent in state stored before they were kept). */
   low?: number;
   high?: number;
@@ -150,19 +156,24 @@ export function capBindingIn(
   let hiccupAt = restart || high - low > CAP_TIGHT * cap ? first : -1;
   // Slow batches in a row are one hiccup from the first of them (capacity lost stays slow).
   let slowFrom = -1;
+  let slowSince = -1;
   for (let i = Math.max(1, first - STEADY_MIN); i < features.length; i += 1) {
     const f = features[i]!;
     const slow = f.d > 0 && f.rows / f.d < 0.5 * pace;
     if (!slow) slowFrom = -1;
     else if (slowFrom < 0) slowFrom = i;
     const downtime = f.restart ? f.t - (features[i - 1]!.t + features[i - 1]!.d) : 0;
-    if (slow || (i > first && downtime >= MIN_DISRUPTION_MS)) hiccupAt = Math.max(hiccupAt, slow ? slowFrom : i, first);
+    if (slow || (i > first && downtime >= MIN_DISRUPTION_MS)) {
+      hiccupAt = Math.max(hiccupAt, slow ? slowFrom : i, first);
+      slowSince = slow ? slowFrom : -1;
+    }
   }
   const arrivalBefore = arrivals.length >= STEADY_MIN ? median(arrivals) : null;
   if (hiccupAt >= 0) {
     // Still slow at the newest batch: that pace is the usual one now (see nextCapBound).
     const usual = slowFrom >= 0 ? latest.rows / latest.d : pace;
-    return { cap, sinceMs: features[hiccupAt]!.t, fromSteady: false, readBefore: null, batchesToOpen: null, pace: usual, dips: 0, arrivalBefore, low, high };
+    const slowSinceMs = slowSince >= 0 ? features[slowSince]!.t : null;
+    return { cap, sinceMs: features[hiccupAt]!.t, fromSteady: false, readBefore: null, batchesToOpen: null, pace: usual, dips: 0, arrivalBefore, slowSinceMs, low, high };
   }
   const batchesToOpen = clear ? TUNING.capBoundBatches : NEAR_CAP_FACTOR * TUNING.capBoundBatches;
   return { cap, sinceMs: features[first]!.t, fromSteady: true, readBefore, batchesToOpen, pace, dips: 0, arrivalBefore, low, high };
@@ -187,18 +198,22 @@ const ADMITTED_MIN = 4;
 
 /**
  * Whether the newest batches of a binding that began with a hiccup admit clearly less than what
- * arrived before it (median over up to `STEADY_BEFORE` batches since `sinceMs`, at least
- * ADMITTED_MIN): the batches at the cap got slower and stayed slow, so the backlog
+ * arrived before it (median over up to `STEADY_BEFORE` batches at the cap since `sinceMs`, at
+ * least ADMITTED_MIN): the batches at the cap got slower and stayed slow, so the backlog
  * grows whatever the hiccup left. After a one-off slow batch or a restart, batches at the cap run
  * at the usual pace and admit more than arrives: that drains. Null when it cannot be judged.
  */
-export function admitsLess(features: readonly BatchFeatures[], bound: CapBound): { admitted: number; arrivalBefore: number } | null {
+export function admitsLess(features: readonly BatchFeatures[], bound: CapBound, triggerMs: number): { admitted: number; arrivalBefore: number } | null {
   const arrivalBefore = bound.arrivalBefore ?? null;
   if (arrivalBefore === null || bound.fromSteady) return null;
   const rates: number[] = [];
+  // What each batch at the cap admits over its own interval (the trigger's, or its duration when
+  // it overran): slow batches below the cap (a GC pause) and the gap they leave say nothing of it.
+  const atCap = bound.low ?? bound.cap * 0.99;
   for (let i = features.length - 1; i >= 0 && features[i]!.t >= bound.sinceMs && rates.length < STEADY_BEFORE; i -= 1) {
-    const rate = admitted(features, i);
-    if (rate !== null) rates.push(rate);
+    const f = features[i]!;
+    const interval = Math.max(triggerMs, f.d);
+    if (f.rows >= atCap && interval > 0) rates.push(f.rows / (interval / 1000));
   }
   if (rates.length < ADMITTED_MIN) return null;
   const rate = median(rates);
@@ -236,7 +251,8 @@ export function nextCapBound(
       // The slow pace becomes the usual one: batches that stay that slow (capacity lost) are one
       // hiccup whose catch-up budget runs from its first batch, not a new one at every batch.
       const pace = slow ? latest.rows / latest.d : previous.pace;
-      return { ...previous, sinceMs: latest.t, fromSteady: false, readBefore: null, batchesToOpen: null, pace, dips: atCap ? 0 : 1 };
+      const slowSinceMs = slow ? (previous.slowSinceMs ?? latest.t) : null;
+      return { ...previous, sinceMs: latest.t, fromSteady: false, readBefore: null, batchesToOpen: null, pace, dips: atCap ? 0 : 1, slowSinceMs };
     }
     if (atCap) {
       const low = Math.min(previous.low ?? latest.rows, latest.rows);

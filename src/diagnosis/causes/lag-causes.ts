@@ -104,7 +104,7 @@ function rateLimitTooLow(ctx: DetectorContext): Explained | null {
   // The typical recent batch, not the latest alone: one slow batch does not make them back to back.
   const typicalMs = median(ctx.features.slice(-5).map((f) => f.d));
   // Batches at the cap that slowed below the arrivals lost capacity: a larger cap admits no more.
-  if (ctx.capBound !== null) return admitsLess(ctx.features, ctx.capBound) ? null : unreportedCapTooLow(ctx, ctx.capBound.cap, interval, typicalMs);
+  if (ctx.capBound !== null) return admitsLess(ctx.features, ctx.capBound, ctx.analysis.triggerMs) ? null : unreportedCapTooLow(ctx, ctx.capBound.cap, interval, typicalMs);
   if (arrival === null || arrival <= 0) return null;
   const admitted = cap / Math.max(interval, typicalMs / 1000);
   if (admitted >= arrival * 0.99) return null;
@@ -219,7 +219,7 @@ function fileCapTooLow(ctx: DetectorContext, cap: number, interval: number): Exp
 
 function insufficientCapacity(ctx: DetectorContext, capped: boolean): Explained | null {
   const { analysis, latest } = ctx;
-  const lost = ctx.capBound !== null ? admitsLess(ctx.features, ctx.capBound) : null;
+  const lost = ctx.capBound !== null ? admitsLess(ctx.features, ctx.capBound, ctx.analysis.triggerMs) : null;
   if (lost) return capacityLostUnderCap(ctx, lost.admitted, lost.arrivalBefore);
   const rho = analysis.loadFactor;
   const interval = intervalSec(ctx);

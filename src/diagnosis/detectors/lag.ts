@@ -98,9 +98,11 @@ export function detectLag(ctx: DetectorContext): Finding {
     // After a hiccup, only batches at the cap that stay slower than the arrivals before open it
     // early: capacity lost, not a residue draining. No floor in time then: a burst that pins the
     // cap makes larger batches, which admit more than arrived before, never less.
-    const lost = bound.batchesToOpen === null && admitsLess(ctx.features, bound) !== null;
+    const lost = bound.batchesToOpen === null && admitsLess(ctx.features, bound, ctx.analysis.triggerMs) !== null;
     const toOpen = lost ? TUNING.capBoundBatches : bound.batchesToOpen;
-    if (ms >= TUNING.catchUpBudgetSec * 1000 || (toOpen !== null && batchesSince(ctx.features, bound.sinceMs) >= toOpen && (lost || ms >= TUNING.capBoundMinMs))) {
+    // Lost capacity counts from the first slow batch, which may come before the first read at the cap.
+    const since = lost ? Math.min(bound.slowSinceMs ?? bound.sinceMs, bound.sinceMs) : bound.sinceMs;
+    if (ms >= TUNING.catchUpBudgetSec * 1000 || (toOpen !== null && batchesSince(ctx.features, since) >= toOpen && (lost || ms >= TUNING.capBoundMinMs))) {
       return finding(ctx, 'fire', { base: windowBase, band: windowBase, capBound: 1 });
     }
   }
@@ -744,7 +746,7 @@ function describeCapBound(view: LagView, bound: CapBound): { summary: string; me
   const counted = features.length > 0 && features[0]!.t < bound.sinceMs ? ` (${fmt.count(batchesSince(features, bound.sinceMs))} batches)` : '';
   const reads = `every batch for the last ${fmt.ms(ms)}${counted} has read the admission cap (about ${fmt.count(bound.cap)} offsets)`;
   const tail = 'these reports carry no backlog figure (no latestOffset, no source metrics)';
-  const lost = admitsLess(features, bound);
+  const lost = admitsLess(features, bound, view.analysis.triggerMs);
   const summary = lost
     ? `Falling behind, by how much is unknown: ${reads} and taken about ${fmt.ms(latest.d)}, so the query now admits about ${fmt.rate(lost.admitted)}, less than the ${fmt.rate(lost.arrivalBefore)} that arrived before the batches slowed: processing lost capacity; ${tail}`
     : bound.fromSteady
