@@ -32,10 +32,15 @@ export interface CapBound {
   /**
    * Batches at the cap that open lag, with at least `capBoundMinMs` (the catch-up budget opens it
    * whatever this says): `capBoundBatches` after a rise that stands out of the noise,
-   * NEAR_CAP_FACTOR times that after one within it; null after a hiccup (only the budget then).
+   * NEAR_CAP_FACTOR times that after one within it; null after a hiccup (then the budget, or
+   * `capBoundBatches` once the batches at the cap admit less than arrived before: `admitsLess`).
    */
   batchesToOpen: number | null;
-  /** Usual rows per ms of the batches before it (0 when unknown): a batch far slower inside it is a hiccup. */
+  /**
+   * Rows per ms of the batches before it (0 when unknown): a batch far slower inside it is a
+   * hiccup. After a slow batch inside it, that batch's pace (batches that stay that slow are the
+   * same hiccup, not a new one each).
+   */
   pace: number;
   /**
    * Rows per second that arrived in the steady batches before the run (each read over the time
@@ -193,31 +198,38 @@ function admitted(features: readonly BatchFeatures[], i: number): number | null 
 
 /** What the binding admits must fall this far short of the arrivals before it to say capacity was lost. */
 const ADMITS_SHORT = 0.9;
-/** Batches of the binding whose admitted rates are needed (opening takes `capBoundBatches` anyway). */
+/** Batches at the cap whose admitted rates are needed (the lag detector also counts batches since the hiccup). */
 const ADMITTED_MIN = 4;
 
 /**
- * Whether the newest batches of a binding that began with a hiccup admit clearly less than what
- * arrived before it (median over up to `STEADY_BEFORE` batches at the cap since `sinceMs`, at
+ * Whether the newest batches of a binding admit clearly less than what arrived before it (median over up to `STEADY_BEFORE` batches at the cap since `sinceMs`, at
  * least ADMITTED_MIN): the batches at the cap got slower and stayed slow, so the backlog
  * grows whatever the hiccup left. After a one-off slow batch or a restart, batches at the cap run
  * at the usual pace and admit more than arrives: that drains. Null when it cannot be judged.
  */
-export function admitsLess(features: readonly BatchFeatures[], bound: CapBound, triggerMs: number): { admitted: number; arrivalBefore: number } | null {
+export function admitsLess(
+  features: readonly BatchFeatures[],
+  bound: CapBound,
+  triggerMs: number,
+): { admitted: number; arrivalBefore: number; intervalMs: number } | null {
   const arrivalBefore = bound.arrivalBefore ?? null;
-  if (arrivalBefore === null || bound.fromSteady) return null;
+  if (arrivalBefore === null) return null;
   const rates: number[] = [];
+  const intervals: number[] = [];
   // What each batch at the cap admits over its own interval (the trigger's, or its duration when
   // it overran): slow batches below the cap (a GC pause) and the gap they leave say nothing of it.
   const atCap = bound.low ?? bound.cap * 0.99;
   for (let i = features.length - 1; i >= 0 && features[i]!.t >= bound.sinceMs && rates.length < STEADY_BEFORE; i -= 1) {
     const f = features[i]!;
     const interval = Math.max(triggerMs, f.d);
-    if (f.rows >= atCap && interval > 0) rates.push(f.rows / (interval / 1000));
+    if (f.rows >= atCap && interval > 0) {
+      rates.push(f.rows / (interval / 1000));
+      intervals.push(interval);
+    }
   }
   if (rates.length < ADMITTED_MIN) return null;
   const rate = median(rates);
-  return rate < ADMITS_SHORT * arrivalBefore ? { admitted: rate, arrivalBefore } : null;
+  return rate < ADMITS_SHORT * arrivalBefore ? { admitted: rate, arrivalBefore, intervalMs: median(intervals) } : null;
 }
 
 /** Standard deviation of the noise in `reads` (newest first), from the median batch-to-batch change. */
@@ -264,7 +276,8 @@ export function nextCapBound(
       // After a dip the backlog was empty: the count starts again, the judgement of how it began stays.
       return { ...next, sinceMs: previous.dips === 0 ? previous.sinceMs : latest.t, dips: 0, low, high };
     }
-    if (previous.dips < MAX_DIPS) return { ...previous, dips: previous.dips + 1 };
+    // A read below the cap found the backlog empty: a slow stretch before it is over.
+    if (previous.dips < MAX_DIPS) return { ...previous, dips: previous.dips + 1, slowSinceMs: null };
   }
   return capBindingIn(features, analysis, partitions, runMaxRows);
 }

@@ -85,9 +85,10 @@ export const TUNING = {
   /**
    * With no backlog figure at all, a capped query whose reads rose out of a steady state into the
    * cap and stayed there this many batches, and at least `capBoundMinMs`, is falling behind (see
-   * cap-binding.ts): a burst that drains is allowed to pin the cap this long (at a 1 s trigger, 8
-   * batches are 8 s: a burst of a few seconds). Longer floors (a minute) missed the 8-batch deadline
-   * of every capped overload at 1–3 s triggers and kept no false alarm away on the scenario draws.
+   * cap-binding.ts): a burst that drains is allowed to pin the cap this long (8 batches of a 1 s
+   * trigger are 8 s: a burst of a few seconds). So at a 1 s trigger lag opens after about 10
+   * batches, from 2 s on after 8. A minute missed the 8-batch deadline of every capped overload at
+   * 1–3 s triggers and kept no false alarm away on the scenario draws.
    */
   capBoundBatches: 8,
   capBoundMinMs: 10_000,

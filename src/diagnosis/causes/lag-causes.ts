@@ -220,7 +220,7 @@ function fileCapTooLow(ctx: DetectorContext, cap: number, interval: number): Exp
 function insufficientCapacity(ctx: DetectorContext, capped: boolean): Explained | null {
   const { analysis, latest } = ctx;
   const lost = ctx.capBound !== null ? admitsLess(ctx.features, ctx.capBound, ctx.analysis.triggerMs) : null;
-  if (lost) return capacityLostUnderCap(ctx, lost.admitted, lost.arrivalBefore);
+  if (lost) return capacityLostUnderCap(ctx, lost);
   const rho = analysis.loadFactor;
   const interval = intervalSec(ctx);
   const backToBack = analysis.triggerMs === 0 || latest.d >= analysis.triggerMs;
@@ -252,14 +252,15 @@ function insufficientCapacity(ctx: DetectorContext, capped: boolean): Explained 
  * A binding cap with no backlog figure whose batches slowed and stayed slow: they admit less than
  * arrived before, so at least that ratio is missing in throughput (arrivals now are not reported).
  */
-function capacityLostUnderCap(ctx: DetectorContext, admitted: number, arrivalBefore: number): Explained {
+function capacityLostUnderCap(ctx: DetectorContext, lost: { admitted: number; arrivalBefore: number; intervalMs: number }): Explained {
+  const { admitted, arrivalBefore } = lost;
   const rho = arrivalBefore / admitted;
   const needed = Math.max(1.05, rho * 1.15);
   return {
     cause: {
       code: 'insufficient_capacity',
       confidence: clamp(0.6 + (rho - 1) * 1.5, 0.6, 0.9),
-      evidence: `every batch reads the admission cap (about ${fmt.count(ctx.capBound!.cap)} offsets) and now takes about ${fmt.ms(ctx.latest.d)}, admitting about ${fmt.rate(admitted)}, while ${fmt.rate(arrivalBefore)} arrived before the batches slowed: load factor at least ${rho.toFixed(2)} (arrivals now are not reported).`,
+      evidence: `every batch reads the admission cap (about ${fmt.count(ctx.capBound!.cap)} offsets) and now takes about ${fmt.ms(lost.intervalMs)}, admitting about ${fmt.rate(admitted)}, while ${fmt.rate(arrivalBefore)} arrived before the batches slowed: load factor at least ${rho.toFixed(2)} (arrivals now are not reported).`,
     },
     advice: [
       {

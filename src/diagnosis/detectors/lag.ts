@@ -748,7 +748,7 @@ function describeCapBound(view: LagView, bound: CapBound): { summary: string; me
   const tail = 'these reports carry no backlog figure (no latestOffset, no source metrics)';
   const lost = admitsLess(features, bound, view.analysis.triggerMs);
   const summary = lost
-    ? `Falling behind, by how much is unknown: ${reads} and taken about ${fmt.ms(latest.d)}, so the query now admits about ${fmt.rate(lost.admitted)}, less than the ${fmt.rate(lost.arrivalBefore)} that arrived before the batches slowed: processing lost capacity; ${tail}`
+    ? `Falling behind, by how much is unknown: ${reads} and taken about ${fmt.ms(lost.intervalMs)}, so the query now admits about ${fmt.rate(lost.admitted)}, less than the ${fmt.rate(lost.arrivalBefore)} that arrived before the batches slowed: processing lost capacity; ${tail}`
     : bound.fromSteady
       ? `Falling behind, by how much is unknown: ${reads}${bound.readBefore !== null ? `, up from about ${fmt.count(bound.readBefore)} before` : ''}, so more than the cap arrives at each trigger; ${tail}`
       : ms >= TUNING.catchUpBudgetSec * 1000
