@@ -202,10 +202,11 @@ const ADMITS_SHORT = 0.9;
 const ADMITTED_MIN = 4;
 
 /**
- * Whether the newest batches of a binding admit clearly less than what arrived before it (median over up to `STEADY_BEFORE` batches at the cap since `sinceMs`, at
- * least ADMITTED_MIN): the batches at the cap got slower and stayed slow, so the backlog
- * grows whatever the hiccup left. After a one-off slow batch or a restart, batches at the cap run
- * at the usual pace and admit more than arrives: that drains. Null when it cannot be judged.
+ * Whether the newest batches of a binding admit clearly less than what arrived before it (median
+ * over up to `STEADY_BEFORE` batches at the cap since `sinceMs`, at least ADMITTED_MIN): the
+ * batches at the cap got slower and stayed slow, so the backlog grows whatever a hiccup left.
+ * After a one-off slow batch or a restart, batches at the cap run at the usual pace and admit more
+ * than arrives: that drains. Null when it cannot be judged (or they admit enough).
  */
 export function admitsLess(
   features: readonly BatchFeatures[],
