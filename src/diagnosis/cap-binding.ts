@@ -112,8 +112,15 @@ export function capBindingIn(
   if (latest === undefined || latest.kafkaEnd === null || analysis.signal !== 'duration' || !noBacklogFigure(latest)) return null;
   const cap = analysis.cappedRows;
   if (cap === null || cap <= 0) return null;
+  // The run of reads at the cap, and how widely they spread.
   let first = -1;
-  for (let i = features.length - 1; i >= 0 && readsAtCap(features[i]!.rows, cap, partitions); i -= 1) first = i;
+  let low = Infinity;
+  let high = -Infinity;
+  for (let i = features.length - 1; i >= 0 && readsAtCap(features[i]!.rows, cap, partitions); i -= 1) {
+    first = i;
+    low = Math.min(low, features[i]!.rows);
+    high = Math.max(high, features[i]!.rows);
+  }
   if (first <= 0 || features.length - first < MIN_RUN) return null;
   // A batch of the same run that read more than any capped batch can, however long ago: no cap.
   if (capExceededInRun(runMaxRows, cap, partitions)) return null;
@@ -152,12 +159,6 @@ export function capBindingIn(
   // or after downtime inside it) brings the downtime's input: the reads at the cap after either may
   // be its residue, a catch-up from there.
   const pace = median(paces);
-  let low = Infinity;
-  let high = -Infinity;
-  for (let i = first; i < features.length; i += 1) {
-    low = Math.min(low, features[i]!.rows);
-    high = Math.max(high, features[i]!.rows);
-  }
   let hiccupAt = restart || high - low > CAP_TIGHT * cap ? first : -1;
   // Slow batches in a row are one hiccup from the first of them (capacity lost stays slow).
   let slowFrom = -1;

@@ -28,24 +28,22 @@ function spec(arrival: StreamSpec['arrival'], extra: Partial<StreamSpec> = {}): 
   };
 }
 
+/** 6,000 rows/s, then 9,000 (12.5 % above the cap's 8,000) from 20 to 45 minutes, then 5,000. */
+function overloadThenDrain(): StreamSpec['arrival'] {
+  return steppedRate(6_000, [
+    { atMs: START + 20 * MIN, rowsPerSec: 9_000 },
+    { atMs: START + 45 * MIN, rowsPerSec: 5_000 },
+  ]);
+}
+
 describe('a capped query falling behind with no backlog figure', () => {
   it('opens within 8 batches of the input rising above the cap, stays one incident, resolves once reads fall below it', () => {
-    // 6,000 rows/s, then 9,000 (12.5 % above the cap's 8,000) for 25 minutes, then 5,000: the
-    // backlog of 1.5M rows drains at 3,000 rows/s, in about 8 minutes.
+    // The backlog of 1.5M rows the 25 minutes above the cap leave drains at 3,000 rows/s, in about
+    // 8 minutes.
     const onsetIndex = (20 * MIN) / TRIGGER_MS;
     const dropIndex = (45 * MIN) / TRIGGER_MS;
     for (let seed = 1; seed <= 8; seed += 1) {
-      const run = runStream(
-        spec(
-          steppedRate(6_000, [
-            { atMs: START + 20 * MIN, rowsPerSec: 9_000 },
-            { atMs: START + 45 * MIN, rowsPerSec: 5_000 },
-          ]),
-        ),
-        480,
-        {},
-        seed,
-      );
+      const run = runStream(spec(overloadThenDrain()), 480, {}, seed);
       const lag = run.changes.filter((c) => c.incident.kind === 'lag');
       expect(lag.map((c) => c.type), `seed ${seed}`).toEqual(['opened', 'resolved']);
       const [open, resolved] = lag as [(typeof lag)[0], (typeof lag)[0]];
@@ -147,10 +145,7 @@ describe('a capped query falling behind with no backlog figure', () => {
     for (let seed = 1; seed <= 4; seed += 1) {
       const run = runStream(
         spec(
-          steppedRate(6_000, [
-            { atMs: START + 20 * MIN, rowsPerSec: 9_000 },
-            { atMs: START + 45 * MIN, rowsPerSec: 5_000 },
-          ]),
+          overloadThenDrain(),
           { events: [{ type: 'restart', atBatch: 336, downtimeMs: 5_000, cap: null, cores: 2 }] },
         ),
         480,

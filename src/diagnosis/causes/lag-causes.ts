@@ -27,11 +27,13 @@ export function explainLag(ctx: DetectorContext): { causes: Cause[]; advice: Adv
     facts: ctx.facts,
     cores: ctx.options.cores,
   };
-  const capped = rateLimitTooLow(ctx);
+  // Batches at a binding cap that slowed below the arrivals lost capacity: a larger cap admits no more.
+  const lost = ctx.capBound !== null ? admitsLess(ctx.features, ctx.capBound, ctx.analysis.triggerMs) : null;
+  const capped = lost ? null : rateLimitTooLow(ctx);
   // A cap binds throughput only while batches finish inside the interval; back to back, a larger
   // cap just makes longer batches, and capacity is what limits.
   const capBinds = capped !== null && capped.cause.confidence >= 0.5;
-  const capacity = insufficientCapacity(ctx, capBinds);
+  const capacity = lost ? capacityLostUnderCap(ctx, lost) : insufficientCapacity(ctx, capBinds);
   // Lag without an admission cap in the way is a throughput shortage, whatever ρ reads this batch.
   const capacityBound = capacity !== null || ctx.analysis.cappedRows === null;
   const explained = rank([
@@ -103,8 +105,7 @@ function rateLimitTooLow(ctx: DetectorContext): Explained | null {
   if (analysis.signal === 'files' || analysis.signal === 'bytes') return fileCapTooLow(ctx, cap, interval);
   // The typical recent batch, not the latest alone: one slow batch does not make them back to back.
   const typicalMs = median(ctx.features.slice(-5).map((f) => f.d));
-  // Batches at the cap that slowed below the arrivals lost capacity: a larger cap admits no more.
-  if (ctx.capBound !== null) return admitsLess(ctx.features, ctx.capBound, ctx.analysis.triggerMs) ? null : unreportedCapTooLow(ctx, ctx.capBound.cap, interval, typicalMs);
+  if (ctx.capBound !== null) return unreportedCapTooLow(ctx, ctx.capBound.cap, interval, typicalMs);
   if (arrival === null || arrival <= 0) return null;
   const admitted = cap / Math.max(interval, typicalMs / 1000);
   if (admitted >= arrival * 0.99) return null;
@@ -219,8 +220,6 @@ function fileCapTooLow(ctx: DetectorContext, cap: number, interval: number): Exp
 
 function insufficientCapacity(ctx: DetectorContext, capped: boolean): Explained | null {
   const { analysis, latest } = ctx;
-  const lost = ctx.capBound !== null ? admitsLess(ctx.features, ctx.capBound, ctx.analysis.triggerMs) : null;
-  if (lost) return capacityLostUnderCap(ctx, lost);
   const rho = analysis.loadFactor;
   const interval = intervalSec(ctx);
   const backToBack = analysis.triggerMs === 0 || latest.d >= analysis.triggerMs;
