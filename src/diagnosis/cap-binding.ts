@@ -7,7 +7,7 @@
  * run past its ring (`nextCapBound`), so a binding longer than the ring holds is still known; the
  * lag detector judges it (detectors/lag.ts).
  */
-import { capExceededInRun, readsAtCap } from './admission-cap.js';
+import { capExceededInRun, capTolerance, readsAtCap } from './admission-cap.js';
 import { MIN_DISRUPTION_MS } from './aftermath.js';
 import type { BatchFeatures } from './batch-features.js';
 import type { Analysis } from './query-analysis.js';
@@ -75,11 +75,20 @@ const RISE_SIGMAS = 2;
 /** How many times `capBoundBatches` a binding whose rise is within the noise must last. */
 const NEAR_CAP_FACTOR = 3;
 /**
- * Reads of the run spread by at most this fraction of the cap tell a cap from noisy input. The
- * spread actually read, not the P − 1 floored shares may allow: over many partitions the floors
- * lose about the same few dozen offsets at every capped batch.
+ * Reads of a run at a cap spread by at most this fraction of it, or by FLOOR_SPREAD of the P − 1
+ * offsets floored shares lose, tell a cap from noisy input: the spread actually read, not the
+ * band of 2 (P − 1) two capped reads may in principle differ by, which over many partitions is
+ * wider than a noisy feed's spread.
  */
 const CAP_TIGHT = 0.005;
+/** A small cap over many partitions (10 offsets each over 167) loses a different few dozen at each batch. */
+const FLOOR_SPREAD = 0.5;
+
+/** Whether reads at a cap spread wider than a cap's (noisy input, or a feed that never rose into one). */
+function spreadsPastCap(low: number, high: number, cap: number, partitions: number): boolean {
+  return high - low > Math.max(CAP_TIGHT * cap, FLOOR_SPREAD * (partitions - 1));
+}
+
 /**
  * A read below the cap says the backlog was empty when that batch was planned: the count of reads
  * at the cap starts again after it. One or two amid a binding (a partition lagging in the fetch) do
@@ -121,6 +130,14 @@ export function capBindingIn(
     low = Math.min(low, features[i]!.rows);
     high = Math.max(high, features[i]!.rows);
   }
+  // The run's first reads may be a rise's last step short of the cap, inside the band two capped
+  // reads can differ by but lower than floored shares of the cap read: not at it yet.
+  if (first >= 0) {
+    const floorLoss = capTolerance(cap, partitions) / 2;
+    while (first < features.length - 1 && features[first]!.rows < high - floorLoss) first += 1;
+    low = Infinity;
+    for (let i = first; i < features.length; i += 1) low = Math.min(low, features[i]!.rows);
+  }
   if (first <= 0 || features.length - first < MIN_RUN) return null;
   // A batch of the same run that read more than any capped batch can, however long ago: no cap.
   if (capExceededInRun(runMaxRows, cap, partitions)) return null;
@@ -159,7 +176,7 @@ export function capBindingIn(
   // or after downtime inside it) brings the downtime's input: the reads at the cap after either may
   // be its residue, a catch-up from there.
   const pace = median(paces);
-  let hiccupAt = restart || high - low > CAP_TIGHT * cap ? first : -1;
+  let hiccupAt = restart || spreadsPastCap(low, high, cap, partitions) ? first : -1;
   // Slow batches in a row are one hiccup from the first of them (capacity lost stays slow).
   let slowFrom = -1;
   let slowSince = -1;
@@ -271,9 +288,12 @@ export function nextCapBound(
     if (atCap) {
       const low = Math.min(previous.low ?? latest.rows, latest.rows);
       const high = Math.max(previous.high ?? latest.rows, latest.rows);
+      // Reads further apart than two at one cap can be: a noisy feed took for a cap, now risen
+      // into a real one (what the ring shows says which).
+      if (high - low > capTolerance(previous.cap, partitions)) return capBindingIn(features, analysis, partitions, runMaxRows);
       // Reads that spread wider than a cap's as the run goes on: a steady feed that merely looked
       // capped for a few batches (its rise into the "cap" was chance), at most a catch-up.
-      const spread = high - low > CAP_TIGHT * previous.cap;
+      const spread = spreadsPastCap(low, high, previous.cap, partitions);
       const next = spread && previous.fromSteady ? { ...previous, fromSteady: false, readBefore: null, batchesToOpen: null } : previous;
       // After a dip the backlog was empty: the count starts again, the judgement of how it began stays.
       return { ...next, sinceMs: previous.dips === 0 ? previous.sinceMs : latest.t, dips: 0, low, high };

@@ -280,6 +280,22 @@ describe('a capped query falling behind with no backlog figure', () => {
     }
   });
 
+  it('opens within 8 batches under a small cap over many partitions, whose floored shares spread the reads by a few dozen offsets', () => {
+    // 167 partitions under a cap of 1,700 per 2 s trigger (about 10 offsets each): capped reads
+    // lose a different 0 to 166 offsets to the floors, and the noisy reads before the step, or its
+    // first batch, fall within the band of 2 × 166 offsets two capped reads may differ by.
+    const source = { kind: 'kafka' as const, partitions: 167, maxOffsetsPerTrigger: 1_700 };
+    const processing = { rowsPerSecPerCore: 1_000, cores: 2, overheadMs: 400 };
+    for (let seed = 1; seed <= 8; seed += 1) {
+      const arrival = steppedRate(560, [{ atMs: START + 10 * MIN, rowsPerSec: 1_250 }]);
+      const run = runStream(spec(arrival, { source, processing, triggerMs: 2_000, arrivalNoise: 0.14 }), 400, {}, seed);
+      const lag = opened(run, 'lag');
+      expect(lag, `seed ${seed}`).toHaveLength(1);
+      expect(lag[0]!.index, `seed ${seed}`).toBeGreaterThan(300);
+      expect(lag[0]!.index, `seed ${seed}`).toBeLessThanOrEqual(300 + 8);
+    }
+  });
+
   it('opens within 8 batches of the cap binding when the batches slow below the input (capacity lost), blaming capacity, not the cap', () => {
     // 6,000 rows/s throughout; at 20 minutes the cluster falls from 20,000 to 4,800 rows/s: batches
     // at the cap then take about 17 s of a 10 s trigger and admit about 4,600 rows/s.
