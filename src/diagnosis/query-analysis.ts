@@ -217,6 +217,9 @@ export function inferTriggerMs(features: readonly BatchFeatures[]): number | nul
     if (gap <= 0) continue;
     if (!idleBefore(prev, cur)) continue;
     idleBeforePrev = true;
+    // A run's first batch starts when the query does, off the trigger grid, and the next one on it:
+    // the gap between them is less than an interval.
+    if (prev.restart === 1 || prev.batchId === 0) continue;
     gaps[gapCount++] = gap;
     // Spark schedules triggers on a fixed grid: after an overrun the next batch starts at once and
     // the one after on the grid, a gap shorter than T. A gap whose start was itself on schedule

@@ -533,6 +533,9 @@ function converging(ctx: DetectorContext): boolean {
   return Number.isFinite(rho) && rho < 0.97;
 }
 
+/** The load factor an uncapped query's rising trend needs (a 10 % overload reads about 1.1). */
+const TREND_MIN_LOAD = 1.05;
+
 /** `values`: the window's finite values, the first at index `from` of the series. */
 function trendEvidence(
   ctx: DetectorContext,
@@ -566,8 +569,9 @@ function trendEvidence(
   // Uncapped, capacity comfortably above arrivals: durations converging to o/(1−ρ) after a
   // start or a step in load also rise for a while, but the query is not losing ground.
   // Near capacity the noise alone makes durations wander (an AR(1) with ρ close to 1), so an
-  // uncapped query must also show arrivals at or above its measured capacity.
-  if (analysis.cappedRows === null && analysis.loadFactor !== null && analysis.loadFactor < 1.03) return false;
+  // uncapped query must also show arrivals clearly above its measured capacity: over the few
+  // batches of such an excursion, noisy input at 86-95 % load runs 3-4 % above it.
+  if (analysis.cappedRows === null && analysis.loadFactor !== null && analysis.loadFactor < TREND_MIN_LOAD) return false;
   if (analysis.signal === 'kafka' && !offsetsRise(finiteWindow(ctx, n))) return false;
   if (analysis.signal === 'duration' || (analysis.signal === 'kafka' && ctx.latest.kafkaBehind === 0)) {
     // Backlog inside the batches: they must overrun the trigger.
