@@ -288,9 +288,9 @@ export function nextCapBound(
     if (atCap) {
       const low = Math.min(previous.low ?? latest.rows, latest.rows);
       const high = Math.max(previous.high ?? latest.rows, latest.rows);
-      // Reads further apart than two at one cap can be: a noisy feed took for a cap, now risen
-      // into a real one (what the ring shows says which).
-      if (high - low > capTolerance(previous.cap, partitions)) return capBindingIn(features, analysis, partitions, runMaxRows);
+      // Reads further apart than two at one cap can be (known with the partition count): a noisy
+      // feed taken for a cap, now risen into a real one (what the ring shows says which).
+      if (partitions > 0 && high - low > capTolerance(previous.cap, partitions)) return capBindingIn(features, analysis, partitions, runMaxRows);
       // Reads that spread wider than a cap's as the run goes on: a steady feed that merely looked
       // capped for a few batches (its rise into the "cap" was chance), at most a catch-up.
       const spread = spreadsPastCap(low, high, previous.cap, partitions);
