@@ -123,22 +123,19 @@ export function capBindingIn(
   if (cap === null || cap <= 0) return null;
   // The run of reads at the cap, and how widely they spread.
   let first = -1;
-  let low = Infinity;
   let high = -Infinity;
   for (let i = features.length - 1; i >= 0 && readsAtCap(features[i]!.rows, cap, partitions); i -= 1) {
     first = i;
-    low = Math.min(low, features[i]!.rows);
     high = Math.max(high, features[i]!.rows);
   }
+  if (first < 0) return null;
   // The run's first reads may be a rise's last step short of the cap, inside the band two capped
   // reads can differ by but lower than floored shares of the cap read: not at it yet.
-  if (first >= 0) {
-    const floorLoss = capTolerance(cap, partitions) / 2;
-    while (first < features.length - 1 && features[first]!.rows < high - floorLoss) first += 1;
-    low = Infinity;
-    for (let i = first; i < features.length; i += 1) low = Math.min(low, features[i]!.rows);
-  }
-  if (first <= 0 || features.length - first < MIN_RUN) return null;
+  const floorLoss = capTolerance(cap, partitions) / 2;
+  while (first < features.length - 1 && features[first]!.rows < high - floorLoss) first += 1;
+  let low = Infinity;
+  for (let i = first; i < features.length; i += 1) low = Math.min(low, features[i]!.rows);
+  if (first === 0 || features.length - first < MIN_RUN) return null;
   // A batch of the same run that read more than any capped batch can, however long ago: no cap.
   if (capExceededInRun(runMaxRows, cap, partitions)) return null;
   // The reads before the run, across a restart (a run's first batch, which may replay or read the
