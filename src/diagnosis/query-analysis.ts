@@ -135,7 +135,9 @@ export function arrivalRateAt(previous: readonly BatchFeatures[], f: BatchFeatur
 }
 
 /** Seconds of data waiting at the source after batch `f`. */
-export function timeBehindOf(f: BatchFeatures): number | null {
+export function timeBehindOf(f: BatchFeatures, latestAtPlanning = false): number | null {
+  // Offsets behind latest as of planning leave out what arrived while the batch ran: that waits too.
+  const during = latestAtPlanning ? f.d / 1000 : 0;
   if (f.kArrival.length > 0) {
     // Several Kafka sources: the query is as far behind as its furthest-behind source.
     let worst: number | null = null;
@@ -144,14 +146,14 @@ export function timeBehindOf(f: BatchFeatures): number | null {
       const arrival = f.kArrival[s];
       let sec: number | null = null;
       if (behind === null || behind === undefined) continue;
-      if (behind > 0 && arrival !== null && arrival !== undefined && arrival > 0) sec = behind / arrival;
+      if (behind > 0 && arrival !== null && arrival !== undefined && arrival > 0) sec = behind / arrival + during;
       else if (behind === 0) sec = f.rows > 0 ? f.d / 1000 : 0;
       if (sec !== null && (worst === null || sec > worst)) worst = sec;
     }
     if (worst !== null) return worst;
   }
   if (f.kafkaBehind !== null) {
-    if (f.kafkaBehind > 0 && f.arrival !== null && f.arrival > 0) return f.kafkaBehind / f.arrival;
+    if (f.kafkaBehind > 0 && f.arrival !== null && f.arrival > 0) return f.kafkaBehind / f.arrival + during;
     if (f.kafkaBehind > 0) return null;
     // Reads 0 (planning-time latest offsets): what arrived during the batch is waiting.
     return f.rows > 0 ? f.d / 1000 : 0;
@@ -461,13 +463,10 @@ function trendOf(
  * arrivals exceed capacity.
  */
 export function processingCapacity(features: readonly BatchFeatures[]): number | null {
-  const busy: BatchFeatures[] = [];
-  for (let i = features.length - 1; i >= 0 && busy.length < 16; i -= 1) {
-    const f = features[i]!;
-    if (f.rows > 0 && f.addBatchMs > 0 && !f.restart) busy.unshift(f);
-    if (f.restart) break;
-  }
+  const busy = busyBatches(features);
   if (busy.length === 0) return null;
+  const lost = capacityLostIn(busy);
+  if (lost !== null) return lost.now;
   const ratio = median(busy.slice(-8).map((f) => f.rows / (f.addBatchMs / 1000)));
   const rows = busy.map((f) => f.rows);
   if (busy.length >= 6 && Math.max(...rows) >= 1.3 * Math.min(...rows)) {
@@ -475,6 +474,49 @@ export function processingCapacity(features: readonly BatchFeatures[]): number |
     if (msPerRow > 0) return Math.min(Math.max(ratio, 1000 / msPerRow), 1.5 * ratio);
   }
   return ratio;
+}
+
+/** The newest batches of the run that read data (up to 16, oldest first): what capacity is read from. */
+function busyBatches(features: readonly BatchFeatures[]): BatchFeatures[] {
+  const busy: BatchFeatures[] = [];
+  for (let i = features.length - 1; i >= 0 && busy.length < 16; i -= 1) {
+    const f = features[i]!;
+    if (f.rows > 0 && f.addBatchMs > 0 && !f.restart) busy.unshift(f);
+    if (f.restart) break;
+  }
+  return busy;
+}
+
+/** Processing capacity lost in the newest batches (capacityLostIn), rows per second before and now. */
+export function capacityLoss(features: readonly BatchFeatures[]): { usual: number; now: number } | null {
+  return capacityLostIn(busyBatches(features));
+}
+
+/** Batches that must all run slower per row, reading no fewer rows, before capacity counts as lost. */
+const LOST_BATCHES = 3;
+
+/**
+ * Capacity lost (a slower cluster, a heavier plan): each of the last LOST_BATCHES read no fewer rows
+ * than the batches before usually did (so a larger share of fixed cost does not explain it) yet
+ * processed under 0.8 of their per-row rate. The batches before no longer say what the query can do:
+ * `now` is the rate since; null when nothing says capacity was lost.
+ */
+function capacityLostIn(busy: readonly BatchFeatures[]): { usual: number; now: number } | null {
+  const n = busy.length;
+  if (n < LOST_BATCHES + 4) return null;
+  // The cheap test first (most batches fail it): the newest batch against the fastest before.
+  let fastest = 0;
+  for (let i = 0; i < n - LOST_BATCHES; i += 1) fastest = Math.max(fastest, busy[i]!.rows / busy[i]!.addBatchMs);
+  if (!(busy[n - 1]!.rows / busy[n - 1]!.addBatchMs < 0.8 * fastest)) return null;
+  const rates = busy.map((f) => f.rows / (f.addBatchMs / 1000));
+  const usual = median(rates.slice(0, n - LOST_BATCHES));
+  const usualRows = median(busy.slice(0, n - LOST_BATCHES).map((f) => f.rows));
+  for (let i = n - LOST_BATCHES; i < n; i += 1) {
+    if (!(rates[i]! < 0.8 * usual && busy[i]!.rows >= 0.9 * usualRows)) return null;
+  }
+  let since = n - LOST_BATCHES;
+  while (since > 0 && n - since < 8 && rates[since - 1]! < 0.8 * usual) since -= 1;
+  return { usual, now: median(rates.slice(since)) };
 }
 
 /** `ageingFromRates` over the newest `count` finite points of a Kafka time series, else null. */

@@ -54,6 +54,8 @@ const BATCH_DETECTORS: readonly { kind: IncidentKind; detect: BatchDetector }[] 
 /** Consecutive "back to normal" batches before an incident resolves. */
 const CLEAR_BATCHES: Partial<Record<IncidentKind, number>> = { slow_repartition: 1, stalled: 1 };
 const MAX_RESOLVED = 8;
+/** Batches reading data with latest offsets at their end that show the source reports latest as of planning. */
+const PLANNING_ZEROS = 3;
 /** Kinds whose relapse within the cool-down re-opens the same incident (stalls and repartitions are events of their own). */
 const RELAPSING: ReadonlySet<IncidentKind> = new Set<IncidentKind>(['lag', 'state_growth', 'data_loss_risk']);
 /**
@@ -83,6 +85,12 @@ export class QueryTracker {
   private lastReportRows = 0;
   /** Most rows any batch of the current run read, its first batch left out (see observe). */
   private runMaxRows = 0;
+  /**
+   * Batches that read data yet left Kafka's latest offsets at their end, up to PLANNING_ZEROS, since
+   * the last one that says otherwise: the source reports latest offsets as of planning (open-source
+   * Spark, Databricks before 17.1), so what arrived while a batch ran is behind too.
+   */
+  private planningZeros = 0;
   /** Trigger interval inferred from the ring, refreshed every few batches (it rarely changes). */
   private inferredTriggerMs: number | null = null;
   /**
@@ -121,6 +129,7 @@ export class QueryTracker {
     tracker.resolved = Array.isArray(state.resolved) ? state.resolved.slice(-MAX_RESOLVED) : [];
     if (state.watermark && typeof state.watermark === 'object') tracker.watermark = { ...state.watermark };
     tracker.lastReportRows = typeof state.lastReportRows === 'number' ? state.lastReportRows : 0;
+    tracker.planningZeros = typeof state.planningZeros === 'number' ? state.planningZeros : 0;
     tracker.runMaxRows = typeof state.runMaxRows === 'number' ? state.runMaxRows : maxRowsOfRun(tracker.ring.all());
     if (typeof state.cooling === 'object' && state.cooling !== null) tracker.cooling = { ...state.cooling };
     if (typeof state.disruption === 'object' && state.disruption !== null) tracker.disruption = { ...state.disruption };
@@ -155,7 +164,13 @@ export class QueryTracker {
     const previous = repeat ? this.ring.all().slice(0, -1) : this.ring.all();
     features.arrival = arrivalRateAt(previous, features);
     if (features.kLatest.length > 0) features.kArrival = sourceArrivalsAt(previous, features);
-    features.timeBehindSec = timeBehindOf(features) ?? fileTimeBehindAt(previous, features);
+    if (features.rows > 0 && !features.restart) {
+      if (features.kafkaBehind === 0 || features.kBehind.includes(0)) this.planningZeros = Math.min(this.planningZeros + 1, PLANNING_ZEROS);
+      // Behind after reading less than the run has read: no cap held the batch back, so latest
+      // was read after it (a batch reading 0 behind just saw nothing arrive while it ran).
+      else if ((features.kafkaBehind ?? 0) > 0 && features.rows < 0.9 * this.runMaxRows) this.planningZeros = 0;
+    }
+    features.timeBehindSec = timeBehindOf(features, this.planningZeros >= PLANNING_ZEROS) ?? fileTimeBehindAt(previous, features);
     if (repeat) {
       // A retried batch (same batchId): the newer report replaces the older one.
       if (last!.restart) features.restart = 1;
@@ -266,6 +281,7 @@ export class QueryTracker {
       watermark: this.watermark,
       lastReportRows: this.lastReportRows,
       runMaxRows: this.runMaxRows,
+      planningZeros: this.planningZeros,
       cooling: this.cooling,
       disruption: this.disruption,
       capBound: this.capBound,

@@ -309,11 +309,15 @@ describe('a capped query falling behind with no backlog figure', () => {
       expect(lag[0]!.index, `seed ${seed}`).toBeGreaterThan(slowAt);
       expect(lag[0]!.index, `seed ${seed}`).toBeLessThanOrEqual(slowAt + 8);
       const incident = lag[0]!.incident;
-      expect(incident.summary).toMatch(/has read the admission cap \(about 80K offsets\) and taken about 1\d(\.\d)?s, so the query now admits about 4(\.\d+)?K rows\/s, less than the [56](\.\d+)?K rows\/s that arrived before the batches slowed: processing lost capacity/);
+      // Opened on the binding, or earlier on the batches slowing past the trigger with the rate
+      // they process falling (then the binding has not formed yet): either way with the numbers.
+      expect(incident.summary).toMatch(
+        /has read the admission cap \(about 80K offsets\) and taken about 1\d(\.\d)?s, so the query now admits about 4(\.\d+)?K rows\/s, less than the [56](\.\d+)?K rows\/s that arrived before the batches slowed: processing lost capacity|processing fell from about 1\d(\.\d+)?K rows\/s to 4(\.\d+)?K rows\/s, under the [56](\.\d+)?K rows\/s arriving: processing lost capacity/,
+      );
       expect(incident.causes[0]).toMatchObject({ code: 'insufficient_capacity' });
       expect(incident.causes.map((c) => c.code)).not.toContain('rate_limit_too_low');
       expect(incident.advice.map((a) => a.setting)).not.toContain('maxOffsetsPerTrigger');
-      expect(incident.advice[0]!.text).toMatch(/Raising maxOffsetsPerTrigger will not help/);
+      expect(incident.advice[0]!.throughputFactor).toBeGreaterThan(1.2);
     }
   });
 

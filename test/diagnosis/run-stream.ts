@@ -3,7 +3,7 @@ import type { EngineOptions } from '../../src/diagnosis/engine.js';
 import { QueryTracker } from '../../src/diagnosis/query-tracker.js';
 import type { IncidentChange } from '../../src/diagnosis/types.js';
 import { parseProgress } from '../../src/progress/parse-progress.js';
-import { DEFAULT_START_MS, StreamSimulator, type StreamSpec } from '../../src/simulator/index.js';
+import { DEFAULT_START_MS, StreamSimulator, type SimulatedBatch, type StreamSpec } from '../../src/simulator/index.js';
 
 export const START = DEFAULT_START_MS;
 export const MIN = 60_000;
@@ -14,6 +14,8 @@ export interface StreamRun {
   changes: (IncidentChange & { index: number })[];
   lastEndMs: number;
   json: string[];
+  /** The simulated batches, with their ground truth. */
+  batches: SimulatedBatch[];
 }
 
 export function runStream(spec: StreamSpec, reports: number, options: EngineOptions = {}, seed = 11): StreamRun {
@@ -21,16 +23,18 @@ export function runStream(spec: StreamSpec, reports: number, options: EngineOpti
   const tracker = QueryTracker.create(spec.id ?? 'query', spec.name ?? null, options);
   const changes: StreamRun['changes'] = [];
   const json: string[] = [];
+  const batches: SimulatedBatch[] = [];
   let lastEndMs = START;
   for (let index = 0; index < reports; index += 1) {
     const batch = sim.next();
     json.push(batch.json);
+    batches.push(batch);
     const parsed = parseProgress(JSON.parse(batch.json));
     if (!parsed.ok) throw new Error(parsed.error);
     for (const change of tracker.observe(parsed.progress)) changes.push({ ...change, index });
     lastEndMs = batch.endMs;
   }
-  return { tracker, changes, lastEndMs, json };
+  return { tracker, changes, lastEndMs, json, batches };
 }
 
 export const opened = (run: StreamRun, kind?: string) =>

@@ -1,0 +1,135 @@
+/**
+ * Overloads that open late when the signals disagree for a few batches, each rebuilt from generated
+ * streams over several seeds: capacity lost at a long trigger (the measured capacity still holds
+ * the faster batches), an 11 % overload in noisy input (a fit on eight pairs of batches reads it as
+ * converging), and a cap that starts binding on open-source Spark (its offsets behind are counted at
+ * planning, so the time behind fell from a batch's duration to a few seconds as the cap bit).
+ */
+import { describe, expect, it } from 'vitest';
+import type { BatchFeatures } from '../../src/diagnosis/batch-features.js';
+import { processingCapacity, timeBehindOf } from '../../src/diagnosis/query-analysis.js';
+import { constantRate, steppedRate, withIdleGaps, type SimulatedBatch, type StreamSpec } from '../../src/simulator/index.js';
+import { START, runStream, opened } from './run-stream.js';
+
+const SEEDS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
+
+/** First report at or after `changeIndex` whose true time behind exceeds every one before it. */
+function onsetIndex(batches: readonly SimulatedBatch[], changeIndex: number): number {
+  const healthy = Math.max(0, ...batches.slice(0, changeIndex).map((b) => b.truth.timeBehindSec));
+  return batches.findIndex((b, i) => i >= changeIndex && b.truth.timeBehindSec > healthy);
+}
+
+/** Every seed opens lag within 8 batches of the onset of the overload that begins at `changeIndex`. */
+function expectOpensWithin8(spec: StreamSpec, reports: number, changeIndex: number): void {
+  for (const seed of SEEDS) {
+    const run = runStream(spec, reports, {}, seed);
+    const lag = opened(run, 'lag');
+    expect(lag, `seed ${seed}`).not.toHaveLength(0);
+    expect(lag[0]!.index - onsetIndex(run.batches, changeIndex), `seed ${seed}`).toBeLessThanOrEqual(8);
+  }
+}
+
+describe('overloads whose signals disagree for a few batches', () => {
+  it('capacity lost at a 4-minute trigger (input 11 % over what is left) opens within 8 batches', () => {
+    const spec: StreamSpec = {
+      name: 'orders',
+      arrival: 12_000,
+      arrivalNoise: 0.12,
+      processing: { rowsPerSecPerCore: 2_500, cores: 8, overheadMs: 400 }, // 20,000 rows/s
+      triggerMs: 240_000,
+      source: { kind: 'kafka', partitions: 36 },
+      events: [{ type: 'change', atBatch: 40, rowsPerSecPerCore: 1_351 }], // 10,810 rows/s
+    };
+    expectOpensWithin8(spec, 60, 40);
+  });
+
+  it('a step to 111 % in input with 14 % noise at a 90 s trigger opens within 8 batches', () => {
+    const capacity = 5_500;
+    const changeMs = START + 50 * 90_000 + 45_000;
+    const spec: StreamSpec = {
+      name: 'clicks',
+      arrival: steppedRate(0.8 * capacity, [{ atMs: changeMs, rowsPerSec: 1.11 * capacity }]),
+      arrivalNoise: 0.14,
+      processing: { rowsPerSecPerCore: capacity / 16, cores: 16, overheadMs: 1_400 },
+      triggerMs: 90_000,
+      source: { kind: 'kafka', partitions: 16, latestOffsetAsEnd: true },
+    };
+    expectOpensWithin8(spec, 68, 51);
+  });
+
+  it('open-source Spark, capacity lost until the cap binds: opens within 8 batches', () => {
+    const spec: StreamSpec = {
+      name: 'payments',
+      arrival: 2_800,
+      arrivalNoise: 0.04,
+      processing: { rowsPerSecPerCore: 700, cores: 8, overheadMs: 600 }, // 5,600 rows/s
+      triggerMs: 105_000,
+      platform: 'spark-3.5',
+      source: { kind: 'kafka', partitions: 93, maxOffsetsPerTrigger: 472_500 }, // 4,500 rows/s
+      events: [{ type: 'change', atBatch: 40, rowsPerSecPerCore: 313 }], // 2,500 rows/s
+    };
+    expectOpensWithin8(spec, 60, 40);
+  });
+});
+
+describe('latest offsets read after the batch, with idle gaps', () => {
+  it('a 5-minute trigger at 73 % load with idle gaps stays quiet: batches that saw nothing arrive do not make it planning-time', () => {
+    const minutes = (m: number) => START + m * 60_000;
+    const spec: StreamSpec = {
+      name: 'events',
+      arrival: withIdleGaps(constantRate(0.73 * 3_000), [
+        { atMs: minutes(150), durationMs: 40 * 60_000 },
+        { atMs: minutes(330), durationMs: 50 * 60_000 },
+        { atMs: minutes(510), durationMs: 30 * 60_000 },
+      ]),
+      arrivalNoise: 0.15,
+      processing: { rowsPerSecPerCore: 3_000, cores: 4, overheadMs: 1_200 }, // one partition: 3,000 rows/s
+      triggerMs: 300_000,
+      source: { kind: 'kafka', partitions: 1, latestOffsetAsEnd: true },
+    };
+    for (const seed of SEEDS) expect(opened(runStream(spec, 150, {}, seed), 'lag')).toHaveLength(0);
+  });
+});
+
+/** A batch's features with only what the functions below read set. */
+function batch(over: Partial<BatchFeatures>): BatchFeatures {
+  return {
+    batchId: 0, t: 0, d: 10_000, rows: 100_000, inRate: null, procRate: null, addBatchMs: 5_000, sinkCommitMs: 0,
+    kafkaLatest: null, kafkaEnd: null, kafkaBehind: null, filesOutstanding: null, bytesOutstanding: null, msBehind: null,
+    stateRows: null, stateBytes: null, stateRemoved: 0, stateUpdated: 0, stateCommitMs: 0, repartitionMs: null,
+    watermark: 0, restart: 0, arrival: null, timeBehindSec: null, kLatest: [], kBehind: [], kRows: [], kArrival: [], filesRead: null,
+    ...over,
+  } as BatchFeatures;
+}
+
+describe('processingCapacity after capacity is lost', () => {
+  const steady = Array.from({ length: 12 }, (_, i) => batch({ batchId: i, rows: 100_000 + (i % 3) * 2_000, addBatchMs: 5_000 }));
+
+  it('three batches reading as much at half the rate: the rate since, not the earlier batches', () => {
+    const slow = [12, 13, 14].map((i) => batch({ batchId: i, rows: 102_000, addBatchMs: 10_200 }));
+    expect(processingCapacity([...steady, ...slow])).toBeCloseTo(10_000, -2);
+  });
+
+  it('two slow batches (GC pauses in a row) leave the capacity where it was', () => {
+    const slow = [12, 13].map((i) => batch({ batchId: i, rows: 102_000, addBatchMs: 10_200 }));
+    const next = batch({ batchId: 14, rows: 100_000, addBatchMs: 5_000 });
+    expect(processingCapacity([...steady, ...slow, next])).toBeGreaterThan(19_000);
+  });
+
+  it('smaller batches, slower per row (a fixed cost weighs more): not capacity lost', () => {
+    const small = [12, 13, 14].map((i) => batch({ batchId: i, rows: 20_000, addBatchMs: 1_800 }));
+    expect(processingCapacity([...steady, ...small])).toBeGreaterThan(11_000);
+  });
+});
+
+describe('timeBehindOf with latest offsets read at planning', () => {
+  const capped = batch({ d: 100_000, kafkaBehind: 50_000, arrival: 1_000 });
+
+  it('counts what arrived while the batch ran on top of the offsets behind', () => {
+    expect(timeBehindOf(capped, true)).toBeCloseTo(150);
+  });
+
+  it('reads the offsets alone when latest is read after the batch', () => {
+    expect(timeBehindOf(capped, false)).toBeCloseTo(50);
+  });
+});
