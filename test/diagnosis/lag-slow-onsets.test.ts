@@ -2,8 +2,10 @@
  * Overloads that open late when the signals disagree for a few batches, each rebuilt from generated
  * streams over several seeds: capacity lost at a long trigger (the measured capacity still holds
  * the faster batches), an 11 % overload in noisy input (a fit on eight pairs of batches reads it as
- * converging), and a cap that starts binding on open-source Spark (its offsets behind are counted at
- * planning, so the time behind fell from a batch's duration to a few seconds as the cap bit).
+ * converging), a cap that starts binding on open-source Spark (its offsets behind are counted at
+ * planning, so the time behind fell from a batch's duration to a few seconds as the cap bit), and
+ * capacity lost on reports with no backlog figure while reads rise into a cap (the binding counted
+ * its batches from the first read at the cap, not from the first slow batch).
  */
 import { describe, expect, it } from 'vitest';
 import type { BatchFeatures } from '../../src/diagnosis/batch-features.js';
@@ -69,6 +71,25 @@ describe('overloads whose signals disagree for a few batches', () => {
       events: [{ type: 'change', atBatch: 40, rowsPerSecPerCore: 313 }], // 2,500 rows/s
     };
     expectOpensWithin8(spec, 60, 40);
+  });
+
+  it('Spark 3.0-era reports, back to back under a cap: capacity lost as reads rise into the cap opens within 8 batches, blaming capacity', () => {
+    const spec: StreamSpec = {
+      name: 'telemetry',
+      arrival: 6_150,
+      arrivalNoise: 0.1,
+      processing: { rowsPerSecPerCore: 950, cores: 16, overheadMs: 1_300 }, // 15,200 rows/s
+      triggerMs: 0,
+      platform: 'spark-3.0',
+      source: { kind: 'kafka', partitions: 17, maxOffsetsPerTrigger: 30_200 },
+      events: [{ type: 'change', atBatch: 130, rowsPerSecPerCore: 343 }], // 5,490 rows/s: input 112 % of it
+    };
+    expectOpensWithin8(spec, 160, 130);
+    for (const seed of SEEDS) {
+      const lag = opened(runStream(spec, 160, {}, seed), 'lag');
+      expect(lag[0]!.incident.causes[0], `seed ${seed}`).toMatchObject({ code: 'insufficient_capacity' });
+      expect(lag[0]!.incident.summary, `seed ${seed}`).toMatch(/processing lost capacity/);
+    }
   });
 });
 

@@ -95,13 +95,14 @@ export function detectLag(ctx: DetectorContext): Finding {
   const bound = ctx.capBound;
   if (bound !== null && bound.dips === 0) {
     const ms = ctx.latest.t + ctx.latest.d - bound.sinceMs;
-    // After a hiccup, only batches at the cap that stay slower than the arrivals before open it
-    // early: capacity lost, not a residue draining. No floor in time then: a burst that pins the
-    // cap makes larger batches, which admit more than arrived before, never less.
-    const lost = bound.batchesToOpen === null && admitsLess(ctx.features, bound, ctx.analysis.triggerMs) !== null;
-    const toOpen = lost ? TUNING.capBoundBatches : bound.batchesToOpen;
-    // Lost capacity counts from the first slow batch, which may come before the first read at the cap.
-    const since = lost ? Math.min(bound.slowSinceMs ?? bound.sinceMs, bound.sinceMs) : bound.sinceMs;
+    // Batches at the cap that stay slower than the arrivals before: capacity lost (after a hiccup,
+    // not a residue draining). No floor in time then: a burst that pins the cap makes larger
+    // batches, which admit more than arrived before, never less.
+    const lost = admitsLess(ctx.features, bound, ctx.analysis.triggerMs) !== null;
+    const toOpen = lost ? Math.min(bound.batchesToOpen ?? Infinity, TUNING.capBoundBatches) : bound.batchesToOpen;
+    // Lost capacity counts from the first slow batch, which may come before the first read at the
+    // cap (batches slow down as their reads grow into it).
+    const since = lost ? Math.min(bound.slowSinceMs ?? bound.sinceMs, bound.sinceMs, slowBefore(ctx.features, bound.sinceMs)) : bound.sinceMs;
     if (ms >= TUNING.catchUpBudgetSec * 1000 || (toOpen !== null && batchesSince(ctx.features, since) >= toOpen && (lost || ms >= TUNING.capBoundMinMs))) {
       return finding(ctx, 'fire', { base: windowBase, band: windowBase, capBound: 1 });
     }
@@ -131,6 +132,25 @@ export function detectLag(ctx: DetectorContext): Finding {
   const memo: Record<string, number> = { base, band: Math.max(band, base) };
   if (bound !== null && bound.dips === 0) memo.capBound = 1;
   return finding(ctx, 'fire', memo);
+}
+
+/** Batches just before a cap binding that slowed into it: at most this many are counted to it. */
+const SLOW_LEAD = 3;
+
+/**
+ * Start of the slow batches that led into a binding beginning at `sinceMs` (capacity lost: the
+ * batches slow down before their reads reach the cap), or `sinceMs` when none did: up to SLOW_LEAD
+ * batches 1.25 times as long as the usual ones before them.
+ */
+function slowBefore(features: readonly BatchFeatures[], sinceMs: number): number {
+  let at = features.length;
+  while (at > 0 && features[at - 1]!.t >= sinceMs) at -= 1;
+  const usual = features.slice(Math.max(0, at - SLOW_LEAD - 8), Math.max(0, at - SLOW_LEAD)).map((f) => f.d);
+  if (usual.length < 4) return sinceMs;
+  const slow = 1.25 * median(usual);
+  let first = at;
+  while (first > at - SLOW_LEAD && first > 0 && features[first - 1]!.d > slow && !features[first - 1]!.restart) first -= 1;
+  return first < features.length ? features[first]!.t : sinceMs;
 }
 
 /**
