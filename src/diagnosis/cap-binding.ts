@@ -32,8 +32,9 @@ export interface CapBound {
   /**
    * Batches at the cap that open lag, with at least `capBoundMinMs` (the catch-up budget opens it
    * whatever this says): `capBoundBatches` after a rise that stands out of the noise,
-   * NEAR_CAP_FACTOR times that after one within it; null after a hiccup (then the budget, or
-   * `capBoundBatches` once the batches at the cap admit less than arrived before: `admitsLess`).
+   * NEAR_CAP_FACTOR times that after one within it; null after a hiccup (then the budget). Either
+   * way, once the batches at the cap admit less than arrived before (`admitsLess`), the lag
+   * detector opens `capBoundBatches` batches after the first slow one, with no floor in time.
    */
   batchesToOpen: number | null;
   /**

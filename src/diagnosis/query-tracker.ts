@@ -6,7 +6,7 @@
  */
 import type { Progress } from '../progress/types.js';
 import { isoMs } from '../progress/values.js';
-import { capExceededInRun, readsAtCap } from './admission-cap.js';
+import { capExceededInRun, capTolerance, readsAtCap } from './admission-cap.js';
 import { disruptionAt, type Disruption } from './aftermath.js';
 import { nextCapBound, type CapBound } from './cap-binding.js';
 import { extractFacts, extractFeatures, type BatchFeatures, type QueryFacts } from './batch-features.js';
@@ -86,9 +86,10 @@ export class QueryTracker {
   /** Most rows any batch of the current run read, its first batch left out (see observe). */
   private runMaxRows = 0;
   /**
-   * Batches that read data yet left Kafka's latest offsets at their end, up to PLANNING_ZEROS, since
-   * the last one that says otherwise: the source reports latest offsets as of planning (open-source
-   * Spark, Databricks before 17.1), so what arrived while a batch ran is behind too.
+   * Batches in a row that read data yet left Kafka's latest offsets at their end, up to
+   * PLANNING_ZEROS (kept there until a batch says otherwise): the source reports latest offsets as
+   * of planning (open-source Spark, Databricks before 17.1), so what arrived while a batch ran is
+   * behind too.
    */
   private planningZeros = 0;
   /** Trigger interval inferred from the ring, refreshed every few batches (it rarely changes). */
@@ -129,7 +130,7 @@ export class QueryTracker {
     tracker.resolved = Array.isArray(state.resolved) ? state.resolved.slice(-MAX_RESOLVED) : [];
     if (state.watermark && typeof state.watermark === 'object') tracker.watermark = { ...state.watermark };
     tracker.lastReportRows = typeof state.lastReportRows === 'number' ? state.lastReportRows : 0;
-    tracker.planningZeros = typeof state.planningZeros === 'number' ? state.planningZeros : 0;
+    tracker.planningZeros = Number.isFinite(state.planningZeros) ? Math.min(Math.max(state.planningZeros!, 0), PLANNING_ZEROS) : 0;
     tracker.runMaxRows = typeof state.runMaxRows === 'number' ? state.runMaxRows : maxRowsOfRun(tracker.ring.all());
     if (typeof state.cooling === 'object' && state.cooling !== null) tracker.cooling = { ...state.cooling };
     if (typeof state.disruption === 'object' && state.disruption !== null) tracker.disruption = { ...state.disruption };
@@ -164,11 +165,15 @@ export class QueryTracker {
     const previous = repeat ? this.ring.all().slice(0, -1) : this.ring.all();
     features.arrival = arrivalRateAt(previous, features);
     if (features.kLatest.length > 0) features.kArrival = sourceArrivalsAt(previous, features);
-    if (features.rows > 0 && !features.restart) {
-      if (features.kafkaBehind === 0 || features.kBehind.includes(0)) this.planningZeros = Math.min(this.planningZeros + 1, PLANNING_ZEROS);
-      // Behind after reading less than the run has read: no cap held the batch back, so latest
-      // was read after it (a batch reading 0 behind just saw nothing arrive while it ran).
-      else if ((features.kafkaBehind ?? 0) > 0 && features.rows < 0.9 * this.runMaxRows) this.planningZeros = 0;
+    if (features.rows > 0 && !features.restart && features.kafkaBehind !== null) {
+      if (features.kafkaBehind === 0) this.planningZeros = Math.min(this.planningZeros + 1, PLANNING_ZEROS);
+      // Until it is established the zeros must come in a row: read after the batch, one now and
+      // then only says nothing arrived while it ran. Once it is, only a batch behind that no cap
+      // held back (it read less than the most the run has, by more than floored shares of a cap
+      // lose) says the offsets were read after it.
+      else if (this.planningZeros < PLANNING_ZEROS || features.rows < this.runMaxRows - Math.max(capTolerance(this.runMaxRows, this.facts?.kafkaPartitions ?? 1), 0.005 * this.runMaxRows)) {
+        this.planningZeros = 0;
+      }
     }
     features.timeBehindSec = timeBehindOf(features, this.planningZeros >= PLANNING_ZEROS) ?? fileTimeBehindAt(previous, features);
     if (repeat) {

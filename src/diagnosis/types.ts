@@ -175,8 +175,9 @@ export interface QuerySnapshot {
    * True when the reports carry no backlog figure (no latest offsets, no source metrics: Spark
    * 3.0-era Kafka) and the query reads the same capped count every batch: how far behind it is
    * cannot be read, and lag shows only once the cap has bound for `capBoundBatches` batches after
-   * reads rose into it (for the catch-up budget after a restart or a slow batch, unless the batches
-   * stay slow and admit clearly less than arrived before).
+   * reads rose into it (for the catch-up budget after a restart or a slow batch), or
+   * `capBoundBatches` batches after the first slow one when the batches at the cap admit clearly
+   * less than arrived before (capacity lost).
    */
   backlogUnreported?: boolean;
 }

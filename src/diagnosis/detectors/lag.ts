@@ -15,9 +15,10 @@
  *   a capped Delta or Auto Loader query reads its cap in 8 batches while the files waiting never fall;
  * - saturation: with no backlog figure at all, the cap read in every batch since reads rose into it
  *   out of a steady state (`capBoundBatches`), or for longer than the catch-up budget when the
- *   binding followed a hiccup (a slow batch, a restart) whose backlog it may be draining, unless
- *   the batches at the cap stayed slow and admit clearly less than arrived before (capacity lost:
- *   `capBoundBatches` again) (cap-binding.ts; the tracker follows the binding past the ring); an
+ *   binding followed a hiccup (a slow batch, a restart) whose backlog it may be draining; when the
+ *   batches at the cap stay slow and admit clearly less than arrived before (capacity lost),
+ *   `capBoundBatches` after the first slow batch, however the binding began (cap-binding.ts; the
+ *   tracker follows the binding past the ring); an
  *   incident opened on other evidence while such a binding holds reads and stays open as it;
  * - level: a backlog of more than `lagLevelSec` that will not drain within the catch-up budget
  *   (a sudden one waits for its drain to show when the rates say it will drain in half of it).
@@ -140,16 +141,25 @@ const SLOW_LEAD = 3;
 /**
  * Start of the slow batches that led into a binding beginning at `sinceMs` (capacity lost: the
  * batches slow down before their reads reach the cap), or `sinceMs` when none did: up to SLOW_LEAD
- * batches 1.25 times as long as the usual ones before them.
+ * batches that read under 0.8 of the usual rows per ms of the batches before them (by pace, not
+ * duration: reads growing into the cap make batches longer at the same pace).
  */
 function slowBefore(features: readonly BatchFeatures[], sinceMs: number): number {
   let at = features.length;
   while (at > 0 && features[at - 1]!.t >= sinceMs) at -= 1;
-  const usual = features.slice(Math.max(0, at - SLOW_LEAD - 8), Math.max(0, at - SLOW_LEAD)).map((f) => f.d);
+  const usual: number[] = [];
+  for (let i = Math.max(0, at - SLOW_LEAD - 8); i < Math.max(0, at - SLOW_LEAD); i += 1) {
+    const f = features[i]!;
+    if (f.rows > 0 && f.d > 0 && !f.restart) usual.push(f.rows / f.d);
+  }
   if (usual.length < 4) return sinceMs;
-  const slow = 1.25 * median(usual);
+  const slow = 0.8 * median(usual);
   let first = at;
-  while (first > at - SLOW_LEAD && first > 0 && features[first - 1]!.d > slow && !features[first - 1]!.restart) first -= 1;
+  while (first > at - SLOW_LEAD && first > 0) {
+    const f = features[first - 1]!;
+    if (f.restart || !(f.rows > 0 && f.d > 0 && f.rows / f.d < slow)) break;
+    first -= 1;
+  }
   return first < features.length ? features[first]!.t : sinceMs;
 }
 
@@ -726,10 +736,10 @@ function describeLag(view: LagView, memo: Record<string, number> | null): { summ
       parts.push(`growing ${fmt.seconds(analysis.trendPerMin)} per minute`);
     }
   }
+  // Said only when what is left falls short of the arrivals: then it is why the query falls behind.
   const loss = capacityLoss(view.features);
-  if (loss !== null) {
-    const arriving = analysis.arrivalRate !== null && analysis.arrivalRate > loss.now ? `, under the ${fmt.rate(analysis.arrivalRate)} arriving` : '';
-    parts.push(`processing fell from about ${fmt.rate(loss.usual)} to ${fmt.rate(loss.now)}${arriving}: processing lost capacity`);
+  if (loss !== null && analysis.arrivalRate !== null && analysis.arrivalRate > loss.now) {
+    parts.push(`processing fell from about ${fmt.rate(loss.usual)} to ${fmt.rate(loss.now)}, under the ${fmt.rate(analysis.arrivalRate)} arriving: processing lost capacity`);
   }
   // Batches that shorten batch after batch are draining before the trend over the window says so.
   const shrinking = analysis.drainEtaSec === null && growth !== null ? shrinkingDrainSec(latest.d, growth, analysis.triggerMs) : null;
