@@ -492,13 +492,13 @@ export function capacityLoss(features: readonly BatchFeatures[]): { usual: numbe
   return capacityLostIn(busyBatches(features));
 }
 
-/** Batches that must all run slower per row, reading no fewer rows, before capacity counts as lost. */
+/** Batches that must all run slower per row, reading about as many rows, before capacity counts as lost. */
 const LOST_BATCHES = 3;
 
 /**
- * Capacity lost (a slower cluster, a heavier plan): each of the last LOST_BATCHES read no fewer rows
- * than the batches before usually did (so a larger share of fixed cost does not explain it) yet
- * processed under 0.8 of their per-row rate. The batches before no longer say what the query can do:
+ * Capacity lost (a slower cluster, a heavier plan): each of the last LOST_BATCHES read at least 0.9
+ * of the rows the batches before usually did (so a larger share of fixed cost does not explain it)
+ * yet processed under 0.8 of their per-row rate. The batches before no longer say what the query can do:
  * `now` is the rate since; null when nothing says capacity was lost.
  */
 function capacityLostIn(busy: readonly BatchFeatures[]): { usual: number; now: number } | null {

@@ -47,7 +47,7 @@ export interface TrackerState {
   lastReportRows?: number;
   /** Most rows any batch of the current run but its first read (absent in older states: taken from the ring). */
   runMaxRows?: number;
-  /** Batches seen reading data with Kafka's latest offsets at their end, up to 3 (query-tracker.ts). */
+  /** Batches in a row that read data with Kafka's latest offsets at their end, up to 3 (query-tracker.ts). */
   planningZeros?: number;
   /** Incidents resolved within the relapse cool-down, by kind (their records are in `resolved`). */
   cooling?: Partial<Record<IncidentKind, CoolingIncidentState>>;
