@@ -384,8 +384,9 @@ function ratesDrainSoon(ctx: DetectorContext, behindSec: number): boolean {
 
 /**
  * A steady drift too slow for the short window: over the last 24 batches the signal rises with a
- * strong Mann–Kendall trend, and the rates confirm arrivals exceed what is admitted or processed
- * (so a random walk at exactly the cap or near capacity does not count).
+ * strong Mann–Kendall trend, and the rates confirm arrivals exceed what is admitted or processed,
+ * uncapped at each of the last three batches (so a random walk at exactly the cap or near capacity
+ * does not count).
  */
 function driftEvidence(ctx: DetectorContext, minAbs: number): boolean {
   const { analysis } = ctx;
@@ -407,7 +408,7 @@ function driftEvidence(ctx: DetectorContext, minAbs: number): boolean {
     if (arrival === null) return analysis.signal === 'files' || analysis.signal === 'bytes';
     const interval = Math.max(analysis.triggerMs, median(ctx.features.slice(-8).map((f) => f.d)));
     if (!(interval > 0) || arrival < 1.02 * (analysis.cappedRows / (interval / 1000))) return false;
-  } else if (analysis.loadFactor === null || analysis.loadFactor < 1.03) {
+  } else if (analysis.loadFactor === null || analysis.loadFactor < 1.03 || !arrivalsOutran(ctx.features, analysis.capacity)) {
     return false;
   }
   if (mannKendallZ(values, 0.002) < 3) return false;
@@ -418,6 +419,23 @@ function driftEvidence(ctx: DetectorContext, minAbs: number): boolean {
 }
 
 const DRIFT_WINDOW = 24;
+
+/** Batches whose arrivals must all reach the capacity for a drift to count. */
+const OUTRUN_BATCHES = 3;
+
+/**
+ * The arrivals reached the capacity at each of the last OUTRUN_BATCHES batches. Near capacity with
+ * noisy input the smoothed arrival rate crosses the capacity for a batch or two and the backlog
+ * random-walks up meanwhile; a real drift keeps it above.
+ */
+function arrivalsOutran(features: readonly BatchFeatures[], capacity: number | null): boolean {
+  if (capacity === null || features.length < OUTRUN_BATCHES) return false;
+  for (let i = features.length - OUTRUN_BATCHES; i < features.length; i += 1) {
+    const arrival = features[i]!.arrival;
+    if (arrival === null || arrival < capacity) return false;
+  }
+  return true;
+}
 
 /** A batch this many times the usual ones (the window's median, or the three before it) is a one-off spike. */
 const SPIKE_FACTOR = 4;
