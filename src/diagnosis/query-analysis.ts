@@ -68,16 +68,20 @@ export function sourceArrivalsAt(previous: readonly BatchFeatures[], f: BatchFea
 /**
  * Seconds of data waiting for Auto Loader, whose offsets count files: files arriving per second
  * = (growth of the outstanding files + files read) ÷ time between batch ends, and time behind =
- * outstanding ÷ that rate. Null when the source does not say what it read.
+ * outstanding ÷ that rate, plus the batch's duration: the files are listed at planning, so what
+ * arrived while the batch ran waits too (as with none outstanding, and without a drop from the
+ * batch's duration to a few seconds when the first file is left over). Null when the source does
+ * not say what it read.
  */
 export function fileTimeBehindAt(previous: readonly BatchFeatures[], f: BatchFeatures): number | null {
   const base = previous[previous.length - 1];
   if (!base || f.filesOutstanding === null || base.filesOutstanding === null || f.filesRead === null) return null;
-  if (f.filesOutstanding === 0) return f.rows > 0 ? f.d / 1000 : 0;
+  const during = f.rows > 0 ? f.d / 1000 : 0;
+  if (f.filesOutstanding === 0) return during;
   const spanSec = (f.t + f.d - (base.t + base.d)) / 1000;
   const arrived = f.filesOutstanding - base.filesOutstanding + f.filesRead;
   if (!(spanSec > 0) || !(arrived > 0)) return null;
-  return f.filesOutstanding / (arrived / spanSec);
+  return f.filesOutstanding / (arrived / spanSec) + during;
 }
 
 /** Whether the printed latest offsets are past the batch's end offsets (read after the batch, 17.1+). */

@@ -164,7 +164,8 @@ export interface QuerySnapshot {
   openIncidents: IncidentKind[];
   /**
    * True when `timeBehindSec` is estimated from files (Auto Loader: outstanding files ÷ files
-   * arriving per second) rather than read from offsets.
+   * arriving per second, plus the batch's duration: they are listed at planning) rather than read
+   * from offsets.
    */
   timeBehindEstimated?: boolean;
   /** Delta / Auto Loader `numFilesOutstanding` after the latest batch (null for other sources). */

@@ -5,7 +5,9 @@
  * converging), a cap that starts binding on open-source Spark (its offsets behind are counted at
  * planning, so the time behind fell from a batch's duration to a few seconds as the cap bit), and
  * capacity lost on reports with no backlog figure while reads rise into a cap (the binding counted
- * its batches from the first read at the cap, not from the first slow batch).
+ * its batches from the first read at the cap, not from the first slow batch), and Auto Loader
+ * under maxFilesPerTrigger (files listed at planning: the time behind fell from a batch's duration
+ * to a few seconds when the first file was left over).
  */
 import { describe, expect, it } from 'vitest';
 import type { BatchFeatures } from '../../src/diagnosis/batch-features.js';
@@ -98,6 +100,37 @@ describe('overloads whose signals disagree for a few batches', () => {
       expect(first.incident.causes[0], `seed ${SEEDS[i]}`).toMatchObject({ code: 'insufficient_capacity' });
       expect(first.incident.summary, `seed ${SEEDS[i]}`).toMatch(/processing lost capacity/);
     });
+  });
+});
+
+describe('Auto Loader under maxFilesPerTrigger, capacity lost at a short trigger', () => {
+  // Files are listed at planning: with none left over the time behind is the batch's duration;
+  // when the first file is left over it must not drop to that file's few seconds of arrivals.
+  const spec: StreamSpec = {
+    name: 'clickstream',
+    arrival: 2_300,
+    arrivalNoise: 0.06,
+    processing: { rowsPerSecPerCore: 2_250, cores: 4, overheadMs: 500 }, // 9,000 rows/s
+    triggerMs: 8_000,
+    source: { kind: 'autoloader', rowsPerFile: 6_000, maxFilesPerTrigger: 5 },
+    events: [{ type: 'change', atBatch: 100, rowsPerSecPerCore: 513 }], // 2,052 rows/s: input 112 % of it
+  };
+
+  it('opens within 8 batches', () => {
+    expectOpensWithin8(spec, 130, 100);
+  });
+
+  it('the time behind never falls below the batch duration while files wait', () => {
+    for (const seed of SEEDS.slice(0, 4)) {
+      const run = runStream(spec, 130, {}, seed);
+      run.timeBehind.forEach((behind, i) => {
+        const b = run.batches[i]!;
+        const durationSec = Number(b.progress.batchDuration) / 1000;
+        if (i >= 100 && behind !== null && b.truth.timeBehindSec > durationSec) {
+          expect(behind, `seed ${seed} #${i}`).toBeGreaterThanOrEqual(durationSec);
+        }
+      });
+    }
   });
 });
 

@@ -16,6 +16,8 @@ export interface StreamRun {
   json: string[];
   /** The simulated batches, with their ground truth. */
   batches: SimulatedBatch[];
+  /** The tracker's time behind after each report, s (null when unknown). */
+  timeBehind: (number | null)[];
 }
 
 export function runStream(spec: StreamSpec, reports: number, options: EngineOptions = {}, seed = 11): StreamRun {
@@ -24,6 +26,7 @@ export function runStream(spec: StreamSpec, reports: number, options: EngineOpti
   const changes: StreamRun['changes'] = [];
   const json: string[] = [];
   const batches: SimulatedBatch[] = [];
+  const timeBehind: (number | null)[] = [];
   let lastEndMs = START;
   for (let index = 0; index < reports; index += 1) {
     const batch = sim.next();
@@ -32,9 +35,10 @@ export function runStream(spec: StreamSpec, reports: number, options: EngineOpti
     const parsed = parseProgress(JSON.parse(batch.json));
     if (!parsed.ok) throw new Error(parsed.error);
     for (const change of tracker.observe(parsed.progress)) changes.push({ ...change, index });
+    timeBehind.push(tracker.snapshot().timeBehindSec);
     lastEndMs = batch.endMs;
   }
-  return { tracker, changes, lastEndMs, json, batches };
+  return { tracker, changes, lastEndMs, json, batches, timeBehind };
 }
 
 export const opened = (run: StreamRun, kind?: string) =>
