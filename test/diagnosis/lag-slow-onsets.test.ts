@@ -7,12 +7,13 @@
  * capacity lost on reports with no backlog figure while reads rise into a cap (the binding counted
  * its batches from the first read at the cap, not from the first slow batch), and Auto Loader
  * under maxFilesPerTrigger (files listed at planning: the time behind fell from a batch's duration
- * to a few seconds when the first file was left over).
+ * to a few seconds when the first file was left over), and Auto Loader files outrunning the cap
+ * (one file fewer waiting for a batch started the never-falling count over).
  */
 import { describe, expect, it } from 'vitest';
 import type { BatchFeatures } from '../../src/diagnosis/batch-features.js';
 import { processingCapacity, timeBehindOf } from '../../src/diagnosis/query-analysis.js';
-import { constantRate, steppedRate, withIdleGaps, type SimulatedBatch, type StreamSpec } from '../../src/simulator/index.js';
+import { constantRate, rampRate, steppedRate, withIdleGaps, type SimulatedBatch, type StreamSpec } from '../../src/simulator/index.js';
 import { START, runStream, opened } from './run-stream.js';
 
 const SEEDS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
@@ -130,6 +131,28 @@ describe('Auto Loader under maxFilesPerTrigger, capacity lost at a short trigger
           expect(behind, `seed ${seed} #${i}`).toBeGreaterThanOrEqual(durationSec);
         }
       });
+    }
+  });
+});
+
+describe('Auto Loader whose new files outrun maxFilesPerTrigger, with noisy arrivals', () => {
+  it('a ramp past the cap opens within 8 batches of reaching 110 % of it, although the files waiting dip now and then', () => {
+    const T = 98_000;
+    const admitted = (10 * 40_000) / (T / 1000); // 10 files of 40,000 rows per trigger: 4,082 rows/s
+    const spec: StreamSpec = {
+      name: 'clicks_bronze',
+      // 60 % → 135 % of the cap over batches 20-50: past the cap at batch 36, past 110 % at 40.
+      arrival: rampRate(0.6 * admitted, 1.35 * admitted, START + 20 * T, START + 50 * T),
+      arrivalNoise: 0.11,
+      processing: { rowsPerSecPerCore: 2_000, cores: 4, overheadMs: 1_500 }, // 8,000 rows/s
+      triggerMs: T,
+      source: { kind: 'autoloader', rowsPerFile: 40_000, maxFilesPerTrigger: 10 },
+    };
+    for (const seed of SEEDS) {
+      const lag = opened(runStream(spec, 70, {}, seed), 'lag');
+      expect(lag, `seed ${seed}`).not.toHaveLength(0);
+      expect(lag[0]!.index, `seed ${seed}`).toBeGreaterThanOrEqual(36);
+      expect(lag[0]!.index, `seed ${seed}`).toBeLessThanOrEqual(40 + 8);
     }
   });
 });

@@ -489,9 +489,11 @@ const FILE_ADMISSION_WINDOW = 8;
 
 /**
  * A capped Delta or Auto Loader query whose new files outrun its cap: each of the last batches read
- * the cap and the files (or bytes) waiting never fell, rising by two files or more on the whole.
- * The file count moves in steps, so the window is longer than Kafka's and the rise need not show
- * at every batch.
+ * the cap and the files (or bytes) waiting rose by two files or more on the whole, to their highest
+ * now, never falling or with a significant Mann–Kendall trend (files are listed at planning, so
+ * noisy arrivals can leave one file fewer for a batch without the rise starting over). The file
+ * count moves in steps, so the window is longer than Kafka's and the rise need not show at every
+ * batch.
  */
 function fileAdmissionEvidence(ctx: DetectorContext): boolean {
   const { analysis } = ctx;
@@ -499,16 +501,20 @@ function fileAdmissionEvidence(ctx: DetectorContext): boolean {
   if (cap === null || (analysis.signal !== 'files' && analysis.signal !== 'bytes')) return false;
   if (ctx.features.length < FILE_ADMISSION_WINDOW || runLength(ctx) < FILE_ADMISSION_WINDOW + 2) return false;
   const recent = ctx.features.slice(-FILE_ADMISSION_WINDOW);
-  let previous = -Infinity;
+  const backlogs: number[] = [];
+  let neverFell = true;
+  let highest = -Infinity;
   for (const f of recent) {
     const backlog = signalValue(f, analysis.signal);
-    if (!Number.isFinite(backlog) || f.restart || Math.abs(f.rows - cap) > 0.01 * cap || backlog < previous) return false;
-    previous = backlog;
+    if (!Number.isFinite(backlog) || f.restart || Math.abs(f.rows - cap) > 0.01 * cap) return false;
+    if (backlogs.length > 0 && backlog < backlogs[backlogs.length - 1]!) neverFell = false;
+    highest = Math.max(highest, backlog);
+    backlogs.push(backlog);
   }
-  const first = signalValue(recent[0]!, analysis.signal);
-  const rise = previous - first;
+  const last = backlogs[backlogs.length - 1]!;
   const enough = analysis.signal === 'files' ? 2 : 2 * MIN_ABS.bytes!;
-  return rise >= enough;
+  if (last < highest || last - backlogs[0]! < enough) return false;
+  return neverFell || mannKendallS(backlogs) >= mannKendallCritical(backlogs.length);
 }
 
 /** Batches since the current run started (as far as the ring remembers). */
