@@ -100,6 +100,14 @@ function notifyBackPressure(worker: () => Worker | undefined, processor: Process
   };
 }
 
+/**
+ * Times a job may lose its worker mid-run before BullMQ gives it up ("stalled more than allowable
+ * limit"). A worker that dies stalls every job it held (notify holds up to 16), so a run of crashes
+ * stalls jobs that did not cause them; notify is idempotent (claims, message versions) and giving
+ * it up loses an alert, so it gets more room. A job that kills its worker every time still ends.
+ */
+const MAX_STALLS: Record<keyof typeof QUEUE, number> = { poll: 3, detect: 3, notify: 10, digest: 3 };
+
 export function createPipelineWorkers(deps: PipelineDeps, settings: WorkerSettings): PipelineWorkers {
   const prefix = settings.prefix ?? '{sd}';
   const concurrency = { poll: 4, detect: 8, notify: 16, digest: 2, ...settings.concurrency };
@@ -108,7 +116,6 @@ export function createPipelineWorkers(deps: PipelineDeps, settings: WorkerSettin
     prefix,
     lockDuration: settings.lockDurationMs ?? 15_000,
     stalledInterval: settings.stalledIntervalMs ?? 5_000,
-    maxStalledCount: 3,
     settings: { backoffStrategy: (attemptsMade: number, type?: string, _err?: Error, job?: { opts?: { backoff?: unknown } }) => {
       const delay = Number((job?.opts?.backoff as { delay?: number } | undefined)?.delay ?? 1000);
       const cap = type ? BACKOFF_CAP_MS[type] : undefined;
@@ -119,7 +126,7 @@ export function createPipelineWorkers(deps: PipelineDeps, settings: WorkerSettin
   const workers: Worker[] = [];
   const add = (name: keyof typeof QUEUE, processor: Processor) => {
     if (!wanted.has(name)) return;
-    const worker = new Worker(QUEUE[name], processor, { ...common, concurrency: concurrency[name] });
+    const worker = new Worker(QUEUE[name], processor, { ...common, concurrency: concurrency[name], maxStalledCount: MAX_STALLS[name] });
     worker.on('failed', (job, err) => {
       if (err instanceof DelayedError || err?.name === 'RateLimitError') return;
       deps.logger.warn({ queue: name, jobId: job?.id, attemptsMade: job?.attemptsMade, err }, 'job failed');
