@@ -123,7 +123,7 @@ describe('Auto Loader under maxFilesPerTrigger, capacity lost at a short trigger
 
   it('the time behind never falls below the batch duration while files wait', () => {
     for (const seed of SEEDS.slice(0, 4)) {
-      const run = runStream(spec, 130, {}, seed);
+      const run = runStream(spec, 130, {}, seed, true);
       run.timeBehind.forEach((behind, i) => {
         const b = run.batches[i]!;
         const durationSec = Number(b.progress.batchDuration) / 1000;
