@@ -7,6 +7,7 @@
  * drawn from one outsized batch.
  */
 import type { BatchFeatures } from './batch-features.js';
+import type { CapBound } from './cap-binding.js';
 import { median, theilSen } from './statistics.js';
 
 export interface Disruption {
@@ -22,6 +23,23 @@ export interface Disruption {
    * own), or the start of the new run (its first, giant batch is already catching up).
    */
   catchUpFromMs: number;
+  /**
+   * A restart's view of the run before it (absent for a stall, or when too few batches came
+   * before): what it read, so a backlog no report carries can be estimated (`unreportedCatchUp`).
+   */
+  before?: RunBefore;
+}
+
+/** The arrivals of the batches just before a restart, read as the reports show them. */
+export interface RunBefore {
+  /** Rows per second read over the intervals between their trigger starts (what arrived: offsets read at planning). */
+  arrival: number;
+  /** The same less two standard errors of the per-interval rates: the most hopeful arrival rate. */
+  arrivalLow: number;
+  /** Most rows any of them read: under a cap that never bound, below it. */
+  readMax: number;
+  /** Trigger start of the last batch before the downtime, epoch ms: what arrived from then on waits. */
+  plannedMs: number;
 }
 
 /** A disruption shorter than this is ordinary jitter. */
@@ -41,9 +59,11 @@ export function disruptionAt(features: readonly BatchFeatures[]): Disruption | n
   const previous = features[n - 2]!;
   if (f.restart) {
     const downtime = f.t - (previous.t + previous.d);
-    return downtime >= MIN_DISRUPTION_MS
-      ? { what: 'restart', batchT: f.t, startMs: previous.t + previous.d, durationMs: downtime, catchUpFromMs: f.t }
-      : null;
+    if (downtime < MIN_DISRUPTION_MS) return null;
+    const disruption: Disruption = { what: 'restart', batchT: f.t, startMs: previous.t + previous.d, durationMs: downtime, catchUpFromMs: f.t };
+    const before = runBefore(features, n - 2);
+    if (before !== null) disruption.before = before;
+    return disruption;
   }
   // Compared with the batch just before as well: batches that grow geometrically under overload
   // are many times the median of the window, but never five times their predecessor. (Checked
@@ -59,6 +79,88 @@ export function disruptionAt(features: readonly BatchFeatures[]): Disruption | n
     return { what: 'stall', batchT: f.t, startMs: f.t, durationMs: f.d - usual, catchUpFromMs: f.t + f.d };
   }
   return null;
+}
+
+/** Batches before a restart whose reads estimate the arrivals (at least RUN_BEFORE_MIN of them). */
+const RUN_BEFORE = 8;
+const RUN_BEFORE_MIN = 4;
+
+/**
+ * The arrivals of up to RUN_BEFORE batches of one run ending at index `last`: rows read per second
+ * between consecutive trigger starts, null when fewer than RUN_BEFORE_MIN batches or any without data.
+ */
+function runBefore(features: readonly BatchFeatures[], last: number): RunBefore | null {
+  let first = last;
+  while (first > 0 && last - first + 1 < RUN_BEFORE && !features[first]!.restart) first -= 1;
+  if (last - first + 1 < RUN_BEFORE_MIN) return null;
+  const rates: number[] = [];
+  let rows = 0;
+  let readMax = features[first]!.rows;
+  for (let i = first + 1; i <= last; i += 1) {
+    const f = features[i]!;
+    const gapMs = f.t - features[i - 1]!.t;
+    if (!(f.rows > 0) || !(gapMs > 0)) return null;
+    rates.push((f.rows * 1000) / gapMs);
+    rows += f.rows;
+    readMax = Math.max(readMax, f.rows);
+  }
+  const arrival = (rows * 1000) / (features[last]!.t - features[first]!.t);
+  const mean = rates.reduce((a, b) => a + b, 0) / rates.length;
+  const sd = Math.sqrt(rates.reduce((a, r) => a + (r - mean) ** 2, 0) / (rates.length - 1));
+  return { arrival, arrivalLow: Math.max(0, arrival - (2 * sd) / Math.sqrt(rates.length)), readMax, plannedMs: features[last]!.t };
+}
+
+/** A backlog no report carries, estimated after a restart (see `unreportedCatchUp`). */
+export interface UnreportedCatchUp {
+  /** Offsets waiting after the newest batch, at the arrival rate before the restart. */
+  backlog: number;
+  /** Rows per second: arrivals before the restart, and what the cap admits per interval now. */
+  arrival: number;
+  admitted: number;
+  /** Seconds to drain at those rates (Infinity when arrivals match the cap), and at the most hopeful arrival rate. */
+  etaSec: number;
+  etaLowSec: number;
+}
+
+/** Batches after a restart before its read rate is trusted. */
+const UNREPORTED_MIN_BATCHES = 3;
+
+/**
+ * The backlog of a restart whose reports carry no backlog figure while every batch since reads the
+ * cap (`bound`, a binding that began with the restart): everything that arrived since the last
+ * batch before the downtime was planned (at the rate the run before read, while its reads stayed
+ * under the cap) less what the batches since read, drained at what the cap admits per interval.
+ * Null when that run's arrivals are unknown or reached the cap, or fewer than UNREPORTED_MIN_BATCHES
+ * batches ran since; null too once even the most hopeful estimate has drained (then the input must
+ * have risen, and the reads at the cap say more than the estimate).
+ */
+export function unreportedCatchUp(
+  features: readonly BatchFeatures[],
+  disruption: Disruption | null,
+  bound: CapBound,
+  triggerMs: number,
+): UnreportedCatchUp | null {
+  // Only a binding that began with the restart: one from before it was not the downtime's.
+  if (disruption === null || disruption.what !== 'restart' || bound.fromSteady || bound.sinceMs < disruption.batchT) return null;
+  const before = disruption.before;
+  const cap = bound.cap;
+  if (before === undefined || before.readMax >= 0.99 * cap) return null;
+  let read = 0;
+  const durations: number[] = [];
+  for (let i = features.length - 1; i >= 0 && features[i]!.t >= disruption.batchT; i -= 1) {
+    read += features[i]!.rows;
+    durations.push(features[i]!.d);
+  }
+  // The ring no longer reaches the restart: what was read since is unknown.
+  if (durations.length < UNREPORTED_MIN_BATCHES || features[0]!.t >= disruption.batchT) return null;
+  const latest = features[features.length - 1]!;
+  const arrivedSec = (latest.t + latest.d - before.plannedMs) / 1000;
+  const low = before.arrivalLow * arrivedSec - read;
+  if (!(low > 0)) return null;
+  const admitted = (cap * 1000) / Math.max(triggerMs, median(durations));
+  const backlog = before.arrival * arrivedSec - read;
+  const eta = (rows: number, arrival: number) => (admitted > arrival ? rows / (admitted - arrival) : Infinity);
+  return { backlog, arrival: before.arrival, admitted, etaSec: eta(backlog, before.arrival), etaLowSec: eta(low, before.arrivalLow) };
 }
 
 /** Median rows per ms of up to 8 data batches before index `end`. */

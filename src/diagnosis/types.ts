@@ -176,7 +176,8 @@ export interface QuerySnapshot {
    * True when the reports carry no backlog figure (no latest offsets, no source metrics: Spark
    * 3.0-era Kafka) and the query reads the same capped count every batch: how far behind it is
    * cannot be read, and lag shows only once the cap has bound for `capBoundBatches` batches after
-   * reads rose into it (for the catch-up budget after a restart or a slow batch), or
+   * reads rose into it (for the catch-up budget after a restart or a slow batch; after a restart,
+   * sooner when the backlog estimated from the run before it will not drain within it), or
    * `capBoundBatches` batches after the first slow one when the batches at the cap admit clearly
    * less than arrived before (capacity lost).
    */

@@ -46,7 +46,7 @@ describe('a capped query whose reports carry no backlog figure', () => {
     expect(snapshot.backlogUnreported).toBe(true);
 
     const text = renderTextReport({ queries: [tracker.report()] } as never, new Map([['q', snapshot]]));
-    expect(text).toMatch(/Note: these reports carry no backlog figure .* lag shows here once reads rise into the cap and stay there for 8 batches and 10s or more \(longer when the rise is within the reads' noise; 30m after a restart or a slow batch/);
+    expect(text).toMatch(/Note: these reports carry no backlog figure .* lag shows here once reads rise into the cap and stay there for 8 batches and 10s or more \(longer when the rise is within the reads' noise; 30m after a restart or a slow batch, whose backlog it may be draining, or sooner after a restart once the backlog estimated from the arrivals before it will not drain within that\)/);
 
     // As /stream status shows it: the stored snapshot through the view the renderers read.
     const record = { queryId: 'q', name: 'payments_raw', snapshot, health: snapshot.health, updatedAt: 0, lastRunId: null } as unknown as StreamRecord;

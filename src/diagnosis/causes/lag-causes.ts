@@ -3,6 +3,7 @@
  * little throughput, a giant catch-up batch after downtime, partitions below the core count, state
  * and sink costs. Every number in evidence and advice comes from the batches.
  */
+import { unreportedCatchUp, type UnreportedCatchUp } from '../aftermath.js';
 import { admitsLess } from '../cap-binding.js';
 import type { DetectorContext } from '../detectors/detector.js';
 import { TUNING } from '../engine-options.js';
@@ -157,6 +158,8 @@ function rateLimitTooLow(ctx: DetectorContext): Explained | null {
  */
 function unreportedCapTooLow(ctx: DetectorContext, cap: number, interval: number, typicalMs: number): Explained {
   const bound = ctx.capBound!;
+  const catchUp = unreportedCatchUp(ctx.features, ctx.disruption, bound, ctx.analysis.triggerMs);
+  if (catchUp !== null) return restartCapTooLow(ctx, catchUp, cap, interval, typicalMs);
   const boundMs = ctx.latest.t + ctx.latest.d - bound.sinceMs;
   // Since a restart or a slow batch, within the budget, the reads may be what that left draining.
   const draining = !bound.fromSteady && boundMs < TUNING.catchUpBudgetSec * 1000;
@@ -176,6 +179,41 @@ function unreportedCapTooLow(ctx: DetectorContext, cap: number, interval: number
     advice: [
       {
         text: `Raise maxOffsetsPerTrigger from about ${cap} (what the batches read) to about ${value} (1.5×; how far arrivals exceed the cap is not reported). Batches that then read less than the cap have caught up; if they still read it, raise it again.${
+          projectedMs > interval * 1050
+            ? ` Batches of that size would take up to ${fmt.ms(projectedMs)}, longer than the ${fmt.seconds(interval)} trigger interval, so the cluster also needs more throughput.`
+            : ''
+        }`,
+        setting: 'maxOffsetsPerTrigger',
+        value: String(value),
+      },
+    ],
+  };
+}
+
+/**
+ * A restart's catch-up under a binding cap with no backlog figure, its backlog estimated from the
+ * arrivals before the restart (aftermath.ts): the cap sets how fast it drains, so advise one that
+ * drains it within what is left of the catch-up budget (a third of it at least).
+ */
+function restartCapTooLow(ctx: DetectorContext, catchUp: UnreportedCatchUp, cap: number, interval: number, typicalMs: number): Explained {
+  const { latest } = ctx;
+  const elapsedSec = (latest.t + latest.d - ctx.disruption!.catchUpFromMs) / 1000;
+  const budget = TUNING.catchUpBudgetSec;
+  const leftSec = Math.max(budget - elapsedSec, budget / 3);
+  const intervalSec = Math.max(interval, typicalMs / 1000);
+  const value = Math.max(fmt.niceCeil((catchUp.arrival + catchUp.backlog / leftSec) * intervalSec), fmt.niceCeil(cap * 1.1));
+  // At most proportional to the rows (the fixed part of a batch stays).
+  const projectedMs = typicalMs * (value / cap);
+  const drain = Number.isFinite(catchUp.etaSec) ? `drain in about ${fmt.seconds(catchUp.etaSec)}` : 'never drain';
+  return {
+    cause: {
+      code: 'rate_limit_too_low',
+      confidence: projectedMs > interval * 1050 ? 0.5 : 0.85,
+      evidence: `every batch since the restart read the admission cap (about ${fmt.count(cap)} offsets), which admits about ${fmt.rate(catchUp.admitted)} against the ${fmt.rate(catchUp.arrival)} that arrived before it, so the estimated ${fmt.count(catchUp.backlog)} offsets the downtime left ${drain}.`,
+    },
+    advice: [
+      {
+        text: `Raise maxOffsetsPerTrigger from about ${cap} (what the batches read) to about ${value} for the catch-up, to drain the estimated backlog in about ${fmt.seconds(leftSec)}; batches that read less than the cap have caught up, and the cap can go back then.${
           projectedMs > interval * 1050
             ? ` Batches of that size would take up to ${fmt.ms(projectedMs)}, longer than the ${fmt.seconds(interval)} trigger interval, so the cluster also needs more throughput.`
             : ''

@@ -15,7 +15,9 @@
  *   a capped Delta or Auto Loader query reads its cap in 8 batches while the files waiting never fall;
  * - saturation: with no backlog figure at all, the cap read in every batch since reads rose into it
  *   out of a steady state (`capBoundBatches`), or for longer than the catch-up budget when the
- *   binding followed a hiccup (a slow batch, a restart) whose backlog it may be draining; when the
+ *   binding followed a hiccup (a slow batch, a restart) whose backlog it may be draining (after a
+ *   restart, sooner: as soon as the backlog estimated from the arrivals before it will not drain
+ *   within the budget even at the most hopeful arrival rate, aftermath.ts); when the
  *   batches at the cap stay slow and admit clearly less than arrived before (capacity lost),
  *   `capBoundBatches` after the first slow batch, however the binding began (cap-binding.ts; the
  *   tracker follows the binding past the ring); an
@@ -29,7 +31,7 @@
  * back within its level and noise band before the episode (and, with the backlog inside the
  * batches, batches fit the trigger); the tracker adds the hold period and the relapse cool-down.
  */
-import { batchesSince, catchUpEtaSec, withoutDisruption, type Disruption } from '../aftermath.js';
+import { batchesSince, catchUpEtaSec, unreportedCatchUp, withoutDisruption, type Disruption, type UnreportedCatchUp } from '../aftermath.js';
 import { explainLag } from '../causes/lag-causes.js';
 import { TUNING } from '../engine-options.js';
 import * as fmt from '../format.js';
@@ -107,6 +109,14 @@ export function detectLag(ctx: DetectorContext): Finding {
     if (ms >= TUNING.catchUpBudgetSec * 1000 || (toOpen !== null && batchesSince(ctx.features, since) >= toOpen && (lost || ms >= TUNING.capBoundMinMs))) {
       return finding(ctx, 'fire', { base: windowBase, band: windowBase, capBound: 1 });
     }
+    // After a restart the backlog can be estimated from the run before it: open as soon as even
+    // the most hopeful estimate will not drain within the budget.
+    const catchUp = unreportedCatchUp(ctx.features, ctx.disruption, bound, analysis.triggerMs);
+    if (catchUp !== null && (ctx.latest.t + ctx.latest.d - ctx.disruption!.catchUpFromMs) / 1000 + catchUp.etaLowSec > TUNING.catchUpBudgetSec) {
+      const result = finding(ctx, 'fire', { base: windowBase, band: windowBase, capBound: 1 });
+      result.aftermath = aftermathInfo(ctx, ctx.disruption!);
+      return result;
+    }
   }
   const trend =
     (trendEvidence(ctx, values, from, windowBase, minAbs) ||
@@ -181,13 +191,8 @@ function judgeAftermath(ctx: DetectorContext, disruption: Disruption): Finding |
   // The budget is for the whole catch-up, from its start (a restart's giant first batch counts).
   const elapsedSec = (ctx.latest.t + ctx.latest.d - disruption.catchUpFromMs) / 1000;
   if (elapsedSec + eta <= TUNING.catchUpBudgetSec) return CLEAR;
-  const info: AftermathInfo = {
-    what: disruption.what,
-    startedAt: fmt.iso(disruption.startMs),
-    durationMs: Math.round(disruption.durationMs),
-  };
-  const stallMs = ctx.lastStallOpenedAt !== null ? Date.parse(ctx.lastStallOpenedAt) : Number.NaN;
-  if (disruption.what === 'stall' && stallMs >= disruption.startMs) info.stallOpenedAt = ctx.lastStallOpenedAt!;
+  const info = aftermathInfo(ctx, disruption);
+  const stallMs = info.stallOpenedAt !== undefined ? Date.parse(info.stallOpenedAt) : Number.NaN;
   // A hung batch says nothing about capacity or partitions; a restart's giant first batch is itself
   // a cause (uncapped catch-up), so it stays.
   const result = aftermathFinding({ ...ctx, features: withoutDisruption(ctx.features, disruption) }, info, behind, eta, elapsedSec);
@@ -206,6 +211,18 @@ function judgeAftermath(ctx: DetectorContext, disruption: Disruption): Finding |
     aftermathCatchUpMs: disruption.catchUpFromMs,
   };
   return result;
+}
+
+/** What the disruption was, and the stall incident it was reported as, if any. */
+function aftermathInfo(ctx: DetectorContext, disruption: Disruption): AftermathInfo {
+  const info: AftermathInfo = {
+    what: disruption.what,
+    startedAt: fmt.iso(disruption.startMs),
+    durationMs: Math.round(disruption.durationMs),
+  };
+  const stallMs = ctx.lastStallOpenedAt !== null ? Date.parse(ctx.lastStallOpenedAt) : Number.NaN;
+  if (disruption.what === 'stall' && stallMs >= disruption.startMs) info.stallOpenedAt = ctx.lastStallOpenedAt!;
+  return info;
 }
 
 /**
@@ -696,7 +713,7 @@ function finding(ctx: DetectorContext, verdict: 'fire', memo: Record<string, num
  */
 function stillFiring(ctx: DetectorContext): Finding {
   const features = ctx.analysis.detach();
-  const view: LagView = { analysis: ctx.analysis, latest: ctx.latest, features, capBound: ctx.capBound };
+  const view: LagView = { analysis: ctx.analysis, latest: ctx.latest, features, capBound: ctx.capBound, disruption: ctx.disruption };
   const memo = ctx.memo;
   return { verdict: 'fire', severity: lagSeverity(ctx), summary: '', metrics: {}, ...explained(ctx), memo: {}, describe: () => describeLag(view, memo) };
 }
@@ -715,7 +732,7 @@ function explained(ctx: DetectorContext): { causes: Cause[]; advice: Advice[] } 
 }
 
 /** What a firing lag finding reads from: the batch's analysis, its newest features. */
-type LagView = Pick<DetectorContext, 'analysis' | 'latest' | 'features' | 'capBound'>;
+type LagView = Pick<DetectorContext, 'analysis' | 'latest' | 'features' | 'capBound' | 'disruption'>;
 
 /** The incident's summary and metrics as of the batch `view` holds. */
 function describeLag(view: LagView, memo: Record<string, number> | null): { summary: string; metrics: IncidentMetrics } {
@@ -820,6 +837,8 @@ function describeCapBound(view: LagView, bound: CapBound): { summary: string; me
   const reads = `every batch for the last ${fmt.ms(ms)}${counted} has read the admission cap (about ${fmt.count(bound.cap)} offsets)`;
   const tail = 'these reports carry no backlog figure (no latestOffset, no source metrics)';
   const lost = admitsLess(features, bound, view.analysis.triggerMs);
+  const catchUp = lost ? null : unreportedCatchUp(features, view.disruption, bound, view.analysis.triggerMs);
+  if (catchUp !== null) return describeRestartCatchUp(view, view.disruption!, catchUp);
   const summary = lost
     ? `Falling behind, by how much is unknown: ${reads} and taken about ${fmt.ms(lost.intervalMs)}, so the query now admits about ${fmt.rate(lost.admitted)}, less than the ${fmt.rate(lost.arrivalBefore)} that arrived before the batches slowed: processing lost capacity; ${tail}`
     : bound.fromSteady
@@ -835,6 +854,31 @@ function describeCapBound(view: LagView, bound: CapBound): { summary: string; me
   delete metrics.arrivalRate;
   // One batch's pace, not what the cap admits: it would read as headroom.
   delete metrics.processingRate;
+  return { summary, metrics };
+}
+
+/**
+ * A restart's catch-up under a binding cap with no backlog figure, its backlog estimated from the
+ * arrivals before the restart: what waits, how long it takes at what the cap admits, how sure.
+ */
+function describeRestartCatchUp(view: LagView, disruption: Disruption, estimate: UnreportedCatchUp): { summary: string; metrics: IncidentMetrics } {
+  const { latest } = view;
+  const budget = TUNING.catchUpBudgetSec;
+  const elapsedSec = (latest.t + latest.d - disruption.catchUpFromMs) / 1000;
+  const drain = Number.isFinite(estimate.etaSec)
+    ? `about ${fmt.seconds(estimate.etaSec)} to drain at the ${fmt.rate(estimate.admitted)} the cap admits${elapsedSec + estimate.etaSec > budget ? `: past the ${fmt.seconds(budget)} catch-up budget${elapsedSec >= 60 ? ` (${fmt.seconds(elapsedSec)} in already)` : ''}` : ''}`
+    : `not draining: the cap admits about ${fmt.rate(estimate.admitted)}, no more than arrived before`;
+  const summary =
+    `Catching up after a restart after ${fmt.ms(disruption.durationMs)} down: about ${fmt.count(estimate.backlog)} offsets waiting (${fmt.seconds(estimate.backlog / estimate.arrival)} of data), ${drain}. ` +
+    `Estimated: these reports carry no backlog figure (no latestOffset, no source metrics), so the backlog is what arrived at the ${fmt.rate(estimate.arrival)} the run before the restart read, less what every batch since read at the cap (about ${fmt.count(view.capBound!.cap)} offsets)`;
+  const metrics = lagMetrics(view);
+  delete metrics.timeBehindTrendSecPerMin;
+  delete metrics.processingRate;
+  metrics.timeBehindSec = round1(estimate.backlog / estimate.arrival);
+  metrics.drainEtaSec = Number.isFinite(estimate.etaSec) ? Math.round(estimate.etaSec) : null;
+  metrics.arrivalRate = round1(estimate.arrival);
+  metrics.backlog = Math.round(estimate.backlog);
+  metrics.backlogUnit = 'offsets';
   return { summary, metrics };
 }
 
