@@ -157,7 +157,7 @@ export function unreportedCatchUp(
   const arrivedSec = (latest.t + latest.d - before.plannedMs) / 1000;
   const low = before.arrivalLow * arrivedSec - read;
   if (!(low > 0)) return null;
-  const admitted = (cap * 1000) / Math.max(triggerMs, median(durations));
+  const admitted = admittedSince(features, disruption, cap, triggerMs);
   const backlog = before.arrival * arrivedSec - read;
   const eta = (rows: number, arrival: number) => (admitted > arrival ? rows / (admitted - arrival) : Infinity);
   return { backlog, arrival: before.arrival, admitted, etaSec: eta(backlog, before.arrival), etaLowSec: eta(low, before.arrivalLow) };
@@ -177,12 +177,14 @@ function usualPace(features: readonly BatchFeatures[], end: number): number {
 const TREND_POINTS = 8;
 
 /**
- * Seconds until the backlog left by the disruption drains. From the rates while the catch-up is
+ * Seconds until the backlog left by the disruption drains down to `normal` (the level before it:
+ * a query read after its batches always has some behind). From the rates while the catch-up is
  * young: the backlog's rows (Kafka offsets behind, or time behind × arrivals) ÷ (the rate the
- * catch-up batches read − arrivals), the spare throughput actually seen (a cap included). Once the
- * catch-up has TREND_POINTS batches, from the trend of the backlog over them (`current` and `series`
- * in one unit; files and bytes have only this). Infinity when it is not draining; null when nothing
- * says yet.
+ * catch-up batches read − arrivals), the spare throughput actually seen, at most `admitted` (what a
+ * binding cap admits per interval: the first intervals after a restart are short, on the trigger's
+ * clock). Once the catch-up has TREND_POINTS batches, from the trend of the backlog over them
+ * (`current`, `series` and `normal` in one unit; files and bytes have only this). Infinity when it
+ * is not draining; null when nothing says yet.
  */
 export function catchUpEtaSec(
   features: readonly BatchFeatures[],
@@ -191,10 +193,13 @@ export function catchUpEtaSec(
   series: readonly number[],
   arrivalRate: number | null,
   unit: 'seconds' | 'rows' | 'other',
+  normal = 0,
+  admitted = Infinity,
 ): number | null {
   const isTime = unit !== 'other';
   if (current === null) return null;
-  if (current <= 0) return 0;
+  const excess = current - normal;
+  if (excess <= 0) return 0;
   const xs: number[] = [];
   const ys: number[] = [];
   let rows = 0;
@@ -214,13 +219,34 @@ export function catchUpEtaSec(
   }
   if (xs.length >= TREND_POINTS || (!isTime && xs.length >= 3)) {
     const slope = theilSen(xs, ys);
-    if (Number.isFinite(slope)) return slope < 0 ? current / -slope : Infinity;
+    if (Number.isFinite(slope)) return slope < 0 ? excess / -slope : Infinity;
   }
   const spanSec = (lastEnd - firstStart) / 1000;
   if (!isTime || arrivalRate === null || !(arrivalRate > 0) || xs.length < 2 || !(spanSec > 0)) return null;
-  const reading = rows / spanSec;
+  const reading = Math.min(rows / spanSec, admitted);
   if (reading <= arrivalRate) return Infinity;
-  return unit === 'rows' ? current / (reading - arrivalRate) : (current * arrivalRate) / (reading - arrivalRate);
+  return unit === 'rows' ? excess / (reading - arrivalRate) : (excess * arrivalRate) / (reading - arrivalRate);
+}
+
+/**
+ * The level a value read before the disruption (median of up to 16 finite values of `valueAt` at
+ * batches that started before it), 0 when fewer than 4 say: what its catch-up drains down to.
+ */
+export function levelBefore(features: readonly BatchFeatures[], disruption: Disruption, valueAt: (index: number) => number | undefined): number {
+  const values: number[] = [];
+  for (let i = features.length - 1; i >= 0 && values.length < 16; i -= 1) {
+    if (features[i]!.t >= disruption.batchT) continue;
+    const value = valueAt(i);
+    if (value !== undefined && Number.isFinite(value)) values.push(value);
+  }
+  return values.length >= 4 ? median(values) : 0;
+}
+
+/** Rows per second a binding cap of `cap` rows admits since the disruption (one cap per interval). */
+export function admittedSince(features: readonly BatchFeatures[], disruption: Disruption, cap: number, triggerMs: number): number {
+  const durations: number[] = [];
+  for (let i = features.length - 1; i >= 0 && features[i]!.t >= disruption.batchT; i -= 1) durations.push(features[i]!.d);
+  return (cap * 1000) / Math.max(triggerMs, durations.length > 0 ? median(durations) : 0);
 }
 
 /** Batches of the ring that started at or after `sinceMs` (a catch-up's start, a cap binding's). */

@@ -31,7 +31,7 @@
  * back within its level and noise band before the episode (and, with the backlog inside the
  * batches, batches fit the trigger); the tracker adds the hold period and the relapse cool-down.
  */
-import { batchesSince, catchUpEtaSec, unreportedCatchUp, withoutDisruption, type Disruption, type UnreportedCatchUp } from '../aftermath.js';
+import { admittedSince, batchesSince, catchUpEtaSec, levelBefore, unreportedCatchUp, withoutDisruption, type Disruption, type UnreportedCatchUp } from '../aftermath.js';
 import { explainLag } from '../causes/lag-causes.js';
 import { TUNING } from '../engine-options.js';
 import * as fmt from '../format.js';
@@ -184,7 +184,8 @@ function judgeAftermath(ctx: DetectorContext, disruption: Disruption): Finding |
   const isTime = isTimeSignal(analysis.signal);
   const behind = isTime ? analysis.timeBehindSec : (analysis.series[analysis.series.length - 1] ?? null);
   if (behind === null || !Number.isFinite(behind)) return null;
-  if (isTime && behind * 1000 < Math.max(2 * 60_000, 2 * analysis.triggerMs)) return null;
+  // A small excess over the level before the disruption is left to the ordinary evidence.
+  if (isTime && (behind - levelBefore(ctx.features, disruption, (i) => analysis.series[i])) * 1000 < Math.max(2 * 60_000, analysis.triggerMs)) return null;
   if (!isTime && behind <= 0) return null;
   const eta = catchUpEta(ctx, disruption, behind, isTime);
   if (eta === null) return batchesSince(ctx.features, disruption.catchUpFromMs) < 4 ? CLEAR : null;
@@ -231,11 +232,14 @@ function aftermathInfo(ctx: DetectorContext, disruption: Disruption): AftermathI
  */
 function catchUpEta(ctx: DetectorContext, disruption: Disruption, behind: number, isTime: boolean): number | null {
   const { analysis, latest } = ctx;
+  const admitted = analysis.cappedRows === null ? Infinity : admittedSince(ctx.features, disruption, analysis.cappedRows, analysis.triggerMs);
   if (analysis.signal === 'kafka' && latest.kafkaBehind !== null && latest.kafkaBehind > 0) {
     const offsets = ctx.features.map((f) => f.kafkaBehind ?? Number.NaN);
-    return catchUpEtaSec(ctx.features, disruption, latest.kafkaBehind, offsets, analysis.arrivalRate, 'rows');
+    const normal = levelBefore(ctx.features, disruption, (i) => offsets[i]);
+    return catchUpEtaSec(ctx.features, disruption, latest.kafkaBehind, offsets, analysis.arrivalRate, 'rows', normal, admitted);
   }
-  return catchUpEtaSec(ctx.features, disruption, behind, analysis.series, analysis.arrivalRate, isTime ? 'seconds' : 'other');
+  const normal = levelBefore(ctx.features, disruption, (i) => analysis.series[i]);
+  return catchUpEtaSec(ctx.features, disruption, behind, analysis.series, analysis.arrivalRate, isTime ? 'seconds' : 'other', normal, admitted);
 }
 
 /** An open aftermath incident, updated from its memo and the drain trend since. */
@@ -268,7 +272,13 @@ function aftermathFinding(
     info.what === 'stall'
       ? `a ${fmt.ms(info.durationMs)} stall (a batch hung from ${clock(startMs)}${info.stallOpenedAt ? ', reported as stalled' : ''})`
       : `a restart after ${fmt.ms(info.durationMs)} down`;
-  const rate = analysis.capacity !== null ? ` (${fmt.rate(analysis.capacity)} processed)` : '';
+  // Under a binding cap the drain runs at what the cap admits, whatever the cluster could process.
+  const rate =
+    analysis.cappedRows !== null && ctx.disruption !== null
+      ? ` (the cap admits about ${fmt.rate(admittedSince(ctx.features, ctx.disruption, analysis.cappedRows, analysis.triggerMs))})`
+      : analysis.capacity !== null
+        ? ` (${fmt.rate(analysis.capacity)} processed)`
+        : '';
   const budget = TUNING.catchUpBudgetSec;
   const head = `Catching up after ${what}: ${waitingText(ctx, behind)} waiting`;
   if (eta === null) result.summary = head;

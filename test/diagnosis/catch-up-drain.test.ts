@@ -1,0 +1,49 @@
+/**
+ * How long a restart's catch-up takes, judged from the batches since: a capped query drains at what
+ * the cap admits per trigger interval (the first intervals after a restart are short, on the
+ * trigger's clock, and read faster), and only down to the backlog it always has (read after its
+ * batches, some data is always behind). Judged on those, a slow catch-up of a long-trigger query
+ * opens as one; before, the fast first intervals and a drain to 0 made it look within the budget,
+ * and once the backlog fell under two triggers it was not judged at all.
+ */
+import { describe, expect, it } from 'vitest';
+import { constantRate, type StreamSpec } from '../../src/simulator/index.js';
+import { MIN, opened, runStream } from './run-stream.js';
+
+/** 4 min trigger; the cap of 180,000 offsets admits 750 rows/s, read in about 2.5 min. */
+function spec(arrival: number, downtimeMs: number): StreamSpec {
+  return {
+    name: 'inventory_cdc',
+    arrival: constantRate(arrival),
+    arrivalNoise: 0.05,
+    processing: { rowsPerSecPerCore: 600, cores: 2, overheadMs: 600 },
+    triggerMs: 4 * MIN,
+    source: { kind: 'kafka', partitions: 9, maxOffsetsPerTrigger: 180_000, latestOffsetAsEnd: true },
+    platform: 'dbr-17.1',
+    events: [{ type: 'restart', atBatch: 40, downtimeMs }],
+  };
+}
+
+describe('a capped catch-up after a restart', () => {
+  it('opens within 8 batches when it drains at the cap too slowly to finish within the budget', () => {
+    // 650 rows/s (87 % of the cap) and 10 min down: about 390,000 offsets, drained at 100 rows/s
+    // spare in about 65 minutes.
+    for (let seed = 1; seed <= 6; seed += 1) {
+      const run = runStream(spec(650, 10 * MIN), 90, {}, seed);
+      const lag = opened(run, 'lag');
+      expect(lag, `seed ${seed}`).toHaveLength(1);
+      expect(lag[0]!.index, `seed ${seed}`).toBeGreaterThan(40);
+      expect(lag[0]!.index, `seed ${seed}`).toBeLessThanOrEqual(40 + 8);
+      expect(lag[0]!.incident.summary).toMatch(/^Catching up after a restart after 1[0-2]m( \d+s)? down: .* of data waiting, about .* to drain at the recent processing rate \(the cap admits about 750 rows\/s\): past the 30m catch-up budget/);
+    }
+  });
+
+  it('stays quiet when the same query drains within the budget', () => {
+    // 450 rows/s (60 % of the cap) and 10 min down: 270,000 offsets, drained at 300 rows/s spare in
+    // about 15 minutes.
+    for (let seed = 1; seed <= 6; seed += 1) {
+      const run = runStream(spec(450, 10 * MIN), 90, {}, seed);
+      expect({ seed, lag: opened(run, 'lag').map((c) => c.incident.summary) }).toEqual({ seed, lag: [] });
+    }
+  });
+});
