@@ -36,7 +36,7 @@ export interface RunBefore {
   arrival: number;
   /** The same less two standard errors of the per-interval rates: the most hopeful arrival rate. */
   arrivalLow: number;
-  /** Most rows any of them read: under a cap that never bound, below it. */
+  /** Most rows any of them read: at a cap that binds now, some of them read what it allowed, not all that arrived. */
   readMax: number;
   /** Trigger start of the last batch before the downtime, epoch ms: what arrived from then on waits. */
   plannedMs: number;
@@ -120,6 +120,8 @@ export interface UnreportedCatchUp {
   /** Seconds to drain at those rates (Infinity when arrivals match the cap), and at the most hopeful arrival rate. */
   etaSec: number;
   etaLowSec: number;
+  /** Some batches before the restart read the cap: their arrivals, and so the backlog, are at least the estimate. */
+  atLeast: boolean;
 }
 
 /** Batches after a restart before its read rate is trusted. */
@@ -128,11 +130,12 @@ const UNREPORTED_MIN_BATCHES = 3;
 /**
  * The backlog of a restart whose reports carry no backlog figure while every batch since reads the
  * cap (`bound`, a binding that began with the restart): everything that arrived since the last
- * batch before the downtime was planned (at the rate the run before read, while its reads stayed
- * under the cap) less what the batches since read, drained at what the cap admits per interval.
- * Null when that run's arrivals are unknown or reached the cap, or fewer than UNREPORTED_MIN_BATCHES
- * batches ran since; null too once even the most hopeful estimate has drained (then the input must
- * have risen, and the reads at the cap say more than the estimate).
+ * batch before the downtime was planned (at the rate the run before read) less what the batches
+ * since read, drained at what the cap admits per interval. A batch before that read the cap read
+ * less than arrived, so the estimate is then a lower bound (`atLeast`), which only makes it slower
+ * to open. Null when that run's arrivals are unknown or fewer than UNREPORTED_MIN_BATCHES batches
+ * ran since; null too once even the most hopeful estimate has drained (then the input must have
+ * risen, and the reads at the cap say more than the estimate).
  */
 export function unreportedCatchUp(
   features: readonly BatchFeatures[],
@@ -144,7 +147,7 @@ export function unreportedCatchUp(
   if (disruption === null || disruption.what !== 'restart' || bound.fromSteady || bound.sinceMs < disruption.batchT) return null;
   const before = disruption.before;
   const cap = bound.cap;
-  if (before === undefined || before.readMax >= 0.99 * cap) return null;
+  if (before === undefined) return null;
   let read = 0;
   const durations: number[] = [];
   for (let i = features.length - 1; i >= 0 && features[i]!.t >= disruption.batchT; i -= 1) {
@@ -160,7 +163,14 @@ export function unreportedCatchUp(
   const admitted = admittedSince(features, disruption, cap, triggerMs);
   const backlog = before.arrival * arrivedSec - read;
   const eta = (rows: number, arrival: number) => (admitted > arrival ? rows / (admitted - arrival) : Infinity);
-  return { backlog, arrival: before.arrival, admitted, etaSec: eta(backlog, before.arrival), etaLowSec: eta(low, before.arrivalLow) };
+  return {
+    backlog,
+    arrival: before.arrival,
+    admitted,
+    etaSec: eta(backlog, before.arrival),
+    etaLowSec: eta(low, before.arrivalLow),
+    atLeast: before.readMax >= 0.99 * cap,
+  };
 }
 
 /** Median rows per ms of up to 8 data batches before index `end`. */

@@ -209,7 +209,7 @@ function restartCapTooLow(ctx: DetectorContext, catchUp: UnreportedCatchUp, cap:
     cause: {
       code: 'rate_limit_too_low',
       confidence: projectedMs > interval * 1050 ? 0.5 : 0.85,
-      evidence: `every batch since the restart read the admission cap (about ${fmt.count(cap)} offsets), which admits about ${fmt.rate(catchUp.admitted)} against the ${fmt.rate(catchUp.arrival)} that arrived before it, so the estimated ${fmt.count(catchUp.backlog)} offsets the downtime left ${drain}.`,
+      evidence: `every batch since the restart read the admission cap (about ${fmt.count(cap)} offsets), which admits about ${fmt.rate(catchUp.admitted)} against the ${fmt.rate(catchUp.arrival)}${catchUp.atLeast ? ' or more' : ''} that arrived before it, so the estimated ${fmt.count(catchUp.backlog)} offsets the downtime left ${drain}.`,
     },
     advice: [
       {

@@ -876,11 +876,13 @@ function describeRestartCatchUp(view: LagView, disruption: Disruption, estimate:
   const budget = TUNING.catchUpBudgetSec;
   const elapsedSec = (latest.t + latest.d - disruption.catchUpFromMs) / 1000;
   const drain = Number.isFinite(estimate.etaSec)
-    ? `about ${fmt.seconds(estimate.etaSec)} to drain at the ${fmt.rate(estimate.admitted)} the cap admits${elapsedSec + estimate.etaSec > budget ? `: past the ${fmt.seconds(budget)} catch-up budget${elapsedSec >= 60 ? ` (${fmt.seconds(elapsedSec)} in already)` : ''}` : ''}`
+    ? `${estimate.atLeast ? 'at least' : 'about'} ${fmt.seconds(estimate.etaSec)} to drain at the ${fmt.rate(estimate.admitted)} the cap admits${elapsedSec + estimate.etaSec > budget ? `: past the ${fmt.seconds(budget)} catch-up budget${elapsedSec >= 60 ? ` (${fmt.seconds(elapsedSec)} in already)` : ''}` : ''}`
     : `not draining: the cap admits about ${fmt.rate(estimate.admitted)}, no more than arrived before`;
   const summary =
-    `Catching up after a restart after ${fmt.ms(disruption.durationMs)} down: about ${fmt.count(estimate.backlog)} offsets waiting (${fmt.seconds(estimate.backlog / estimate.arrival)} of data), ${drain}. ` +
-    `Estimated: these reports carry no backlog figure (no latestOffset, no source metrics), so the backlog is what arrived at the ${fmt.rate(estimate.arrival)} the run before the restart read, less what every batch since read at the cap (about ${fmt.count(view.capBound!.cap)} offsets)`;
+    `Catching up after a restart after ${fmt.ms(disruption.durationMs)} down: ${estimate.atLeast ? 'at least' : 'about'} ${fmt.count(estimate.backlog)} offsets waiting (${fmt.seconds(estimate.backlog / estimate.arrival)} of data), ${drain}. ` +
+    `Estimated: these reports carry no backlog figure (no latestOffset, no source metrics), so the backlog is what arrived at the ${fmt.rate(estimate.arrival)} the run before the restart read${
+      estimate.atLeast ? ' (at least: some of its batches read the cap, not all that had arrived)' : ''
+    }, less what every batch since read at the cap (about ${fmt.count(view.capBound!.cap)} offsets)`;
   const metrics = lagMetrics(view);
   delete metrics.timeBehindTrendSecPerMin;
   delete metrics.processingRate;
