@@ -122,6 +122,8 @@ export interface UnreportedCatchUp {
   etaLowSec: number;
   /** Some batches before the restart read the cap: their arrivals, and so the backlog, are at least the estimate. */
   atLeast: boolean;
+  /** Seconds since the catch-up began, to the newest batch's end (the budget counts from there). */
+  elapsedSec: number;
 }
 
 /** Batches after a restart before its read rate is trusted. */
@@ -170,6 +172,7 @@ export function unreportedCatchUp(
     etaSec: eta(backlog, before.arrival),
     etaLowSec: eta(low, before.arrivalLow),
     atLeast: before.readMax >= 0.99 * cap,
+    elapsedSec: (latest.t + latest.d - disruption.catchUpFromMs) / 1000,
   };
 }
 

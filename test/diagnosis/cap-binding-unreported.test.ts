@@ -36,6 +36,25 @@ function overloadThenDrain(): StreamSpec['arrival'] {
   ]);
 }
 
+/**
+ * The openings of `reports` reports of `sim` into one tracker kept in memory and one restored from
+ * its stored state after every report (as each detect job does).
+ */
+function continuousAndRestored(sim: StreamSimulator, reports: number): Record<'continuous' | 'restored', { index: number; summary: string }[]> {
+  const continuous = QueryTracker.create('q', 'payments_raw');
+  let restored = QueryTracker.create('q', 'payments_raw');
+  const openings: Record<'continuous' | 'restored', { index: number; summary: string }[]> = { continuous: [], restored: [] };
+  for (let index = 0; index < reports; index += 1) {
+    const parsed = parseProgress(JSON.parse(sim.next().json));
+    if (!parsed.ok) throw new Error(parsed.error);
+    for (const [name, tracker] of [['continuous', continuous], ['restored', restored]] as const) {
+      for (const c of tracker.observe(parsed.progress)) if (c.type === 'opened') openings[name].push({ index, summary: c.incident.summary });
+    }
+    restored = QueryTracker.restore(JSON.parse(JSON.stringify(restored.toState())));
+  }
+  return openings;
+}
+
 describe('a capped query falling behind with no backlog figure', () => {
   it('opens within 8 batches of the input rising above the cap, stays one incident, resolves once reads fall below it', () => {
     // The backlog of 1.5M rows the 25 minutes above the cap leave drains at 3,000 rows/s, in about
@@ -211,16 +230,8 @@ describe('a capped query falling behind with no backlog figure', () => {
       }),
       { startMs: START, seed: 1 },
     );
-    const continuous = QueryTracker.create('q', 'payments_raw');
-    let restored = QueryTracker.create('q', 'payments_raw');
-    const openedAt: Record<string, number[]> = { continuous: [], restored: [] };
-    for (let i = 0; i < 330; i += 1) {
-      const parsed = parseProgress(JSON.parse(sim.next().json));
-      if (!parsed.ok) throw new Error(parsed.error);
-      if (continuous.observe(parsed.progress).some((c) => c.type === 'opened')) openedAt.continuous!.push(i);
-      if (restored.observe(parsed.progress).some((c) => c.type === 'opened')) openedAt.restored!.push(i);
-      restored = QueryTracker.restore(JSON.parse(JSON.stringify(restored.toState())));
-    }
+    const openings = continuousAndRestored(sim, 330);
+    const openedAt = { continuous: openings.continuous.map((o) => o.index), restored: openings.restored.map((o) => o.index) };
     expect(openedAt.continuous).toHaveLength(1);
     expect(openedAt.restored).toEqual(openedAt.continuous);
   });
@@ -285,17 +296,9 @@ describe('a capped query falling behind with no backlog figure', () => {
 
   it('estimates a restart\'s backlog the same through the stored state (each detect job restores the tracker)', () => {
     const sim = new StreamSimulator(spec(constantRate(7_000), { events: [{ type: 'restart', atBatch: 124, downtimeMs: 20 * MIN }] }), { startMs: START, seed: 3 });
-    const continuous = QueryTracker.create('q', 'payments_raw');
-    let restored = QueryTracker.create('q', 'payments_raw');
-    const summaries: Record<string, string[]> = { continuous: [], restored: [] };
-    for (let i = 0; i < 160; i += 1) {
-      const parsed = parseProgress(JSON.parse(sim.next().json));
-      if (!parsed.ok) throw new Error(parsed.error);
-      for (const [name, tracker] of [['continuous', continuous], ['restored', restored]] as const) {
-        for (const c of tracker.observe(parsed.progress)) if (c.type === 'opened') summaries[name]!.push(`${i} ${c.incident.summary}`);
-      }
-      restored = QueryTracker.restore(JSON.parse(JSON.stringify(restored.toState())));
-    }
+    const openings = continuousAndRestored(sim, 160);
+    const line = (o: { index: number; summary: string }) => `${o.index} ${o.summary}`;
+    const summaries = { continuous: openings.continuous.map(line), restored: openings.restored.map(line) };
     expect(summaries.continuous).toHaveLength(1);
     expect(summaries.continuous![0]).toMatch(/^12\d Catching up after a restart/);
     expect(summaries.restored).toEqual(summaries.continuous);

@@ -196,10 +196,8 @@ function unreportedCapTooLow(ctx: DetectorContext, cap: number, interval: number
  * drains it within what is left of the catch-up budget (a third of it at least).
  */
 function restartCapTooLow(ctx: DetectorContext, catchUp: UnreportedCatchUp, cap: number, interval: number, typicalMs: number): Explained {
-  const { latest } = ctx;
-  const elapsedSec = (latest.t + latest.d - ctx.disruption!.catchUpFromMs) / 1000;
   const budget = TUNING.catchUpBudgetSec;
-  const leftSec = Math.max(budget - elapsedSec, budget / 3);
+  const leftSec = Math.max(budget - catchUp.elapsedSec, budget / 3);
   const intervalSec = Math.max(interval, typicalMs / 1000);
   const value = Math.max(fmt.niceCeil((catchUp.arrival + catchUp.backlog / leftSec) * intervalSec), fmt.niceCeil(cap * 1.1));
   // At most proportional to the rows (the fixed part of a batch stays).

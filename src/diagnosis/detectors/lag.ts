@@ -112,7 +112,7 @@ export function detectLag(ctx: DetectorContext): Finding {
     // After a restart the backlog can be estimated from the run before it: open as soon as even
     // the most hopeful estimate will not drain within the budget.
     const catchUp = unreportedCatchUp(ctx.features, ctx.disruption, bound, analysis.triggerMs);
-    if (catchUp !== null && (ctx.latest.t + ctx.latest.d - ctx.disruption!.catchUpFromMs) / 1000 + catchUp.etaLowSec > TUNING.catchUpBudgetSec) {
+    if (catchUp !== null && catchUp.elapsedSec + catchUp.etaLowSec > TUNING.catchUpBudgetSec) {
       const result = finding(ctx, 'fire', { base: windowBase, band: windowBase, capBound: 1 });
       result.aftermath = aftermathInfo(ctx, ctx.disruption!);
       return result;
@@ -184,10 +184,11 @@ function judgeAftermath(ctx: DetectorContext, disruption: Disruption): Finding |
   const isTime = isTimeSignal(analysis.signal);
   const behind = isTime ? analysis.timeBehindSec : (analysis.series[analysis.series.length - 1] ?? null);
   if (behind === null || !Number.isFinite(behind)) return null;
-  // A small excess over the level before the disruption is left to the ordinary evidence.
-  if (isTime && (behind - levelBefore(ctx.features, disruption, (i) => analysis.series[i])) * 1000 < Math.max(2 * 60_000, analysis.triggerMs)) return null;
+  // What the catch-up drains down to; a small excess over it is left to the ordinary evidence.
+  const level = levelBefore(ctx.features, disruption, (i) => analysis.series[i]);
+  if (isTime && (behind - level) * 1000 < Math.max(2 * 60_000, analysis.triggerMs)) return null;
   if (!isTime && behind <= 0) return null;
-  const eta = catchUpEta(ctx, disruption, behind, isTime);
+  const eta = catchUpEta(ctx, disruption, behind, level, isTime);
   if (eta === null) return batchesSince(ctx.features, disruption.catchUpFromMs) < 4 ? CLEAR : null;
   // The budget is for the whole catch-up, from its start (a restart's giant first batch counts).
   const elapsedSec = (ctx.latest.t + ctx.latest.d - disruption.catchUpFromMs) / 1000;
@@ -228,9 +229,10 @@ function aftermathInfo(ctx: DetectorContext, disruption: Disruption): AftermathI
 
 /**
  * The catch-up's ETA. Kafka: from the offsets behind, exact counts (time behind divides them by an
- * arrival estimate whose noise, on a slow drain, reads as a rise). Otherwise from the lag signal.
+ * arrival estimate whose noise, on a slow drain, reads as a rise). Otherwise from the lag signal,
+ * down to `level`, what it read before the disruption.
  */
-function catchUpEta(ctx: DetectorContext, disruption: Disruption, behind: number, isTime: boolean): number | null {
+function catchUpEta(ctx: DetectorContext, disruption: Disruption, behind: number, level: number, isTime: boolean): number | null {
   const { analysis, latest } = ctx;
   const admitted = analysis.cappedRows === null ? Infinity : admittedSince(ctx.features, disruption, analysis.cappedRows, analysis.triggerMs);
   if (analysis.signal === 'kafka' && latest.kafkaBehind !== null && latest.kafkaBehind > 0) {
@@ -238,8 +240,7 @@ function catchUpEta(ctx: DetectorContext, disruption: Disruption, behind: number
     const normal = levelBefore(ctx.features, disruption, (i) => offsets[i]);
     return catchUpEtaSec(ctx.features, disruption, latest.kafkaBehind, offsets, analysis.arrivalRate, 'rows', normal, admitted);
   }
-  const normal = levelBefore(ctx.features, disruption, (i) => analysis.series[i]);
-  return catchUpEtaSec(ctx.features, disruption, behind, analysis.series, analysis.arrivalRate, isTime ? 'seconds' : 'other', normal, admitted);
+  return catchUpEtaSec(ctx.features, disruption, behind, analysis.series, analysis.arrivalRate, isTime ? 'seconds' : 'other', level, admitted);
 }
 
 /** An open aftermath incident, updated from its memo and the drain trend since. */
@@ -872,9 +873,8 @@ function describeCapBound(view: LagView, bound: CapBound): { summary: string; me
  * arrivals before the restart: what waits, how long it takes at what the cap admits, how sure.
  */
 function describeRestartCatchUp(view: LagView, disruption: Disruption, estimate: UnreportedCatchUp): { summary: string; metrics: IncidentMetrics } {
-  const { latest } = view;
   const budget = TUNING.catchUpBudgetSec;
-  const elapsedSec = (latest.t + latest.d - disruption.catchUpFromMs) / 1000;
+  const { elapsedSec } = estimate;
   const drain = Number.isFinite(estimate.etaSec)
     ? `${estimate.atLeast ? 'at least' : 'about'} ${fmt.seconds(estimate.etaSec)} to drain at the ${fmt.rate(estimate.admitted)} the cap admits${elapsedSec + estimate.etaSec > budget ? `: past the ${fmt.seconds(budget)} catch-up budget${elapsedSec >= 60 ? ` (${fmt.seconds(elapsedSec)} in already)` : ''}` : ''}`
     : `not draining: the cap admits about ${fmt.rate(estimate.admitted)}, no more than arrived before`;
