@@ -151,13 +151,13 @@ export function unreportedCatchUp(
   const cap = bound.cap;
   if (before === undefined) return null;
   let read = 0;
-  const durations: number[] = [];
+  let batches = 0;
   for (let i = features.length - 1; i >= 0 && features[i]!.t >= disruption.batchT; i -= 1) {
     read += features[i]!.rows;
-    durations.push(features[i]!.d);
+    batches += 1;
   }
   // The ring no longer reaches the restart: what was read since is unknown.
-  if (durations.length < UNREPORTED_MIN_BATCHES || features[0]!.t >= disruption.batchT) return null;
+  if (batches < UNREPORTED_MIN_BATCHES || features[0]!.t >= disruption.batchT) return null;
   const latest = features[features.length - 1]!;
   const arrivedSec = (latest.t + latest.d - before.plannedMs) / 1000;
   const low = before.arrivalLow * arrivedSec - read;
