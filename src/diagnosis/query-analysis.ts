@@ -217,15 +217,9 @@ export function inferTriggerMs(features: readonly BatchFeatures[]): number | nul
     const prev = features[i - 1]!;
     const cur = features[i]!;
     const startedOnSchedule = idleBeforePrev;
-    idleBeforePrev = false;
-    if (cur.restart) continue;
+    idleBeforePrev = idleGap(prev, cur);
+    if (!idleBeforePrev || !runStarted(prev)) continue;
     const gap = cur.t - prev.t;
-    if (gap <= 0) continue;
-    if (!idleBefore(prev, cur)) continue;
-    idleBeforePrev = true;
-    // A run's first batch starts when the query does, off the trigger grid, and the next one on it:
-    // the gap between them is less than an interval.
-    if (prev.restart === 1 || prev.batchId === 0) continue;
     gaps[gapCount++] = gap;
     // Spark schedules triggers on a fixed grid: after an overrun the next batch starts at once and
     // the one after on the grid, a gap shorter than T. A gap whose start was itself on schedule
@@ -239,6 +233,28 @@ export function inferTriggerMs(features: readonly BatchFeatures[]): number | nul
 
 const GAPS = new Float64Array(256);
 const ON_SCHEDULE = new Float64Array(256);
+
+/**
+ * Whether the newest batch adds a gap `inferTriggerMs` counts. Each gap depends only on its own pair
+ * of batches, so without a new one an inference that found too few gaps still finds too few.
+ */
+export function newestGapCounts(features: readonly BatchFeatures[]): boolean {
+  const n = features.length;
+  return n >= 2 && idleGap(features[n - 2]!, features[n - 1]!) && runStarted(features[n - 2]!);
+}
+
+/** b started after idle time since a, in the same run. */
+function idleGap(a: BatchFeatures, b: BatchFeatures): boolean {
+  return !b.restart && b.t - a.t > 0 && idleBefore(a, b);
+}
+
+/**
+ * Not a run's first batch: that one starts when the query does, off the trigger grid, and the next
+ * one on it, so the gap between them is less than an interval.
+ */
+function runStarted(a: BatchFeatures): boolean {
+  return a.restart !== 1 && a.batchId !== 0;
+}
 
 /**
  * Idle time between batch a and the next batch b (a ended early). Module level, not a closure in

@@ -24,6 +24,7 @@ import {
   arrivalRateAt,
   fileTimeBehindAt,
   inferTriggerMs,
+  newestGapCounts,
   sourceArrivalsAt,
   timeBehindOf,
   type Analysis,
@@ -92,8 +93,12 @@ export class QueryTracker {
    * behind too.
    */
   private planningZeros = 0;
-  /** Trigger interval inferred from the ring, refreshed every few batches (it rarely changes). */
-  private inferredTriggerMs: number | null = null;
+  /**
+   * Trigger interval inferred from the ring, refreshed every few batches (it rarely changes);
+   * undefined until first inferred. Null (batches back to back) is refreshed only when a batch adds
+   * a gap to infer from: an overloaded query would otherwise rescan its ring on every batch.
+   */
+  private inferredTriggerMs: number | null | undefined = undefined;
   /**
    * Open incidents whose summary and metrics were last described lazily (Finding.describe): built
    * before anything reads the incident (a change, the report, the saved state).
@@ -302,7 +307,9 @@ export class QueryTracker {
 
   private analysis(): Analysis {
     if (!this.analysisCache) {
-      if (this.options.triggerMs === null && (this.batches % 8 === 1 || this.inferredTriggerMs === null)) {
+      const inferred = this.inferredTriggerMs;
+      const stale = inferred === undefined || this.batches % 8 === 1 || (inferred === null && newestGapCounts(this.ring.all()));
+      if (this.options.triggerMs === null && stale) {
         this.inferredTriggerMs = inferTriggerMs(this.ring.all());
       }
       this.analysisCache = analyze(this.ring.all(), this.options.triggerMs, this.inferredTriggerMs, this.runMaxRows, this.facts?.kafkaPartitions ?? 0);
