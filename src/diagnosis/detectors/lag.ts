@@ -17,7 +17,8 @@
  *   out of a steady state (`capBoundBatches`), or for longer than the catch-up budget when the
  *   binding followed a hiccup (a slow batch, a restart) whose backlog it may be draining (after a
  *   restart, sooner: as soon as the backlog estimated from the arrivals before it will not drain
- *   within the budget even at the most hopeful arrival rate, aftermath.ts); when the
+ *   within the budget even at the most hopeful arrival rate, aftermath.ts; while that estimate
+ *   drains it in time no other evidence opens either); when the
  *   batches at the cap stay slow and admit clearly less than arrived before (capacity lost),
  *   `capBoundBatches` after the first slow batch, however the binding began (cap-binding.ts; the
  *   tracker follows the binding past the ring); an
@@ -117,6 +118,9 @@ export function detectLag(ctx: DetectorContext): Finding {
       result.aftermath = aftermathInfo(ctx, ctx.disruption!);
       return result;
     }
+    // And while the estimate drains it in time, batches at the cap are that catch-up (longer than
+    // before it, late on the trigger), not a trend of their own.
+    if (catchUp !== null && !lost && catchUp.elapsedSec + catchUp.etaSec <= TUNING.catchUpBudgetSec) return CLEAR;
   }
   const trend =
     (trendEvidence(ctx, values, from, windowBase, minAbs) ||
