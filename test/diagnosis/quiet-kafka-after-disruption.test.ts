@@ -2,7 +2,8 @@
  * False alarms on quiet Kafka queries, rebuilt from generated streams. A steady, nearly noiseless
  * feed reads almost the same rows in every batch, as if a cap bound it; a burst or a GC pause then
  * lifts the offsets behind in one step, which is not arrivals outrunning a cap. A GC pause while a
- * capped query still catches up on the previous one is one outsized batch, not a drift. (Kafka's
+ * capped query still catches up on the previous one is one outsized batch, not a drift nor a creep
+ * (the catch-up batches may overrun the trigger, the pause is no step of a creep). (Kafka's
  * time behind rising after a burst while the offsets stay put: quiet-draws.test.ts.)
  */
 import { describe, expect, it } from 'vitest';
@@ -77,6 +78,33 @@ describe('quiet Kafka after a disruption', () => {
         seed,
       );
       expect(opened(run, 'lag'), `seed ${seed}`).toEqual([]);
+    }
+  });
+
+  it('a second GC pause while capped catch-up batches overrun the trigger is not a creep', () => {
+    // 7,200 rows take about 3.5 s of the 4 s trigger, a capped batch of 10,000 about 4.2 s: the
+    // catch-up after the first pause runs late on the trigger, and the second pause comes before it
+    // ends. Each pause's residue drains in under a minute.
+    for (const seed of Array.from({ length: 20 }, (_, i) => i + 1)) {
+      const run = runStream(
+        {
+          name: 'telemetry_raw',
+          arrival: 1_800,
+          arrivalNoise: 0.1,
+          processing: { rowsPerSecPerCore: 2_200, cores: 2, overheadMs: 1_900 },
+          triggerMs: 4_000,
+          source: { kind: 'kafka', partitions: 2, maxOffsetsPerTrigger: 10_000 },
+          platform: 'dbr-17.1',
+          events: [
+            { type: 'gc', atBatch: 40, pauseMs: 15_000 },
+            { type: 'gc', atBatch: 47, pauseMs: 26_000 },
+          ],
+        },
+        120,
+        {},
+        seed,
+      );
+      expect(opened(run, 'lag').map((c) => `${c.index} ${c.incident.summary}`), `seed ${seed}`).toEqual([]);
     }
   });
 });

@@ -6,8 +6,9 @@
  *   start of the window and against the range the ring held before it, sustained for 5 batches and
  *   still rising at the newest (a burst that drains, a single slow batch, a noisy steady stream or
  *   a climb back out of a dip does not pass them all);
- * - creep: batches overrun the trigger interval and keep getting longer (state, GC), and time
- *   behind is clearly past one trigger interval (`creepBacklogTriggers`);
+ * - creep: batches overrun the trigger interval and keep getting longer (state, GC), with no
+ *   one outsized batch among them (a pause and its catch-up), and time behind is clearly past one
+ *   trigger interval (`creepBacklogTriggers`);
  * - drift: a slow steady rise over 24 batches that the rates confirm (arrivals above what is
  *   admitted or processed);
  * - admission: a capped Kafka query reads its cap in every batch while the offsets behind rise at
@@ -577,10 +578,12 @@ function creepEvidence(ctx: DetectorContext): boolean {
   // Material growth over the window: near capacity, durations settle above the trigger (o/(1−ρ))
   // and wander there with the input's noise without getting longer on the whole.
   if (durations[durations.length - 1]! < 1.2 * median(durations.slice(0, 4))) return false;
-  // One outsized batch (a GC pause, a slow commit) and the capped catch-up after it: not a creep,
-  // whose batches get longer step by step (the longest is among the newest).
+  // One outsized batch (a GC pause, a slow commit) and the capped catch-up after it, or such a
+  // batch newest of all: not a creep, whose batches get longer step by step (its longest is the
+  // newest, and no batch jumps fourfold).
   const longest = durations.indexOf(Math.max(...durations));
-  if (longest < durations.length - 3 && durations[longest]! > SPIKE_FACTOR * median(durations)) return false;
+  if (longest < durations.length - 1 && durations[longest]! > SPIKE_FACTOR * median(durations)) return false;
+  if (oneBatchSpike(durations)) return false;
   // Batches no longer than the query's earlier ones have been: its noise, not a creep.
   if (withinHistory(ctx, ctx.features.map((f) => f.d), durations[durations.length - 1]!, ctx.features.length - recent.length)) return false;
   // Near capacity (ρ ≈ 0.9–0.97) noise alone makes runs of overrunning, lengthening batches, but
