@@ -7,8 +7,9 @@
  *   still rising at the newest (a burst that drains, a single slow batch, a noisy steady stream or
  *   a climb back out of a dip does not pass them all);
  * - creep: batches overrun the trigger interval and keep getting longer (state, GC), with no
- *   one outsized batch among them (a pause and its catch-up), and time behind is clearly past one
- *   trigger interval (`creepBacklogTriggers`);
+ *   one outsized batch among them (a pause and its catch-up), time behind is clearly past one
+ *   trigger interval (`creepBacklogTriggers`), and the files waiting (on a file source) did not
+ *   fall over the last 4 batches;
  * - drift: a slow steady rise over 24 batches that the rates confirm (arrivals above what is
  *   admitted or processed);
  * - admission: a capped Kafka query reads its cap in every batch while the offsets behind rise at
@@ -591,9 +592,26 @@ function creepEvidence(ctx: DetectorContext): boolean {
   // max(T, d) plus noise); a creep that costs ground carries it clearly past that.
   const behindSec = ctx.analysis.timeBehindSec;
   if (behindSec !== null && behindSec * 1000 < TUNING.creepBacklogTriggers * triggerMs) return false;
+  // Nor while the files waiting fall: the query gains ground, however long its batches.
+  if (fileBacklogFell(ctx)) return false;
   const rho = ctx.analysis.loadFactor;
   if (ctx.analysis.cappedRows === null && rho !== null && rho < 0.98) return false;
   return mannKendallS(durations, 0.002) >= mannKendallCritical(durations.length);
+}
+
+/** Batches back over which a file backlog that fell says the query gains ground. */
+const FELL_OVER_BATCHES = 4;
+
+/**
+ * The lag signal is the files (or bytes) waiting, lower than FELL_OVER_BATCHES batches ago. Only a
+ * file backlog: it is counted when a batch is planned, while Kafka's time behind is offsets over an
+ * arrival estimate, whose noise makes it dip for a few batches while a creep goes on.
+ */
+function fileBacklogFell(ctx: DetectorContext): boolean {
+  const { analysis } = ctx;
+  const n = ctx.features.length;
+  if ((analysis.signal !== 'files' && analysis.signal !== 'bytes') || n <= FELL_OVER_BATCHES) return false;
+  return analysis.seriesAt(n - 1) < analysis.seriesAt(n - 1 - FELL_OVER_BATCHES);
 }
 
 /**
