@@ -241,18 +241,20 @@ export function catchUpEtaSec(
   return unit === 'rows' ? excess / (reading - arrivalRate) : (excess * arrivalRate) / (reading - arrivalRate);
 }
 
-/**
- * The level a value read before the disruption (median of up to 16 finite values of `valueAt` at
- * batches that started before it), 0 when fewer than 4 say: what its catch-up drains down to.
- */
-export function levelBefore(features: readonly BatchFeatures[], disruption: Disruption, valueAt: (index: number) => number | undefined): number {
+/** Up to 16 finite values of `valueAt` at the newest batches that started before the disruption, newest first. */
+export function valuesBefore(features: readonly BatchFeatures[], disruption: Disruption, valueAt: (index: number) => number | undefined): number[] {
   const values: number[] = [];
   for (let i = features.length - 1; i >= 0 && values.length < 16; i -= 1) {
     if (features[i]!.t >= disruption.batchT) continue;
     const value = valueAt(i);
     if (value !== undefined && Number.isFinite(value)) values.push(value);
   }
-  return values.length >= 4 ? median(values) : 0;
+  return values;
+}
+
+/** The level those values (`valuesBefore`) say, 0 when fewer than 4 do: what the catch-up drains down to. */
+export function levelBefore(before: readonly number[]): number {
+  return before.length >= 4 ? median(before) : 0;
 }
 
 /** Rows per second a binding cap of `cap` rows admits since the disruption (one cap per interval). */

@@ -34,7 +34,7 @@
  * back within its level and noise band before the episode (and, with the backlog inside the
  * batches, batches fit the trigger); the tracker adds the hold period and the relapse cool-down.
  */
-import { admittedSince, batchesSince, catchUpEtaSec, levelBefore, unreportedCatchUp, withoutDisruption, type Disruption, type UnreportedCatchUp } from '../aftermath.js';
+import { admittedSince, batchesSince, catchUpEtaSec, levelBefore, unreportedCatchUp, valuesBefore, withoutDisruption, type Disruption, type UnreportedCatchUp } from '../aftermath.js';
 import { explainLag } from '../causes/lag-causes.js';
 import { TUNING } from '../engine-options.js';
 import * as fmt from '../format.js';
@@ -191,7 +191,8 @@ function judgeAftermath(ctx: DetectorContext, disruption: Disruption): Finding |
   const behind = isTime ? analysis.timeBehindSec : (analysis.series[analysis.series.length - 1] ?? null);
   if (behind === null || !Number.isFinite(behind)) return null;
   // What the catch-up drains down to; a small excess over it is left to the ordinary evidence.
-  const level = levelBefore(ctx.features, disruption, (i) => analysis.series[i]);
+  const before = valuesBefore(ctx.features, disruption, (i) => analysis.series[i]);
+  const level = levelBefore(before);
   if (isTime && (behind - level) * 1000 < Math.max(2 * 60_000, analysis.triggerMs)) return null;
   if (!isTime && behind <= 0) return null;
   const eta = catchUpEta(ctx, disruption, behind, level, isTime);
@@ -206,7 +207,6 @@ function judgeAftermath(ctx: DetectorContext, disruption: Disruption): Finding |
   const result = aftermathFinding({ ...ctx, features: withoutDisruption(ctx.features, disruption) }, info, behind, eta, elapsedSec);
   // Normal is what the signal read before the disruption; the memo keeps the disruption for the
   // incident's later updates.
-  const before = analysis.series.filter((v, i) => Number.isFinite(v) && ctx.features[i]!.t < disruption.batchT).slice(-16);
   const cap = (v: number) => (isTime ? Math.min(v, TUNING.lagLevelSec / 2) : v);
   result.memo = {
     signal: LAG_SIGNALS.indexOf(analysis.signal),
@@ -243,7 +243,7 @@ function catchUpEta(ctx: DetectorContext, disruption: Disruption, behind: number
   const admitted = analysis.cappedRows === null ? Infinity : admittedSince(ctx.features, disruption, analysis.cappedRows, analysis.triggerMs);
   if (analysis.signal === 'kafka' && latest.kafkaBehind !== null && latest.kafkaBehind > 0) {
     const offsets = ctx.features.map((f) => f.kafkaBehind ?? Number.NaN);
-    const normal = levelBefore(ctx.features, disruption, (i) => offsets[i]);
+    const normal = levelBefore(valuesBefore(ctx.features, disruption, (i) => offsets[i]));
     return catchUpEtaSec(ctx.features, disruption, latest.kafkaBehind, offsets, analysis.arrivalRate, 'rows', normal, admitted);
   }
   return catchUpEtaSec(ctx.features, disruption, behind, analysis.series, analysis.arrivalRate, isTime ? 'seconds' : 'other', level, admitted);
