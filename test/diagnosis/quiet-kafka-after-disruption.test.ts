@@ -3,7 +3,8 @@
  * feed reads almost the same rows in every batch, as if a cap bound it; a burst or a GC pause then
  * lifts the offsets behind in one step, which is not arrivals outrunning a cap. A GC pause while a
  * capped query still catches up on the previous one is one outsized batch, not a drift nor a creep
- * (the catch-up batches may overrun the trigger, the pause is no step of a creep). (Kafka's
+ * (the catch-up batches may overrun the trigger, the pause is no step of a creep). Nor are a
+ * restart's catch-up batches at the cap longer than the run before it. (Kafka's
  * time behind rising after a burst while the offsets stay put: quiet-draws.test.ts.)
  */
 import { describe, expect, it } from 'vitest';
@@ -101,6 +102,31 @@ describe('quiet Kafka after a disruption', () => {
           ],
         },
         120,
+        {},
+        seed,
+      );
+      expect(opened(run, 'lag').map((c) => `${c.index} ${c.incident.summary}`), `seed ${seed}`).toEqual([]);
+    }
+  });
+
+  it('a restart whose capped catch-up batches overrun the trigger is no creep, though they are longer than the run before', () => {
+    // 8,000 rows take about 2 s of the 4 s trigger, a batch at the 40,000 cap about 6 s. Three
+    // minutes down leave about 3 min of data, which the cap's 6,700 rows/s drain in about 80 s;
+    // under 2 min behind the aftermath leaves the judgement to the ordinary evidence while the
+    // 2 s batches of the run before are still in the window.
+    for (const seed of Array.from({ length: 20 }, (_, i) => i + 1)) {
+      const run = runStream(
+        {
+          name: 'ads_raw',
+          arrival: 2_000,
+          arrivalNoise: 0.09,
+          processing: { rowsPerSecPerCore: 4_000, cores: 2, overheadMs: 1_000, shuffles: false },
+          triggerMs: 4_000,
+          source: { kind: 'kafka', partitions: 8, maxOffsetsPerTrigger: 40_000 },
+          platform: 'dbr-17.1',
+          events: [{ type: 'restart', atBatch: 100, downtimeMs: 3 * 60_000 }],
+        },
+        160,
         {},
         seed,
       );

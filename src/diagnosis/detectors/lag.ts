@@ -6,10 +6,10 @@
  *   start of the window and against the range the ring held before it, sustained for 5 batches and
  *   still rising at the newest (a burst that drains, a single slow batch, a noisy steady stream or
  *   a climb back out of a dip does not pass them all);
- * - creep: batches overrun the trigger interval and keep getting longer (state, GC), with no
- *   one outsized batch among them (a pause and its catch-up), time behind is clearly past one
- *   trigger interval (`creepBacklogTriggers`), and the files waiting (on a file source) did not
- *   fall over the last 4 batches;
+ * - creep: batches overrun the trigger interval and keep getting longer (state, GC) within the
+ *   current run, with no one outsized batch among them (a pause and its catch-up), time behind is
+ *   clearly past one trigger interval (`creepBacklogTriggers`), and the files waiting (on a file
+ *   source) did not fall over the last 4 batches;
  * - drift: a slow steady rise over 24 batches that the rates confirm (arrivals above what is
  *   admitted or processed);
  * - admission: a capped Kafka query reads its cap in every batch while the offsets behind rise at
@@ -574,7 +574,17 @@ function creepEvidence(ctx: DetectorContext): boolean {
     if (!(features[i]!.d > triggerMs && features[i]!.rows > 0)) return false;
   }
   if (features[features.length - 1]!.d < 1.1 * triggerMs) return false;
-  const recent = features.slice(-12);
+  // Within the current run: batches longer after a restart than before it are its catch-up (and
+  // the new run's own pace), not growth; the 8 overrunning batches must all be of this run.
+  let runStart = Math.max(0, features.length - 12);
+  for (let i = features.length - 1; i > runStart; i -= 1) {
+    if (features[i]!.restart) {
+      runStart = i;
+      break;
+    }
+  }
+  if (features.length - runStart < 8) return false;
+  const recent = features.slice(runStart);
   const durations = recent.map((f) => f.d);
   // Material growth over the window: near capacity, durations settle above the trigger (o/(1−ρ))
   // and wander there with the input's noise without getting longer on the whole.
