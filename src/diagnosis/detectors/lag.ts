@@ -11,7 +11,8 @@
  *   clearly past one trigger interval (`creepBacklogTriggers`), and the files waiting (on a file
  *   source) did not fall over the last 4 batches;
  * - drift: a slow steady rise over 24 batches that the rates confirm (arrivals above what is
- *   admitted or processed);
+ *   admitted or processed) and that does not slow down over the window (a query settling towards
+ *   its steady batch duration after a start, o/(1−ρ), rises ever more slowly);
  * - admission: a capped Kafka query reads its cap in every batch while the offsets behind rise at
  *   each, by steps of a like size (what arrives beyond the cap, exactly, with no arrival estimate);
  *   a capped Delta or Auto Loader query reads its cap in 8 batches while the files waiting never fall;
@@ -447,12 +448,30 @@ function driftEvidence(ctx: DetectorContext, minAbs: number): boolean {
   }
   if (mannKendallZ(values, 0.002) < 3) return false;
   const ends = ctx.features.slice(-DRIFT_WINDOW).map((f) => (f.t + f.d) / 1000);
+  if (settling(ends, values)) return false;
   const slopePerSec = theilSen(ends, values);
   const isTime = isTimeSignal(analysis.signal);
   return isTime ? slopePerSec >= 0.01 : slopePerSec > 0;
 }
 
 const DRIFT_WINDOW = 24;
+
+/** A window's newer half rising at under this fraction of its older half's pace is settling. */
+const SETTLING_PACE = 0.5;
+
+/**
+ * The rise decelerates: the newer half of the window climbs at under SETTLING_PACE of the older
+ * half's Theil–Sen pace. After a start or a step in load with ρ < 1, batch durations (and the time
+ * behind with them) approach o/(1−ρ) along such a curve and settle, a level reached once; ground
+ * lost to an overload accrues at a steady or growing pace. `converging` asks the same of the last
+ * few batches, and cannot once they have settled within its fitting range.
+ */
+function settling(ends: readonly number[], values: readonly number[]): boolean {
+  const half = Math.floor(values.length / 2);
+  const older = theilSen(ends.slice(0, half), values.slice(0, half));
+  const newer = theilSen(ends.slice(half), values.slice(half));
+  return older > 0 && newer < SETTLING_PACE * older;
+}
 
 /** Batches whose arrivals must all reach the capacity for a drift to count. */
 const OUTRUN_BATCHES = 3;

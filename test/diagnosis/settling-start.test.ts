@@ -1,0 +1,45 @@
+/**
+ * A query that starts with capacity to spare, but not much (ρ ≈ 0.93, batches back to back): its
+ * batches lengthen from the first one's towards o/(1−ρ) over a few dozen batches and settle there.
+ * That rise is strong over the drift window, and the rates put arrivals at or above capacity now
+ * and then (whole files of 60,000 rows make the reads lumpy); it slows down as it goes, which
+ * ground lost to an overload does not.
+ */
+import { describe, expect, it } from 'vitest';
+import type { StreamSpec } from '../../src/simulator/index.js';
+import { opened, runStream } from './run-stream.js';
+
+const CAPACITY = 8 * 2_200;
+
+function startingAt(load: number): StreamSpec {
+  return {
+    name: 'orders_enriched',
+    arrival: load * CAPACITY,
+    arrivalNoise: 0.005,
+    processing: { rowsPerSecPerCore: 2_200, cores: 8, overheadMs: 1_100, shuffles: false },
+    triggerMs: 0,
+    source: { kind: 'autoloader', path: 's3://landing/orders/', rowsPerFile: 60_000 },
+  };
+}
+
+describe('a start that settles towards its steady batch duration', () => {
+  it('is no drift: Auto Loader read back to back at 93-94 % load', () => {
+    const openings: string[] = [];
+    for (const load of [0.93, 0.94]) {
+      for (let seed = 1; seed <= 12; seed += 1) {
+        const run = runStream(startingAt(load), 90, {}, seed);
+        for (const c of opened(run, 'lag')) openings.push(`load ${load} seed ${seed} at #${c.index}: ${c.incident.summary}`);
+      }
+    }
+    // The input's noise alone still makes the odd short creep this close to capacity; the settling
+    // start made 8 of these 24 open lag.
+    expect(openings.length, openings.join('\n')).toBeLessThanOrEqual(1);
+  });
+
+  it('still finds a drift that keeps its pace: the same query 6 % over capacity from the start', () => {
+    for (let seed = 1; seed <= 6; seed += 1) {
+      const run = runStream(startingAt(1.06), 90, {}, seed);
+      expect(opened(run, 'lag').length, `seed ${seed}`).toBe(1);
+    }
+  });
+});
