@@ -4,8 +4,8 @@
  * lives inside the batches) over a short window:
  * - trend: a Mann–Kendall-significant rise over 8 batches, material against the level at the
  *   start of the window and against the range the ring held before it, sustained for 5 batches and
- *   still rising at the newest (a burst that drains, a single slow batch, a noisy steady stream or
- *   a climb back out of a dip does not pass them all);
+ *   still rising at the newest (a burst that drains, a single slow batch, a noisy steady stream,
+ *   a climb back out of a dip or a young run settling from its start does not pass them all);
  * - creep: batches overrun the trigger interval and keep getting longer (state, GC) within the
  *   current run, with no one outsized batch among them (a pause and its catch-up), time behind is
  *   clearly past one trigger interval (`creepBacklogTriggers`), and the files waiting (on a file
@@ -701,9 +701,11 @@ function trendEvidence(
   for (let i = n - 5; i < n; i += 1) if (values[i]! > values[i - 1]!) ups += 1;
   if (ups < 4) return false;
   // A query's first batches fill up from an empty start (durations rise towards o/(1−ρ)): judge
-  // trends once the run has a history.
-  if (runLength(ctx) < 12) return false;
+  // trends once the run has a history, and while it is young, only a rise that keeps its pace.
+  const run = runLength(ctx);
+  if (run < TREND_MIN_RUN) return false;
   if (mannKendallS(values, 0.005) < mannKendallCritical(n)) return false;
+  if (run < DRIFT_WINDOW && runSettling(ctx, run)) return false;
   const { analysis } = ctx;
   // Material against the range the ring held before the window too, by the same ratio: a rise out
   // of a dip (a few light batches of a query whose reads come in whole files, an idle stretch) back
@@ -722,6 +724,25 @@ function trendEvidence(
     if (analysis.triggerMs > 0 && median(lastDurations) <= analysis.triggerMs) return false;
   }
   return true;
+}
+
+/** Batches of the current run before trends count. */
+const TREND_MIN_RUN = 12;
+
+/**
+ * The lag signal over the whole of a young run (fewer than DRIFT_WINDOW batches) is `settling`:
+ * near capacity a start takes dozens of batches to reach o/(1−ρ), longer than the trend waits.
+ */
+function runSettling(ctx: DetectorContext, run: number): boolean {
+  const ends: number[] = [];
+  const values: number[] = [];
+  for (let i = Math.max(0, ctx.features.length - run); i < ctx.features.length; i += 1) {
+    const value = ctx.analysis.seriesAt(i);
+    if (!Number.isFinite(value)) continue;
+    values.push(value);
+    ends.push((ctx.features[i]!.t + ctx.features[i]!.d) / 1000);
+  }
+  return values.length >= TREND_MIN_RUN && settling(ends, values);
 }
 
 /** The batches behind the newest `count` finite values of the lag signal, oldest first. */
