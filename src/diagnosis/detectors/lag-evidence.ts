@@ -1,0 +1,421 @@
+/**
+ * The evidence that opens lag (detectors/lag.ts says what each one means): trend, creep, drift,
+ * admission at a cap, a level that will not drain, and the veto of durations converging to
+ * o/(1−ρ). Each reads the batch's context only and says yes or no.
+ */
+import { TUNING } from '../engine-options.js';
+import type { BatchFeatures } from '../batch-features.js';
+import { signalValue } from '../query-analysis.js';
+import { mannKendallCritical, mannKendallS, mannKendallZ, median, quantile, theilSen } from '../statistics.js';
+import type { DetectorContext } from './detector.js';
+import { MIN_ABS, isTimeSignal } from './lag-signal.js';
+
+/**
+ * A large backlog (a catch-up after downtime, the aftermath of a stall): more than `lagLevelSec`
+ * behind is lag unless it visibly drains within the catch-up budget (judged once 4 batches above
+ * the level show the trend).
+ */
+export function levelEvidence(ctx: DetectorContext, values: number[]): boolean {
+  const current = values[values.length - 1]!;
+  if (current < TUNING.lagLevelSec) return false;
+  let start = values.length - 1;
+  while (start > 0 && values[start - 1]! >= TUNING.lagLevelSec) start -= 1;
+  const tail = values.slice(start);
+  // Just jumped above the level (a giant catch-up batch): nothing yet says it drains in time,
+  // unless the rates do (a burst on a query with room to spare: wait for the drain to show).
+  if (tail.length < 4) return current >= Math.max(...tail) && !ratesDrainSoon(ctx, current);
+  // The drain over up to 12 batches above the level: on a fast query 4 points are mostly noise.
+  const span = Math.min(tail.length, 12);
+  const ends: number[] = [];
+  const { series } = ctx.analysis;
+  for (let i = series.length - 1; i >= 0 && ends.length < span; i -= 1) {
+    if (Number.isFinite(series[i]!)) ends.unshift((ctx.features[i]!.t + ctx.features[i]!.d) / 1000);
+  }
+  const slope = theilSen(ends, tail.slice(-span));
+  if (!(slope < 0)) return true;
+  return current / -slope > TUNING.catchUpBudgetSec;
+}
+
+/**
+ * Whether arrivals leave enough spare throughput to drain `behindSec` of data well within the
+ * catch-up budget: rows waiting (time behind × arrival rate) over the spare rate (what the query
+ * can process, or admit under a cap, minus arrivals). The recent arrival estimate still holds a
+ * burst's rate, so it errs towards a longer drain.
+ */
+function ratesDrainSoon(ctx: DetectorContext, behindSec: number): boolean {
+  const { analysis, latest } = ctx;
+  const arrival = analysis.arrivalRate;
+  let rate = analysis.capacity;
+  if (arrival === null || rate === null || !(arrival > 0)) return false;
+  if (analysis.cappedRows !== null) rate = Math.min(rate, analysis.cappedRows / (Math.max(analysis.triggerMs, latest.d) / 1000));
+  const spare = rate - arrival;
+  if (!(spare > 0.1 * rate)) return false;
+  return (behindSec * arrival) / spare <= TUNING.catchUpBudgetSec / 2;
+}
+
+/**
+ * A steady drift too slow for the short window: over the last 24 batches the signal rises with a
+ * strong Mann–Kendall trend, and the rates confirm arrivals exceed what is admitted or processed,
+ * uncapped at each of the last three batches (so a random walk at exactly the cap or near capacity
+ * does not count).
+ */
+export function driftEvidence(ctx: DetectorContext, minAbs: number): boolean {
+  const { analysis } = ctx;
+  const n = ctx.features.length;
+  if (n < DRIFT_WINDOW) return false;
+  // Cheap pre-check before the copies and the pairwise statistics (NaN fails it too).
+  const current = analysis.seriesAt(n - 1);
+  if (!(current >= analysis.seriesAt(n - DRIFT_WINDOW / 2 - 1) + minAbs && current >= analysis.seriesAt(n - DRIFT_WINDOW) + 2 * minAbs)) return false;
+  if (runLength(ctx) < DRIFT_WINDOW) return false;
+  const series = analysis.series;
+  const values = series.slice(-DRIFT_WINDOW);
+  if (!values.every(Number.isFinite)) return false;
+  if (oneBatchSpike(values)) return false;
+  // Still rising now: a burst that is draining leaves a rise over the long window, and the
+  // arrival estimate (over 5 batches) still holds the burst's rate.
+  if (current < 0.98 * Math.max(...values.slice(-4))) return false;
+  const arrival = analysis.cappedSource ? analysis.cappedSource.arrival : analysis.arrivalRate;
+  if (analysis.cappedRows !== null) {
+    if (arrival === null) return analysis.signal === 'files' || analysis.signal === 'bytes';
+    const interval = Math.max(analysis.triggerMs, median(ctx.features.slice(-8).map((f) => f.d)));
+    if (!(interval > 0) || arrival < 1.02 * (analysis.cappedRows / (interval / 1000))) return false;
+  } else if (analysis.loadFactor === null || analysis.loadFactor < 1.03 || !arrivalsOutran(ctx.features, analysis.capacity)) {
+    return false;
+  }
+  if (mannKendallZ(values, 0.002) < 3) return false;
+  const ends = ctx.features.slice(-DRIFT_WINDOW).map((f) => (f.t + f.d) / 1000);
+  if (settling(ends, values)) return false;
+  const slopePerSec = theilSen(ends, values);
+  const isTime = isTimeSignal(analysis.signal);
+  return isTime ? slopePerSec >= 0.01 : slopePerSec > 0;
+}
+
+const DRIFT_WINDOW = 24;
+
+/** A window's newer half rising at under this fraction of its older half's pace is settling. */
+const SETTLING_PACE = 0.5;
+
+/**
+ * The rise decelerates: the newer half of the window climbs at under SETTLING_PACE of the older
+ * half's Theil–Sen pace. After a start or a step in load with ρ < 1, batch durations (and the time
+ * behind with them) approach o/(1−ρ) along such a curve and settle, a level reached once; ground
+ * lost to an overload accrues at a steady or growing pace. `converging` asks the same of the last
+ * few batches, and cannot once they have settled within its fitting range.
+ */
+function settling(ends: readonly number[], values: readonly number[]): boolean {
+  const half = Math.floor(values.length / 2);
+  const older = theilSen(ends.slice(0, half), values.slice(0, half));
+  const newer = theilSen(ends.slice(half), values.slice(half));
+  return older > 0 && newer < SETTLING_PACE * older;
+}
+
+/** Batches whose arrivals must all reach the capacity for a drift to count. */
+const OUTRUN_BATCHES = 3;
+
+/**
+ * The arrivals reached the capacity at each of the last OUTRUN_BATCHES batches. Near capacity with
+ * noisy input the smoothed arrival rate crosses the capacity for a batch or two and the backlog
+ * random-walks up meanwhile; a real drift keeps it above.
+ */
+function arrivalsOutran(features: readonly BatchFeatures[], capacity: number | null): boolean {
+  if (capacity === null || features.length < OUTRUN_BATCHES) return false;
+  for (let i = features.length - OUTRUN_BATCHES; i < features.length; i += 1) {
+    const arrival = features[i]!.arrival;
+    if (arrival === null || arrival < capacity) return false;
+  }
+  return true;
+}
+
+/** A batch this many times the usual ones (the window's median, or the three before it) is a one-off spike. */
+const SPIKE_FACTOR = 4;
+
+/**
+ * The newest value is a one-off (a GC pause, a slow commit): SPIKE_FACTOR times the three before
+ * it. A rise that costs ground builds over batches; one outsized batch is judged as what it is
+ * (a stall, or an aftermath that drains).
+ */
+function oneBatchSpike(values: readonly number[]): boolean {
+  const n = values.length;
+  return n >= 4 && values[n - 1]! > SPIKE_FACTOR * Math.max(values[n - 2]!, values[n - 3]!, values[n - 4]!, 0);
+}
+
+/** Batches the admission evidence looks at. */
+const ADMISSION_WINDOW = 5;
+
+/**
+ * A capped Kafka query whose arrivals outrun its cap: each of the last batches read the cap, and
+ * the offsets behind rose at every one of them by 5 % of the cap or more on the whole. With the cap
+ * binding, what arrives beyond it is exactly that growth, so this needs no arrival estimate (which
+ * lags a step by its smoothing window), and it says so long before the backlog is large when
+ * batches are short (a 2 s back-to-back query loses a fraction of a second per batch).
+ */
+export function admissionEvidence(ctx: DetectorContext): boolean {
+  const { analysis } = ctx;
+  const cap = analysis.cappedRows;
+  if (cap === null || analysis.cappedSource !== null || ctx.features.length < ADMISSION_WINDOW) return false;
+  if (runLength(ctx) < ADMISSION_WINDOW + 2) return false;
+  const recent = ctx.features.slice(-ADMISSION_WINDOW);
+  // Floored shares read up to P − 1 under the cap (admission-cap.ts): more than 1 % of a small one.
+  // Past a tenth of the cap that spread is what noisy uncapped input shows too: no cap to read.
+  const floors = ctx.facts.kafkaPartitions - 1;
+  const tolerance = floors <= 0.1 * cap ? Math.max(0.01 * cap, floors) : 0.01 * cap;
+  let previous: number | null = null;
+  let largestStep = 0;
+  for (const f of recent) {
+    if (f.kafkaBehind === null || f.restart || Math.abs(f.rows - cap) > tolerance) return false;
+    if (previous !== null && f.kafkaBehind <= previous) return false;
+    largestStep = previous === null ? 0 : Math.max(largestStep, f.kafkaBehind - previous);
+    previous = f.kafkaBehind;
+  }
+  const rise = recent[recent.length - 1]!.kafkaBehind! - recent[0]!.kafkaBehind!;
+  // Arrivals beyond a binding cap add about the same at every batch; one slow batch (a GC pause)
+  // on a steady feed that merely looks capped adds it all at once.
+  return rise >= 0.05 * cap * (ADMISSION_WINDOW - 1) && largestStep <= 0.6 * rise;
+}
+
+/** Batches the file admission evidence looks at: a file backlog moves in whole files. */
+const FILE_ADMISSION_WINDOW = 8;
+
+/**
+ * A capped Delta or Auto Loader query whose new files outrun its cap: each of the last batches read
+ * the cap and the files (or bytes) waiting rose by two files or more on the whole, to their highest
+ * now, never falling or with a significant Mann–Kendall trend (files are listed at planning, so
+ * noisy arrivals can leave one file fewer for a batch without the rise starting over). The file
+ * count moves in steps, so the window is longer than Kafka's and the rise need not show at every
+ * batch.
+ */
+export function fileAdmissionEvidence(ctx: DetectorContext): boolean {
+  const { analysis } = ctx;
+  const cap = analysis.cappedRows;
+  if (cap === null || (analysis.signal !== 'files' && analysis.signal !== 'bytes')) return false;
+  if (ctx.features.length < FILE_ADMISSION_WINDOW || runLength(ctx) < FILE_ADMISSION_WINDOW + 2) return false;
+  const recent = ctx.features.slice(-FILE_ADMISSION_WINDOW);
+  const backlogs: number[] = [];
+  let neverFell = true;
+  let highest = -Infinity;
+  for (const f of recent) {
+    const backlog = signalValue(f, analysis.signal);
+    if (!Number.isFinite(backlog) || f.restart || Math.abs(f.rows - cap) > 0.01 * cap) return false;
+    if (backlogs.length > 0 && backlog < backlogs[backlogs.length - 1]!) neverFell = false;
+    highest = Math.max(highest, backlog);
+    backlogs.push(backlog);
+  }
+  const last = backlogs[backlogs.length - 1]!;
+  const enough = analysis.signal === 'files' ? 2 : 2 * MIN_ABS.bytes!;
+  if (last < highest || last - backlogs[0]! < enough) return false;
+  return neverFell || mannKendallS(backlogs) >= mannKendallCritical(backlogs.length);
+}
+
+/** Batches since the current run started (as far as the ring remembers). */
+function runLength(ctx: DetectorContext): number {
+  let count = 0;
+  for (let i = ctx.features.length - 1; i >= 0; i -= 1) {
+    count += 1;
+    if (ctx.features[i]!.restart) return count;
+  }
+  return Math.max(count, ctx.batches);
+}
+
+/**
+ * A slow creep (state or GC cost growing every batch): batches overrun the trigger interval, keep
+ * overrunning, and keep getting longer. Each batch then starts later than the data it waits for.
+ */
+export function creepEvidence(ctx: DetectorContext): boolean {
+  const { triggerMs } = ctx.analysis;
+  const { features } = ctx;
+  if (triggerMs <= 0 || features.length < 12) return false;
+  // The last 8 batches overran the trigger (checked in place: most batches fail here).
+  for (let i = features.length - 8; i < features.length; i += 1) {
+    if (!(features[i]!.d > triggerMs && features[i]!.rows > 0)) return false;
+  }
+  if (features[features.length - 1]!.d < 1.1 * triggerMs) return false;
+  // Within the current run: batches longer after a restart than before it are its catch-up (and
+  // the new run's own pace), not growth; the 8 overrunning batches must all be of this run.
+  let runStart = Math.max(0, features.length - 12);
+  for (let i = features.length - 1; i > runStart; i -= 1) {
+    if (features[i]!.restart) {
+      runStart = i;
+      break;
+    }
+  }
+  if (features.length - runStart < 8) return false;
+  const recent = features.slice(runStart);
+  const durations = recent.map((f) => f.d);
+  // Material growth over the window: near capacity, durations settle above the trigger (o/(1−ρ))
+  // and wander there with the input's noise without getting longer on the whole.
+  if (durations[durations.length - 1]! < 1.2 * median(durations.slice(0, 4))) return false;
+  // One outsized batch (a GC pause, a slow commit) and the capped catch-up after it, or such a
+  // batch newest of all: not a creep, whose batches get longer step by step (its longest is the
+  // newest, and no batch jumps fourfold).
+  const longest = durations.indexOf(Math.max(...durations));
+  if (longest < durations.length - 1 && durations[longest]! > SPIKE_FACTOR * median(durations)) return false;
+  if (oneBatchSpike(durations)) return false;
+  // Batches no longer than the query's earlier ones have been: its noise, not a creep.
+  if (withinHistory(ctx, ctx.features.map((f) => f.d), durations[durations.length - 1]!, ctx.features.length - recent.length)) return false;
+  // Near capacity (ρ ≈ 0.9–0.97) noise alone makes runs of overrunning, lengthening batches, but
+  // the backlog they leave stays within about a trigger interval and a bit (the steady
+  // max(T, d) plus noise); a creep that costs ground carries it clearly past that.
+  const behindSec = ctx.analysis.timeBehindSec;
+  if (behindSec !== null && behindSec * 1000 < TUNING.creepBacklogTriggers * triggerMs) return false;
+  // Nor while the files waiting fall: the query gains ground, however long its batches.
+  if (fileBacklogFell(ctx)) return false;
+  const rho = ctx.analysis.loadFactor;
+  if (ctx.analysis.cappedRows === null && rho !== null && rho < 0.98) return false;
+  return mannKendallS(durations, 0.002) >= mannKendallCritical(durations.length);
+}
+
+/** Batches back over which a file backlog that fell says the query gains ground. */
+const FELL_OVER_BATCHES = 4;
+
+/**
+ * The lag signal is the files (or bytes) waiting, lower than FELL_OVER_BATCHES batches ago. Only a
+ * file backlog: it is counted when a batch is planned, while Kafka's time behind is offsets over an
+ * arrival estimate, whose noise makes it dip for a few batches while a creep goes on.
+ */
+function fileBacklogFell(ctx: DetectorContext): boolean {
+  const { analysis } = ctx;
+  const n = ctx.features.length;
+  if ((analysis.signal !== 'files' && analysis.signal !== 'bytes') || n <= FELL_OVER_BATCHES) return false;
+  return analysis.seriesAt(n - 1) < analysis.seriesAt(n - 1 - FELL_OVER_BATCHES);
+}
+
+/**
+ * Back to back and uncapped, a batch's duration follows d_i ≈ o + ρ·d_(i−1): with ρ < 1 durations
+ * rise towards o/(1−ρ) after a start or a step in load and settle there (healthy), with ρ ≥ 1 they
+ * grow without bound. The Theil–Sen slope of d_i against d_(i−1) estimates ρ; it is only trusted
+ * when the durations span a wide enough range to fit.
+ */
+export function converging(ctx: DetectorContext): boolean {
+  const { analysis } = ctx;
+  if (analysis.cappedRows !== null) return false;
+  // Arrivals clearly past the measured capacity while batches overrun the trigger: the fit below,
+  // on eight noisy pairs, is the weaker witness (a 10 % overload with 14 % noise often reads ρ < 0.97).
+  const overrunning = analysis.triggerMs > 0 && median(ctx.features.slice(-3).map((f) => f.d)) > analysis.triggerMs;
+  if (overrunning && analysis.loadFactor !== null && analysis.loadFactor >= CONVERGING_MAX_LOAD) return false;
+  const recent = ctx.features.slice(-9);
+  if (recent.length < 6 || recent.some((f) => f.restart && f !== recent[0])) return false;
+  const previous: number[] = [];
+  const current: number[] = [];
+  for (let i = 1; i < recent.length; i += 1) {
+    const gap = recent[i]!.t - recent[i - 1]!.t;
+    // Only back-to-back pairs: the next batch started as the previous one ended.
+    if (gap > recent[i - 1]!.d * 1.1 + 1_000) return false;
+    previous.push(recent[i - 1]!.d);
+    current.push(recent[i]!.d);
+  }
+  const spread = Math.max(...previous) / Math.max(1, Math.min(...previous));
+  if (spread < 1.3) return false;
+  const rho = theilSen(previous, current);
+  return Number.isFinite(rho) && rho < 0.97;
+}
+
+/** A measured load factor at which overrunning batches are not read as converging. */
+const CONVERGING_MAX_LOAD = 1.08;
+
+/** The load factor an uncapped query's rising trend needs (a 10 % overload reads about 1.1). */
+const TREND_MIN_LOAD = 1.05;
+
+/** `values`: the window's finite values, the first at index `from` of the series. */
+export function trendEvidence(
+  ctx: DetectorContext,
+  values: number[],
+  from: number,
+  windowBase: number,
+  minAbs: number,
+): boolean {
+  const n = values.length;
+  // The cheap tests first (all must pass): the pairwise statistic last.
+  if (n < 6) return false;
+  const current = values[n - 1]!;
+  if (current < windowBase * TUNING.lagGrowthRatio || current - windowBase < minAbs) return false;
+  // Still rising at the newest batch: a burst that has started to drain is not lag.
+  if (current < Math.max(values[n - 4]!, values[n - 3]!, values[n - 2]!) * 0.98) return false;
+  // Sustained: the rise began at least 5 batches ago and most steps since went up. A burst lifts
+  // a few batches only (a short burst in back-to-back batches rises for ~4 of them).
+  if (values[n - 6]! < windowBase * 1.03) return false;
+  let ups = 0;
+  for (let i = n - 5; i < n; i += 1) if (values[i]! > values[i - 1]!) ups += 1;
+  if (ups < 4) return false;
+  // A query's first batches fill up from an empty start (durations rise towards o/(1−ρ)): judge
+  // trends once the run has a history, and while it is young, only a rise that keeps its pace.
+  const run = runLength(ctx);
+  if (run < TREND_MIN_RUN) return false;
+  if (mannKendallS(values, 0.005) < mannKendallCritical(n)) return false;
+  if (run < DRIFT_WINDOW && runSettling(ctx, run)) return false;
+  const { analysis } = ctx;
+  // Material against the range the ring held before the window too, by the same ratio: a rise out
+  // of a dip (a few light batches of a query whose reads come in whole files, an idle stretch) back
+  // to where the signal ran before is no new ground lost.
+  if (withinHistory(ctx, analysis.series, current / TUNING.lagGrowthRatio, from)) return false;
+  // Uncapped, capacity comfortably above arrivals: durations converging to o/(1−ρ) after a
+  // start or a step in load also rise for a while, but the query is not losing ground.
+  // Near capacity the noise alone makes durations wander (an AR(1) with ρ close to 1), so an
+  // uncapped query must also show arrivals clearly above its measured capacity: over the few
+  // batches of such an excursion, noisy input at 86-95 % load runs 3-4 % above it.
+  if (analysis.cappedRows === null && analysis.loadFactor !== null && analysis.loadFactor < TREND_MIN_LOAD) return false;
+  if (analysis.signal === 'kafka' && !offsetsRise(finiteWindow(ctx, n))) return false;
+  if (analysis.signal === 'duration' || (analysis.signal === 'kafka' && ctx.latest.kafkaBehind === 0)) {
+    // Backlog inside the batches: they must overrun the trigger.
+    const lastDurations = ctx.features.slice(-3).map((f) => f.d);
+    if (analysis.triggerMs > 0 && median(lastDurations) <= analysis.triggerMs) return false;
+  }
+  return true;
+}
+
+/** Batches of the current run before trends count. */
+const TREND_MIN_RUN = 12;
+
+/**
+ * The lag signal over the whole of a young run (fewer than DRIFT_WINDOW batches) is `settling`:
+ * near capacity a start takes dozens of batches to reach o/(1−ρ), longer than the trend waits.
+ */
+function runSettling(ctx: DetectorContext, run: number): boolean {
+  const ends: number[] = [];
+  const values: number[] = [];
+  for (let i = Math.max(0, ctx.features.length - run); i < ctx.features.length; i += 1) {
+    const value = ctx.analysis.seriesAt(i);
+    if (!Number.isFinite(value)) continue;
+    values.push(value);
+    ends.push((ctx.features[i]!.t + ctx.features[i]!.d) / 1000);
+  }
+  return values.length >= TREND_MIN_RUN && settling(ends, values);
+}
+
+/** The batches behind the newest `count` finite values of the lag signal, oldest first. */
+function finiteWindow(ctx: DetectorContext, count: number): BatchFeatures[] {
+  const out: BatchFeatures[] = [];
+  for (let i = ctx.features.length - 1; i >= 0 && out.length < count; i -= 1) {
+    if (Number.isFinite(ctx.analysis.seriesAt(i))) out.push(ctx.features[i]!);
+  }
+  return out.reverse();
+}
+
+/**
+ * Kafka's time behind is the offsets behind over an arrival estimate: after a burst the estimate
+ * still holds the burst's rate for a few batches, and the time behind rises as it falls back
+ * while the offsets stay put. Losing ground moves the offsets too.
+ */
+function offsetsRise(window: readonly BatchFeatures[]): boolean {
+  const offsets: number[] = [];
+  for (const f of window) if (f.kafkaBehind !== null) offsets.push(f.kafkaBehind);
+  if (offsets.length < window.length || offsets.length < 6) return true;
+  const last = offsets[offsets.length - 1]!;
+  return last === 0 || last > 1.15 * median(offsets.slice(0, 3));
+}
+
+/**
+ * Whether `current` is no higher than the 99th percentile of `series` (one value per ring batch)
+ * before index `from`, where the judged window starts, counting only batches since the last lag
+ * episode ended: a relapse climbs back to that episode's level, which was never normal. Nearly the
+ * highest, not a 95th percentile: near capacity the input's noise makes excursions that rise as
+ * steeply as an overload for a few batches and have done so before.
+ */
+function withinHistory(ctx: DetectorContext, series: readonly number[], current: number, from: number): boolean {
+  const since = ctx.lagResolvedAtMs ?? Number.NEGATIVE_INFINITY;
+  const before: number[] = [];
+  for (let i = 0; i < from; i += 1) if (ctx.features[i]!.t >= since && Number.isFinite(series[i]!)) before.push(series[i]!);
+  return before.length >= HISTORY_MIN && current <= quantile(before, 0.99);
+}
+
+/** Earlier batches needed before their range says what is normal. */
+const HISTORY_MIN = 16;

@@ -1,0 +1,16 @@
+/**
+ * The lag signal as the lag detector reads it (detectors/lag.ts): which kinds there are, the
+ * smallest rise that counts in each one's unit, and whether it is time (seconds of data) or a count.
+ */
+import type { LagSignalKind } from '../query-analysis.js';
+import type { DetectorContext } from './detector.js';
+
+/** The smallest rise that counts, in each signal's unit (seconds of data, files, bytes). */
+export const MIN_ABS: Record<string, number> = { kafka: 2, kinesis: 2, duration: 2, files: 2, bytes: 1 << 20 };
+/** Lag signals by the number a memo stores them as (memos hold numbers only); append only. */
+export const LAG_SIGNALS: readonly LagSignalKind[] = ['kafka', 'kinesis', 'files', 'bytes', 'duration'];
+
+/** Whether the lag signal is seconds of data (not files or bytes waiting). */
+export function isTimeSignal(signal: DetectorContext['analysis']['signal']): boolean {
+  return signal !== 'files' && signal !== 'bytes';
+}
