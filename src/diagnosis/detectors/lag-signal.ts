@@ -3,7 +3,6 @@
  * smallest rise that counts in each one's unit, and whether it is time (seconds of data) or a count.
  */
 import type { LagSignalKind } from '../query-analysis.js';
-import type { DetectorContext } from './detector.js';
 
 /** The smallest rise that counts, in each signal's unit (seconds of data, files, bytes). */
 export const MIN_ABS: Record<string, number> = { kafka: 2, kinesis: 2, duration: 2, files: 2, bytes: 1 << 20 };
@@ -11,6 +10,6 @@ export const MIN_ABS: Record<string, number> = { kafka: 2, kinesis: 2, duration:
 export const LAG_SIGNALS: readonly LagSignalKind[] = ['kafka', 'kinesis', 'files', 'bytes', 'duration'];
 
 /** Whether the lag signal is seconds of data (not files or bytes waiting). */
-export function isTimeSignal(signal: DetectorContext['analysis']['signal']): boolean {
+export function isTimeSignal(signal: LagSignalKind): boolean {
   return signal !== 'files' && signal !== 'bytes';
 }
