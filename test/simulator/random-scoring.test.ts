@@ -4,6 +4,7 @@ import {
   judgeTargets,
   scoreRandom,
   summarize,
+  wilsonInterval,
   type RandomQueryRun,
   type TimedChange,
 } from '../../src/simulator/evaluation/index.js';
@@ -83,6 +84,16 @@ describe('scoring a random draw', () => {
     expect(targets.map((t) => t.met)).toEqual([label.strict, true, true, true]);
   });
 
+  it('gives the recall a 95 % Wilson interval', () => {
+    // Known values: 1 of 2 is 9.5–90.5 %; 99 of 100 is 94.6–99.8 %; none and all stay within 0–1.
+    const round = ({ low, high }: { low: number; high: number }) => [Number((low * 100).toFixed(1)), Number((high * 100).toFixed(1))];
+    expect(round(wilsonInterval(1, 2))).toEqual([9.5, 90.5]);
+    expect(round(wilsonInterval(99, 100))).toEqual([94.6, 99.8]);
+    expect(round(wilsonInterval(0, 50))).toEqual([0, 7.1]);
+    expect(round(wilsonInterval(50, 50))).toEqual([92.9, 100]);
+    expect(wilsonInterval(0, 0)).toEqual({ low: 0, high: 1 });
+  });
+
   it('splits the recall on sustained overload by whether the reports can show the backlog', () => {
     const found = scoreRandom(sim, run([change('opened', 'lag', label.onsetIndex + 2)]));
     const missed = scoreRandom(sim, run([]));
@@ -90,7 +101,7 @@ describe('scoring a random draw', () => {
     const blind = { ...missed, mode: 'no-metrics' as const, queries: missed.queries.map((query) => ({ ...query, capped: true })) };
     const [recall] = judgeTargets([found, blind]);
     expect(label.strict).toBe(true);
-    expect(recall!.value).toBe('50.0 % (1/2)');
+    expect(recall!.value).toBe('50.0 % (1/2; 95 % interval 9.5–90.5 %)');
     expect(recall!.detail).toBe(
       'where a backlog figure or the batch durations show it: 100.0 % (1/1); capped with no backlog figure at all (no-metrics): 0.0 % (0/1)',
     );

@@ -125,7 +125,7 @@ export function judgeTargets(draws: DrawScore[]): Target[] {
   return [
     {
       name: 'recall ≥ 99 % for sustained overload ≥ 10 %',
-      value: recall === null ? 'no such episodes' : `${(recall * 100).toFixed(1)} % (${all.strictFound}/${all.strictEpisodes})`,
+      value: recall === null ? 'no such episodes' : `${(recall * 100).toFixed(1)} % (${all.strictFound}/${all.strictEpisodes}; ${intervalText(all.strictFound, all.strictEpisodes)})`,
       met: recall !== null && recall >= 0.99,
       detail: blindRecall(draws),
     },
@@ -145,6 +145,25 @@ export function judgeTargets(draws: DrawScore[]): Target[] {
       met: all.delayReports.p95 !== null && all.delayReports.p95 <= 8,
     },
   ];
+}
+
+/**
+ * The Wilson score interval of a proportion, `found` of `n` (z = 1.96: 95 %). A thousand draws hold
+ * about 300 episodes of sustained overload, so one range's recall wavers by a point or so either
+ * way: the interval says how far a figure can be trusted, where a bare percentage hides it.
+ */
+export function wilsonInterval(found: number, n: number, z = 1.96): { low: number; high: number } {
+  if (n <= 0) return { low: 0, high: 1 };
+  const p = found / n;
+  const z2 = z * z;
+  const centre = (p + z2 / (2 * n)) / (1 + z2 / n);
+  const half = (z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / (1 + z2 / n);
+  return { low: Math.max(0, centre - half), high: Math.min(1, centre + half) };
+}
+
+function intervalText(found: number, n: number): string {
+  const { low, high } = wilsonInterval(found, n);
+  return `95 % interval ${(low * 100).toFixed(1)}–${(high * 100).toFixed(1)} %`;
 }
 
 /**
