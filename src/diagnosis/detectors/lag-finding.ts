@@ -101,14 +101,30 @@ function describeLag(view: LagView, memo: Record<string, number> | null): { summ
   // Batches that shorten batch after batch are draining before the trend over the window says so.
   const shrinking = analysis.drainEtaSec === null && growth !== null ? shrinkingDrainSec(latest.d, growth, analysis.triggerMs) : null;
   const etaSec = analysis.drainEtaSec ?? shrinking;
-  parts.push(etaSec === null ? 'not draining' : `draining, about ${fmt.seconds(etaSec)} to catch up`);
+  const level = etaSec !== null && !materialDrain(isTimeSignal(analysis.signal) ? behind : null, etaSec);
+  parts.push(etaSec === null ? 'not draining' : level ? 'about level, not draining' : `draining, about ${fmt.seconds(etaSec)} to catch up`);
   const metrics = lagMetrics(view);
   if (shrinking !== null) {
     // The window's trend still reads the growth before the turn: the shrinking batches say more.
     metrics.drainEtaSec = Math.round(shrinking);
     delete metrics.timeBehindTrendSecPerMin;
   }
+  if (level) metrics.drainEtaSec = null;
   return { summary: parts.join(', '), metrics };
+}
+
+/** The least pace a drain must gain back, seconds of data per second, to be called draining. */
+const MIN_DRAIN_PACE = 0.01;
+
+/**
+ * Whether `behindSec` of data draining in `etaSec` is a drain worth the word: gaining back at least
+ * MIN_DRAIN_PACE of the time that passes. A trend that barely dips below level (15 s of data "about
+ * 28 h to catch up") is noise around a plateau, and naming an ETA for it misleads. Without a time
+ * figure (files, bytes with no estimate) any drain counts.
+ */
+function materialDrain(behindSec: number | null, etaSec: number): boolean {
+  if (behindSec === null || !(behindSec > 0)) return true;
+  return behindSec / etaSec >= MIN_DRAIN_PACE;
 }
 
 /**
