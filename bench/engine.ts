@@ -10,11 +10,13 @@
  *   a. bare `JSON.parse` of every line, read as the CLI reads a file (64 KiB synchronous reads into
  *      one buffer, decoded as UTF-8, split on newlines: src/cli/read-input.ts), in a plain `node`
  *      child pinned to the same core as the CLI;
- *   b. the CLI, `taskset -c 0 node bin/streamdoctor.mjs diagnose FILE --format json`;
- * fastest of `--rounds` alternating runs each, wall time including start-up for both, and the
+ *   b. the same child with each value also through `parseProgress` (the CLI's normalisation);
+ *   c. the CLI, `taskset -c 0 node bin/streamdoctor.mjs diagnose FILE --format json`;
+ * fastest of `--rounds` alternating runs each, wall time including start-up for all, and the
  * ratio CLI / JSON.parse (target ≥ 0.5) by wall time and by CPU time (`/usr/bin/time`: what other
- * processes on a shared machine disturb least), and the median of each round's own ratio (a round's
- * two runs share the machine's state), with memory per tracked query and state size in process.
+ * processes on a shared machine disturb least), the median of each round's own ratio (a round's
+ * runs share the machine's state), where the CLI's time goes (a, b − a, c − b), with memory per
+ * tracked query and state size in process.
  * Temp files are removed at the end, also on failure.
  *
  *   npm run bench:engine                       200 × 2,000, then 100,000 stateful reports
@@ -208,8 +210,10 @@ const gc: () => void = (() => {
 const JSON_PARSE_CHILD = `
 (async () => {
   const { readFileText } = await import(process.argv[2]);
+  // With a third argument, each value also goes through parseProgress (the CLI's normalisation).
+  const normalize = process.argv[3] ? (await import(process.argv[3])).parseProgress : null;
   let pending = '', lines = 0, keys = 0;
-  const take = (line) => { if (line.length === 0) return; const v = JSON.parse(line); lines += 1; if (v.id) keys += 1; };
+  const take = (line) => { if (line.length === 0) return; const v = JSON.parse(line); lines += 1; if (normalize ? normalize(v).ok : v.id) keys += 1; };
   readFileText(process.argv[1], (chunk) => {
     const text = pending + chunk;
     let start = 0;
@@ -222,12 +226,15 @@ const JSON_PARSE_CHILD = `
 `;
 /** The CLI's file reader (compiled), which the JSON.parse child reads with too. */
 const READ_INPUT_URL = new URL('../dist/src/cli/read-input.js', import.meta.url).href;
+/** The CLI's progress normalisation (compiled), for the breakdown run. */
+const PARSE_PROGRESS_URL = new URL('../dist/src/progress/parse-progress.js', import.meta.url).href;
 
-function runJsonParse(file: string): { ms: number; cpuMs: number | null; lines: number } {
+/** `normalize`: also run each value through parseProgress (the breakdown: what the engine adds beyond). */
+function runJsonParse(file: string, normalize = false): { ms: number; cpuMs: number | null; lines: number } {
   const cmd: string[] = [];
   if (existsSync('/usr/bin/time')) cmd.push('/usr/bin/time', '-f', TIME_FORMAT);
   if (existsSync('/usr/bin/taskset')) cmd.push('taskset', '-c', '0');
-  cmd.push(process.execPath, '-e', JSON_PARSE_CHILD, file, READ_INPUT_URL);
+  cmd.push(process.execPath, '-e', JSON_PARSE_CHILD, file, READ_INPUT_URL, ...(normalize ? [PARSE_PROGRESS_URL] : []));
   const t0 = performance.now();
   const result = spawnSync(cmd[0]!, cmd.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
   const ms = performance.now() - t0;
@@ -331,13 +338,20 @@ async function throughputSection(file: string): Promise<number> {
   // Each round's own ratio too: its JSON.parse run and the CLI run right after it share the
   // machine's state, so their median wavers less than the fastest-of-rounds ratio on a noisy host.
   const roundRatios: number[] = [];
+  let normalizedMs = Number.POSITIVE_INFINITY;
+  let normalizedCpuMs = Number.POSITIVE_INFINITY;
   for (let round = 1; round <= ROUNDS; round += 1) {
     const parsed = runJsonParse(file);
+    const normalized = runJsonParse(file, true);
     const cli = runCli(file);
     process.stdout.write(
       `  round ${round}: JSON.parse ${(parsed.ms / 1_000).toFixed(2)} s${cpuNote(parsed.cpuMs)} (${fmt(parsed.lines)} lines); ` +
+        `+ parseProgress ${(normalized.ms / 1_000).toFixed(2)} s${cpuNote(normalized.cpuMs)}; ` +
         `CLI ${(cli.ms / 1_000).toFixed(2)} s${cpuNote(cli.cpuMs)}, max RSS ${cli.maxRssKb !== null ? `${(cli.maxRssKb / 1024).toFixed(0)} MB` : 'n/a'}, exit ${cli.exitCode}, ${cli.queries} queries\n`,
     );
+    if (normalized.lines !== events) exitCode = 1;
+    normalizedMs = Math.min(normalizedMs, normalized.ms);
+    normalizedCpuMs = Math.min(normalizedCpuMs, normalized.cpuMs ?? Number.POSITIVE_INFINITY);
     if (parsed.lines !== events || cli.exitCode !== 0 || cli.queries !== STATEFUL_QUERIES) {
       process.stdout.write(`CLI stderr: ${cli.stderr.slice(0, 2_000)}\n`);
       exitCode = 1;
@@ -363,6 +377,7 @@ async function throughputSection(file: string): Promise<number> {
         ? `ratio CLI / JSON.parse, CPU time (${fmt(events / (cliCpuMs / 1_000))} vs ${fmt(events / (parseCpuMs / 1_000))} events per CPU second): ${cpuRatio.toFixed(2)} — target ≥ 0.5 ${cpuRatio >= 0.5 ? 'met' : 'NOT met'}`
         : 'ratio by CPU time: n/a (/usr/bin/time missing: apt-get install time)',
       `ratio per round (JSON.parse, then the CLI), median of ${roundRatios.length}: ${median(roundRatios).toFixed(2)} (${Math.min(...roundRatios).toFixed(2)}–${Math.max(...roundRatios).toFixed(2)})`,
+      breakdown(cliCpuMs, parseCpuMs, normalizedCpuMs) ?? breakdown(cliMs, parseMs, normalizedMs, 'wall')!,
       `in-process: ${fmt(ip.events / (ip.ms / 1_000))} events/s; ${ip.trackers} trackers, ${ip.incidents} incidents opened`,
       `memory per tracked query: heap delta ${kb(ip.heapDelta / Math.max(1, ip.trackers))} (${(ip.heapDelta / 1024 ** 2).toFixed(1)} MB / ${ip.trackers})`,
       `serialized TrackerState: avg ${kb(avg(ip.stateBytes))}, max ${kb(Math.max(...ip.stateBytes))} after ${fmt(batches)} batches (contract ≤ 24 KB)`,
@@ -371,6 +386,17 @@ async function throughputSection(file: string): Promise<number> {
   );
   if (Math.max(...ip.stateBytes) > 24 * 1024) exitCode = 1;
   return exitCode;
+}
+
+/**
+ * Where the CLI's time goes, fastest runs each: bare JSON.parse (start-up and reading included),
+ * what parseProgress adds, and the rest (the engine, with its JIT warm-up, and the reader's
+ * per-line work). CPU time by default; null when it was not measured.
+ */
+function breakdown(cliMs: number, parseMs: number, normalizedMs: number, by = 'CPU'): string | null {
+  if (![cliMs, parseMs, normalizedMs].every(Number.isFinite)) return null;
+  const pct = (ms: number) => `${((100 * ms) / cliMs).toFixed(0)} %`;
+  return `of the CLI's ${by} time: JSON.parse (and start-up, reading) ${pct(parseMs)}, parseProgress ${pct(normalizedMs - parseMs)}, the engine and the reader's per-line work ${pct(cliMs - normalizedMs)}`;
 }
 
 /** The CLI as it ran before the build step: the TypeScript sources compiled on load by tsx. */
