@@ -80,6 +80,11 @@ export const TUNING = {
    * line in its thread) instead of opening a new one: Alertmanager's `keep_firing_for` in reverse.
    */
   relapseCooldownMs: 30 * 60_000,
+  /**
+   * Or within this many batches, whichever is longer: on a 5-minute trigger 30 minutes are six
+   * batches, fewer than a mild episode takes to show again after a premature "back to normal".
+   */
+  relapseCooldownBatches: 12,
   /** Time behind above which a slowly draining backlog is lag on its own, s. */
   lagLevelSec: 600,
   /**

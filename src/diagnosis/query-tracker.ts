@@ -456,7 +456,8 @@ export class QueryTracker {
     const cooling = this.cooling[kind];
     if (!cooling) return null;
     delete this.cooling[kind];
-    if (atMs - cooling.resolvedAtMs > TUNING.relapseCooldownMs) return null;
+    const batchesSince = cooling.resolvedAtBatch === undefined ? Infinity : this.batches - cooling.resolvedAtBatch;
+    if (atMs - cooling.resolvedAtMs > TUNING.relapseCooldownMs && batchesSince > TUNING.relapseCooldownBatches) return null;
     let index = this.resolved.length - 1;
     while (index >= 0 && this.resolved[index]!.kind !== kind) index -= 1;
     if (index < 0) return null;
@@ -490,7 +491,7 @@ export class QueryTracker {
 
   private resolve(kind: IncidentKind, state: OpenIncidentState, batchId: number | null, atMs: number): IncidentChange {
     delete this.open[kind];
-    if (RELAPSING.has(kind)) this.cooling[kind] = { resolvedAtMs: atMs, memo: state.memo };
+    if (RELAPSING.has(kind)) this.cooling[kind] = { resolvedAtMs: atMs, resolvedAtBatch: this.batches, memo: state.memo };
     const incident = state.incident;
     incident.resolvedAtBatchId = batchId;
     incident.resolvedAt = iso(atMs);

@@ -26,6 +26,8 @@ export interface OpenIncidentState {
 /** What a recently resolved incident leaves behind so a relapse can re-open it. */
 export interface CoolingIncidentState {
   resolvedAtMs: number;
+  /** The tracker's batch count at the resolution; absent in states saved before it was kept. */
+  resolvedAtBatch?: number;
   memo: Record<string, number>;
 }
 
