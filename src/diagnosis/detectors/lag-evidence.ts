@@ -57,7 +57,7 @@ function ratesDrainSoon(ctx: DetectorContext, behindSec: number): boolean {
  * A steady drift too slow for the short window: over the last 24 batches the signal rises with a
  * strong Mann–Kendall trend, and the rates confirm arrivals exceed what is admitted or processed,
  * uncapped at each of the last three batches (so a random walk at exactly the cap or near capacity
- * does not count).
+ * does not count), and the newest 8 batches still rise on the whole.
  */
 export function driftEvidence(ctx: DetectorContext, minAbs: number): boolean {
   const { analysis } = ctx;
@@ -85,12 +85,17 @@ export function driftEvidence(ctx: DetectorContext, minAbs: number): boolean {
   if (mannKendallZ(values, 0.002) < 3) return false;
   const ends = ctx.features.slice(-DRIFT_WINDOW).map((f) => (f.t + f.d) / 1000);
   if (settling(ends, values)) return false;
+  // Still losing ground lately: a step (a burst pinned at a cap) or a walk near capacity that has
+  // levelled off leaves a strong rise over the window behind it, but a flat or falling newest stretch.
+  if (!(theilSen(ends.slice(-DRIFT_RECENT), values.slice(-DRIFT_RECENT)) > 0)) return false;
   const slopePerSec = theilSen(ends, values);
   const isTime = isTimeSignal(analysis.signal);
   return isTime ? slopePerSec >= 0.01 : slopePerSec > 0;
 }
 
 const DRIFT_WINDOW = 24;
+/** The newest batches of the drift window that must still rise on the whole (Theil–Sen). */
+const DRIFT_RECENT = 8;
 
 /** A window's newer half rising at under this fraction of its older half's pace is settling. */
 const SETTLING_PACE = 0.5;

@@ -12,7 +12,8 @@
  *   source) did not fall over the last 4 batches;
  * - drift: a slow steady rise over 24 batches that the rates confirm (arrivals above what is
  *   admitted or processed) and that does not slow down over the window (a query settling towards
- *   its steady batch duration after a start, o/(1−ρ), rises ever more slowly);
+ *   its steady batch duration after a start, o/(1−ρ), rises ever more slowly) nor stop in its
+ *   newest 8 batches (a step, or a walk near capacity that levelled off);
  * - admission: a capped Kafka query reads its cap in every batch while the offsets behind rise at
  *   each, by steps of a like size (what arrives beyond the cap, exactly, with no arrival estimate);
  *   a capped Delta or Auto Loader query reads its cap in 8 batches while the files waiting never fall;
