@@ -6,18 +6,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { steppedRate } from '../../src/simulator/index.js';
+import { parseDuration } from '../../src/util/duration.js';
 import { MIN, START, runStream } from './run-stream.js';
 
 const processing = { rowsPerSecPerCore: 1_000, cores: 4, overheadMs: 200, shuffles: false };
 
-/** Seconds of a duration as the summaries print it ("1h 25m", "37m 26s", "55s", "812ms"). */
-function seconds(text: string): number {
-  let total = 0;
-  for (const [, value, unit] of text.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)) {
-    total += Number(value) * { h: 3_600, m: 60, s: 1, ms: 0.001 }[unit as 'h' | 'm' | 's' | 'ms'];
-  }
-  return total;
-}
+/** Seconds of a duration as the summaries print it ("1h 25m", "37m 26s", "55s"). */
+const seconds = (text: string): number => parseDuration(text.replace(/\s+/g, '')) / 1_000;
 
 /** Kinesis, 10 s trigger, 4,000 rows/s of capacity: 130 % load from minute 10 to 20, then `after` rows/s. */
 function pushedBehind(after: number, seed: number, reports: number) {

@@ -104,12 +104,10 @@ function describeLag(view: LagView, memo: Record<string, number> | null): { summ
   const level = etaSec !== null && !materialDrain(isTimeSignal(analysis.signal) ? behind : null, etaSec);
   parts.push(etaSec === null ? 'not draining' : level ? 'about level, not draining' : `draining, about ${fmt.seconds(etaSec)} to catch up`);
   const metrics = lagMetrics(view);
-  if (shrinking !== null) {
-    // The window's trend still reads the growth before the turn: the shrinking batches say more.
-    metrics.drainEtaSec = Math.round(shrinking);
-    delete metrics.timeBehindTrendSecPerMin;
-  }
-  if (level) metrics.drainEtaSec = null;
+  // The ETA the text names, or none: the shrinking batches' when they say more than the window's
+  // trend (which still reads the growth before the turn), none when the drain is too slow to matter.
+  metrics.drainEtaSec = etaSec === null || level ? null : Math.round(etaSec);
+  if (shrinking !== null) delete metrics.timeBehindTrendSecPerMin;
   return { summary: parts.join(', '), metrics };
 }
 
