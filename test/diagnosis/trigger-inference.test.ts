@@ -86,8 +86,8 @@ describe('inferTriggerMs when most batches overrun the trigger', () => {
 
 describe('a Kinesis query at 94 % load, its trigger unknown', () => {
   it('is not read as falling behind a trigger inferred short', () => {
-    // Batches overrun a 13 s trigger now and then; read as 11.5 s, 16 s of data waiting passed
-    // the creep's 1.4 intervals and opened lag twice.
+    // Batches overrun a 13 s trigger now and then. Read as 11.5 s, 16 s of data waiting was 1.43
+    // intervals, and a creep then opened at 1.4 (twice); read as 13 s it is 1.27.
     const sim = simulateRandom(drawScenario(895_021));
     expect(sim.scenario.queries[0]!.family).toBe('near-capacity');
     const openings = runRandomEngine(sim).flatMap((run) => run.changes.filter((c) => c.change.type === 'opened'));
