@@ -209,22 +209,17 @@ export function inferTriggerMs(features: readonly BatchFeatures[]): number | nul
   const size = Math.max(features.length, 1);
   const gaps = size <= GAPS.length ? GAPS : new Float64Array(size);
   const onSchedule = size <= ON_SCHEDULE.length ? ON_SCHEDULE : new Float64Array(size);
-  const gridSpans = size <= GRID_SPANS.length ? GRID_SPANS : new Float64Array(size);
+  const gridStarts = size <= GRID_STARTS.length ? GRID_STARTS : new Float64Array(size);
   let gapCount = 0;
   let onScheduleCount = 0;
-  let gridSpanCount = 0;
-  /** The longest gap that ended an overrun's successor (at most T: it started off the grid). */
+  let gridStartCount = 0;
+  /** The longest gap after a batch that started back to back: at most T (see gridInterval). */
   let offGridGap = 0;
   /** Idle time before the previous batch (false after a restart): carried, not judged twice. */
   let idleBeforePrev = false;
-  /** Index of the newest batch of this run known to start on the trigger grid (-1 = none yet). */
-  let onGrid = -1;
-  /** Index of the newest batch known to start on the grid, of any run (-1 = none). */
-  let anchor = -1;
   for (let i = 1; i < features.length; i += 1) {
     const prev = features[i - 1]!;
     const cur = features[i]!;
-    if (cur.restart) onGrid = -1;
     const startedOnSchedule = idleBeforePrev;
     idleBeforePrev = idleGap(prev, cur);
     if (!idleBeforePrev || !runStarted(prev)) continue;
@@ -234,11 +229,8 @@ export function inferTriggerMs(features: readonly BatchFeatures[]): number | nul
     // the one after on the grid, a gap shorter than T. A gap whose start was itself on schedule
     // (idle time before it too) is T, or a whole multiple of it after idle triggers.
     if (startedOnSchedule) onSchedule[onScheduleCount++] = gap;
-    else if (gap > offGridGap) offGridGap = gap;
-    // Any two starts on the grid are a whole number of intervals apart, adjacent or not.
-    if (onGrid >= 0) gridSpans[gridSpanCount++] = cur.t - features[onGrid]!.t;
-    onGrid = i;
-    anchor = i;
+    else if (i >= 2 && !idleGap(features[i - 2]!, prev)) offGridGap = Math.max(offGridGap, gap);
+    gridStarts[gridStartCount++] = cur.t;
   }
   if (gapCount < 3) return null;
   // Idle triggers without a report make some gaps whole multiples of T: the low quantile is T.
@@ -246,73 +238,63 @@ export function inferTriggerMs(features: readonly BatchFeatures[]): number | nul
   // A query near its capacity overruns most triggers, so few gaps start on the grid, and the gaps
   // after an overrun are shorter than T: their low quantile reads T short (a 7 s trigger as 6 s,
   // and 9 s batches as overrunning it by half). The grid itself still shows in the starts.
-  const grid = gridSpanCount >= 2 ? gridInterval(features, anchor, gridSpans, gridSpanCount, offGridGap) : null;
-  return grid ?? Math.round(quantileInPlace(gaps, gapCount, 0.2));
+  return gridInterval(features, gridStarts, gridStartCount, offGridGap) ?? Math.round(quantileInPlace(gaps, gapCount, 0.2));
 }
 
 const GAPS = new Float64Array(256);
 const ON_SCHEDULE = new Float64Array(256);
-const GRID_SPANS = new Float64Array(256);
+const GRID_STARTS = new Float64Array(256);
 
 /**
- * The longest interval that fits Spark's schedule (ProcessingTimeExecutor: a batch starts at the
- * first grid point after the previous one started, or when it ends if that is later): every span
- * between starts on the grid is a whole number of intervals; a batch that followed its predecessor
- * back to back had a grid point between their starts; an overrun's successor that waited for the
- * grid waited less than an interval. Tried as the shortest span ÷ 1, 2, …; null when none fits.
- * `anchor`: index of the newest start on the grid; the run it is in is checked.
+ * The longest interval, in whole ms, that fits Spark's schedule (ProcessingTimeExecutor): a batch
+ * starts at the first multiple of T since the epoch after the previous batch started, or when that
+ * one ends if later. So every start that waited for the grid is a multiple of T (a few ms late);
+ * every batch that followed another back to back did so past such a multiple; and a batch that
+ * started back to back and ended early waited less than T for the next one (`offGridGap`).
+ * Candidates: the shortest span between starts on the grid ÷ 1, 2, …, to the ms. Null when none fits.
  */
 function gridInterval(
   features: readonly BatchFeatures[],
-  anchor: number,
-  spans: Float64Array,
+  starts: Float64Array,
   count: number,
   offGridGap: number,
 ): number | null {
+  if (count < 3) return null;
   let shortest = Infinity;
-  for (let i = 0; i < count; i += 1) if (spans[i]! < shortest) shortest = spans[i]!;
-  let runStart = anchor;
-  while (runStart > 0 && !features[runStart]!.restart) runStart -= 1;
-  const origin = features[anchor]!.t;
+  for (let i = 1; i < count; i += 1) shortest = Math.min(shortest, starts[i]! - starts[i - 1]!);
   for (let m = 1; m <= GRID_MAX_MULTIPLE; m += 1) {
     const guess = shortest / m;
-    if (guess < GRID_MIN_MS || guess < offGridGap - GRID_TOLERANCE_MS) return null;
-    // Each start is off its grid point by a few ms, so the guess is off by up to twice that ÷ m, and
-    // a span of k intervals by k times as much.
-    const drift = (2 * GRID_TOLERANCE_MS) / m;
-    let fits = true;
-    let intervals = 0;
-    let total = 0;
-    for (let i = 0; i < count && fits; i += 1) {
-      const multiple = Math.round(spans[i]! / guess);
-      fits = multiple >= 1 && Math.abs(spans[i]! - multiple * guess) <= GRID_TOLERANCE_MS + multiple * drift;
-      intervals += multiple;
-      total += spans[i]!;
+    if (guess < GRID_MIN_MS || guess < offGridGap - GRID_LATE_MS) return null;
+    // Both ends of the span are up to GRID_LATE_MS late: T is within that ÷ m of the guess.
+    const reach = Math.ceil(GRID_LATE_MS / m);
+    for (let delta = 0; delta <= reach; delta = delta > 0 ? -delta : 1 - delta) {
+      const interval = Math.round(guess) + delta;
+      if (fitsGrid(features, starts, count, interval)) return interval;
     }
-    if (!fits) continue;
-    // All spans together read the interval to within a few ms ÷ the intervals they cover.
-    const interval = total / intervals;
-    const perInterval = (2 * GRID_TOLERANCE_MS) / intervals;
-    // Back to back: a grid point came after the earlier batch started, by the time the later one
-    // did. Only a clear miss counts: a point within the grid's uncertainty of the start may be it.
-    for (let i = runStart + 1; i < features.length && fits; i += 1) {
-      const prev = features[i - 1]!;
-      const cur = features[i]!;
-      if (cur.restart) break;
-      if (idleBefore(prev, cur)) continue;
-      const slack = GRID_TOLERANCE_MS + (Math.abs(cur.t - origin) / interval) * perInterval;
-      const latestPoint = origin + Math.floor((cur.t + slack - origin) / interval) * interval;
-      fits = latestPoint > prev.t - slack;
-    }
-    if (fits) return Math.round(interval);
   }
   return null;
 }
 
+/** Whether the starts on the grid and the back-to-back batches fit a trigger of `interval` ms. */
+function fitsGrid(features: readonly BatchFeatures[], starts: Float64Array, count: number, interval: number): boolean {
+  for (let i = 0; i < count; i += 1) {
+    const late = starts[i]! % interval;
+    if (late > GRID_LATE_MS) return false;
+  }
+  for (let i = 1; i < features.length; i += 1) {
+    const prev = features[i - 1]!;
+    const cur = features[i]!;
+    if (cur.restart || idleBefore(prev, cur)) continue;
+    const nextPoint = Math.floor(prev.t / interval) * interval + interval;
+    if (nextPoint > cur.t + GRID_LATE_MS) return false;
+  }
+  return true;
+}
+
 /** Whole intervals tried below the shortest span between starts on the grid. */
 const GRID_MAX_MULTIPLE = 16;
-/** How far from its grid point a start may be, ms (Spark's are a few ms late). */
-const GRID_TOLERANCE_MS = 25;
+/** How late after its grid point a batch may start, ms (Spark's start a few ms late). */
+const GRID_LATE_MS = 25;
 /** No trigger is inferred below this, ms. */
 const GRID_MIN_MS = 100;
 
