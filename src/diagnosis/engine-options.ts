@@ -62,11 +62,10 @@ export const TUNING = {
   /**
    * A creep (overrunning, lengthening batches) opens lag only once time behind passes this many
    * trigger intervals: near capacity (ρ ≈ 0.93–0.95) noise makes short creeps with time behind up
-   * to ~1.5 × T. At 1.3 a few such draws in every thousand opened lag; at 1.4, about one in 6,000
-   * (its excursions stop at 1.43–1.47 T). Overloads of 10 % and more grow past 1.5 T a batch later
-   * at most (3 of 2,400 on 35,000 draws), within their deadline.
+   * to ~1.4 × T. At 1.3 a few such draws in every thousand opened lag; past 1.4 slow ramps that
+   * overrun the trigger are found too late.
    */
-  creepBacklogTriggers: 1.5,
+  creepBacklogTriggers: 1.4,
   /** Batches the "back to normal" condition must hold before an incident resolves. */
   clearBatches: 3,
   /**
