@@ -39,7 +39,7 @@ describe('inferTriggerMs when most batches overrun the trigger', () => {
   it('reads the interval from the grid, not short from the gaps after overruns', () => {
     // 48 batches (a ring) of 0.75-1.25 × T: most overrun the grid point after their start. The gaps
     // after an overrun (the next grid point minus an off-grid start) are shorter than T, and their
-    // low quantile read 7 s as 5.7-6.9 s on 15 of these 40 schedules.
+    // low quantile read 7 s as 6.0-6.9 s on 15 of the 31 schedules that say anything.
     let inferredCount = 0;
     for (let seed = 1; seed <= 40; seed += 1) {
       const random = new SeededRandom(seed);
@@ -49,7 +49,7 @@ describe('inferTriggerMs when most batches overrun the trigger', () => {
       inferredCount += 1;
       expect(Math.abs(inferred - 7_000), `seed ${seed}: ${inferred}`).toBeLessThanOrEqual(10);
     }
-    expect(inferredCount).toBeGreaterThanOrEqual(20);
+    expect(inferredCount).toBeGreaterThanOrEqual(25);
   });
 
   it('does not take a multiple of the interval when the starts on the grid are that far apart', () => {
