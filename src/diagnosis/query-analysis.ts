@@ -212,7 +212,6 @@ export function inferTriggerMs(features: readonly BatchFeatures[]): number | nul
   const gridStarts = size <= GRID_STARTS.length ? GRID_STARTS : new Float64Array(size);
   let gapCount = 0;
   let onScheduleCount = 0;
-  let gridStartCount = 0;
   /** The longest gap after a batch that started back to back: at most T (see gridInterval). */
   let offGridGap = 0;
   /** Idle time before the previous batch (false after a restart): carried, not judged twice. */
@@ -229,8 +228,10 @@ export function inferTriggerMs(features: readonly BatchFeatures[]): number | nul
     // the one after on the grid, a gap shorter than T. A gap whose start was itself on schedule
     // (idle time before it too) is T, or a whole multiple of it after idle triggers.
     if (startedOnSchedule) onSchedule[onScheduleCount++] = gap;
-    else if (i >= 2 && !idleGap(features[i - 2]!, prev)) offGridGap = Math.max(offGridGap, gap);
-    gridStarts[gridStartCount++] = cur.t;
+    // Not on schedule and not the ring's first batch: it started back to back.
+    else if (i >= 2) offGridGap = Math.max(offGridGap, gap);
+    // Every gap counted here ends at a start on the grid (as many starts as gaps).
+    gridStarts[gapCount - 1] = cur.t;
   }
   if (gapCount < 3) return null;
   // Idle triggers without a report make some gaps whole multiples of T: the low quantile is T.
@@ -238,7 +239,7 @@ export function inferTriggerMs(features: readonly BatchFeatures[]): number | nul
   // A query near its capacity overruns most triggers, so few gaps start on the grid, and the gaps
   // after an overrun are shorter than T: their low quantile reads T short (a 7 s trigger as 6 s,
   // and 9 s batches as overrunning it by half). The grid itself still shows in the starts.
-  return gridInterval(features, gridStarts, gridStartCount, offGridGap) ?? Math.round(quantileInPlace(gaps, gapCount, 0.2));
+  return gridInterval(features, gridStarts, gapCount, offGridGap) ?? Math.round(quantileInPlace(gaps, gapCount, 0.2));
 }
 
 const GAPS = new Float64Array(256);
@@ -259,7 +260,6 @@ function gridInterval(
   count: number,
   offGridGap: number,
 ): number | null {
-  if (count < 3) return null;
   let shortest = Infinity;
   for (let i = 1; i < count; i += 1) shortest = Math.min(shortest, starts[i]! - starts[i - 1]!);
   for (let m = 1; m <= GRID_MAX_MULTIPLE; m += 1) {
