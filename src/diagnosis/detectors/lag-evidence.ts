@@ -335,6 +335,9 @@ export function trendEvidence(
   if (current < windowBase * TUNING.lagGrowthRatio || current - windowBase < minAbs) return false;
   // Still rising at the newest batch: a burst that has started to drain is not lag.
   if (current < Math.max(values[n - 4]!, values[n - 3]!, values[n - 2]!) * 0.98) return false;
+  // Built over batches: one outsized batch (a GC pause) on top of a wander within the noise makes
+  // most of a rise in one step, which the tests below would read as its newest steepening.
+  if (current - values[n - 2]! > ONE_STEP_SHARE * (current - windowBase)) return false;
   // Sustained: the rise began at least 5 batches ago and most steps since went up. A burst lifts
   // a few batches only (a short burst in back-to-back batches rises for ~4 of them).
   if (values[n - 6]! < windowBase * 1.03) return false;
@@ -366,6 +369,9 @@ export function trendEvidence(
   }
   return true;
 }
+
+/** The most of a trend's rise its newest batch may make alone. */
+const ONE_STEP_SHARE = 0.75;
 
 /** Batches of the current run before trends count. */
 const TREND_MIN_RUN = 12;
