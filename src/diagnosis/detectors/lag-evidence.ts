@@ -39,18 +39,36 @@ export function levelEvidence(ctx: DetectorContext, values: number[]): boolean {
 /**
  * Whether arrivals leave enough spare throughput to drain `behindSec` of data well within the
  * catch-up budget: rows waiting (time behind × arrival rate) over the spare rate (what the query
- * can process, or admit under a cap, minus arrivals). The recent arrival estimate still holds a
- * burst's rate, so it errs towards a longer drain.
+ * can process, or admit under a cap, minus arrivals). The recent arrival estimate (5 batches) still
+ * holds a burst's rate: when even that is under what the query takes (a step past capacity is not),
+ * arrivals are the run's usual rate, which a burst of a few batches does not move, since on a slow
+ * trigger one burst is one batch far behind.
  */
 function ratesDrainSoon(ctx: DetectorContext, behindSec: number): boolean {
   const { analysis, latest } = ctx;
-  const arrival = analysis.arrivalRate;
+  const recent = analysis.arrivalRate;
   let rate = analysis.capacity;
-  if (arrival === null || rate === null || !(arrival > 0)) return false;
+  if (recent === null || rate === null || !(recent > 0)) return false;
   if (analysis.cappedRows !== null) rate = Math.min(rate, analysis.cappedRows / (Math.max(analysis.triggerMs, latest.d) / 1000));
+  const arrival = recent < rate ? Math.min(recent, usualArrival(ctx) ?? recent) : recent;
+  if (!(arrival > 0)) return false;
   const spare = rate - arrival;
   if (!(spare > 0.1 * rate)) return false;
   return (behindSec * arrival) / spare <= TUNING.catchUpBudgetSec / 2;
+}
+
+/** Batches whose median arrival rate is the run's usual one. */
+const ARRIVAL_SPAN = 16;
+
+/** Median arrival rate over the newest ARRIVAL_SPAN batches of the current run; null when none. */
+function usualArrival(ctx: DetectorContext): number | null {
+  const values: number[] = [];
+  for (let i = ctx.features.length - 1; i >= 0 && values.length < ARRIVAL_SPAN; i -= 1) {
+    const f = ctx.features[i]!;
+    if (f.arrival !== null && Number.isFinite(f.arrival)) values.push(f.arrival);
+    if (f.restart) break;
+  }
+  return values.length > 0 ? median(values) : null;
 }
 
 /**
