@@ -3,9 +3,10 @@
  * a backlog, files/bytes outstanding for Delta and Auto Loader, batch duration when the backlog
  * lives inside the batches) over a short window:
  * - trend: a Mann–Kendall-significant rise over 8 batches, material against the level at the
- *   start of the window and against the range the ring held before it, sustained for 5 batches and
- *   still rising at the newest (a burst that drains, a single slow batch, a noisy steady stream,
- *   a climb back out of a dip or a young run settling from its start does not pass them all);
+ *   start of the window and against the range the ring held before it, sustained for 5 batches,
+ *   still rising at the newest and not mostly made by it (a burst that drains, a single slow batch,
+ *   a noisy steady stream, a climb back out of a dip or a young run settling from its start does
+ *   not pass them all);
  * - creep: batches overrun the trigger interval and keep getting longer (state, GC) within the
  *   current run, with no one outsized batch among them (a pause and its catch-up), time behind is
  *   clearly past one trigger interval (`creepBacklogTriggers`), and the files waiting (on a file
