@@ -1,7 +1,7 @@
 /**
  * `npm run eval:diff -- BEFORE.json AFTER.json`: two scorings of the same random draws (each from
- * `npm run eval -- --random N --seed-base B --json > FILE`, one per build of the engine) side by
- * side: the issue's targets and totals of each, then every draw where an episode or a false alarm
+ * `npm run -s eval -- --random N --seed-base B --json > FILE`, one per build of the engine) side by
+ * side: the issue's targets and totals of each, then every draw where a lag episode or a false alarm
  * moved. Judge a detection change on what moved, on seeds nobody tuned on.
  */
 
@@ -9,7 +9,14 @@ import { readFileSync } from 'node:fs';
 
 import { DrawMismatchError, compareDraws, judgeTargets, summarize, type DrawMove, type DrawScore, type EpisodeOutcome, type Spread } from '../src/simulator/evaluation/index.js';
 
-const USAGE = 'usage: npm run eval:diff -- BEFORE.json AFTER.json (each from npm run eval -- --random N --seed-base B --json)';
+const MAKE = 'npm run -s eval -- --random N --seed-base B --json > FILE';
+const USAGE = `usage: npm run eval:diff -- BEFORE.json AFTER.json (each from ${MAKE})`;
+
+/** A draw as the eval writes it, enough for the pairing (the rest is read as it is). */
+function isDraw(value: unknown): value is DrawScore {
+  const d = value as Partial<DrawScore> | null;
+  return typeof d === 'object' && d !== null && typeof d.seed === 'number' && typeof d.family === 'string' && Array.isArray(d.episodes) && Array.isArray(d.falseAlarms);
+}
 
 function load(file: string): DrawScore[] {
   let text: string;
@@ -18,15 +25,19 @@ function load(file: string): DrawScore[] {
   } catch (error) {
     throw new Error(`cannot read ${file}: ${(error as Error).message}`);
   }
+  // `npm run` without -s prints its "> streamdoctor@… eval" banner before the JSON.
+  const start = text.indexOf('{');
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(start > 0 ? text.slice(start) : text);
   } catch {
-    throw new Error(`${file} is not JSON: write it with npm run eval -- --random N --seed-base B --json > ${file}`);
+    throw new Error(`${file} is not JSON: write it with ${MAKE.replace('FILE', file)}`);
   }
   const draws = (value as { draws?: unknown } | null)?.draws;
-  if (!Array.isArray(draws)) throw new Error(`${file} has no "draws": it is not the output of npm run eval -- --random N --json`);
-  return draws as DrawScore[];
+  if (!Array.isArray(draws)) throw new Error(`${file} has no "draws": it is not what ${MAKE} writes`);
+  const bad = draws.findIndex((d) => !isDraw(d));
+  if (bad >= 0) throw new Error(`${file}: draw ${bad} lacks a seed, family, episodes or falseAlarms: it is not what ${MAKE} writes`);
+  return draws;
 }
 
 const spread = (s: Spread) => `${s.p50 ?? '—'}/${s.p95 ?? '—'}/${s.max ?? '—'}`;
@@ -47,7 +58,7 @@ function describe(move: DrawMove): string[] {
 
 function main(argv: string[]): number {
   const files = argv.filter((a) => !a.startsWith('--'));
-  if (files.length !== 2) {
+  if (files.length !== 2 || files.length !== argv.length) {
     process.stderr.write(`${USAGE}\n`);
     return 2;
   }
@@ -58,10 +69,12 @@ function main(argv: string[]): number {
     [before, after] = [load(files[0]!), load(files[1]!)];
     moves = compareDraws(before, after);
   } catch (error) {
-    const prefix = error instanceof DrawMismatchError ? 'not the same draws: ' : '';
-    process.stderr.write(`eval:diff: ${prefix}${(error as Error).message}\n`);
+    const mismatch = error instanceof DrawMismatchError;
+    process.stderr.write(`eval:diff: ${mismatch ? 'not the same draws: ' : ''}${(error as Error).message}${mismatch ? `; ${error.fix}` : ''}\n`);
     return 2;
   }
+  // Both sides judged by this build's summary code, not the figures stored in each file: the same
+  // yardstick for both (a file from an older build may lack fields a newer summary reads).
   const [ta, tb] = [judgeTargets(before), judgeTargets(after)];
   const [sa, sb] = [summarize('all', before), summarize('all', after)];
   const seeds = before.length > 0 ? `seeds ${before[0]!.seed}–${before[before.length - 1]!.seed}` : 'no draws';

@@ -3,12 +3,13 @@
  * waits for the drain to show when the rates say it drains in half the catch-up budget, but the
  * recent arrival estimate (5 batches) still held the burst, so the rates said it would not, and
  * four must-stay-quiet draws opened lag (the static 600 s rule fires on them too). When even the
- * burst-inflated estimate is under what the query takes, the drain is now judged at the run's
- * usual arrival rate (the median over 16 batches); a step past capacity that reads above it still
- * opens at once. On 43,000 draws: 4 quiet false alarms fewer; 48 steps (24 % over and more,
- * triggers of 143 s and more) found 1 batch later (8 of them 2), none past its deadline; delay
- * percentiles unchanged (p50 4, p95 7 over 12,740 episodes). On 8,000 later draws no burst of
- * this kind came up, and 8 episodes were found 1–2 batches later, all within their deadline.
+ * burst-inflated estimate is under what the query takes, the drain is now judged at the lower of
+ * it and the run's usual arrival rate (the median over 16 batches); a step past capacity that
+ * reads above it still opens at once. On 43,000 draws: 4 quiet false alarms fewer; 48 steps
+ * (24 % over and more, triggers of 143 s and more) found 1 batch later (8 of them 2), none past
+ * its deadline; delay percentiles unchanged (p50 4, p95 7 over 12,740 episodes). On 8,000 later
+ * draws no burst of this kind came up, and 8 episodes were found 1–2 batches later, all within
+ * their deadline.
  */
 import { describe, expect, it } from 'vitest';
 import { runRandomEngine, scoreRandom } from '../../src/simulator/evaluation/index.js';

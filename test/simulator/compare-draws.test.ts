@@ -46,9 +46,13 @@ describe('compareDraws', () => {
   it('refuses draws that are not the same', () => {
     const draws = scored();
     expect(() => compareDraws(draws, draws.slice(1))).toThrow(DrawMismatchError);
-    expect(() => compareDraws(draws, [...draws].reverse())).toThrow(/not the same draws/);
+    expect(() => compareDraws(draws, [...draws].reverse())).toThrow(/draw 0 is seed 909001 .* seed 909002/);
     const relabelled = copy(draws);
     relabelled[0]!.episodes[0]!.label.onsetIndex += 1;
     expect(() => compareDraws(draws, relabelled)).toThrow(/other labels/);
+    // The same seeds scored with another --mode are other draws too.
+    const otherMode = copy(draws);
+    otherMode[1]!.mode = otherMode[1]!.mode === 'kinesis' ? 'dbr-17.1' : 'kinesis';
+    expect(() => compareDraws(draws, otherMode)).toThrow(expect.objectContaining({ code: 'streamdoctor_eval_draw_mismatch' }));
   });
 });

@@ -40,9 +40,11 @@ export function levelEvidence(ctx: DetectorContext, values: number[]): boolean {
  * Whether arrivals leave enough spare throughput to drain `behindSec` of data well within the
  * catch-up budget: rows waiting (time behind × arrival rate) over the spare rate (what the query
  * can process, or admit under a cap, minus arrivals). The recent arrival estimate (5 batches) still
- * holds a burst's rate: when even that is under what the query takes (a step past capacity is not),
- * arrivals are the run's usual rate, which a burst of a few batches does not move, since on a slow
- * trigger one burst is one batch far behind.
+ * holds a burst's rate: when even that is under what the query takes, arrivals are the lower of it
+ * and the run's usual rate, which a burst of a few batches does not move (on a slow trigger one
+ * burst is one batch far behind). Kafka's estimate from its latest offsets reads a step past
+ * capacity above it; where arrivals are what was read (files, Kinesis, a binding cap) this cannot
+ * tell a step from a burst, and levelEvidence's drain seen from the 4th batch decides.
  */
 function ratesDrainSoon(ctx: DetectorContext, behindSec: number): boolean {
   const { analysis, latest } = ctx;
@@ -50,8 +52,9 @@ function ratesDrainSoon(ctx: DetectorContext, behindSec: number): boolean {
   let rate = analysis.capacity;
   if (recent === null || rate === null || !(recent > 0)) return false;
   if (analysis.cappedRows !== null) rate = Math.min(rate, analysis.cappedRows / (Math.max(analysis.triggerMs, latest.d) / 1000));
-  const arrival = recent < rate ? Math.min(recent, usualArrival(ctx) ?? recent) : recent;
-  if (!(arrival > 0)) return false;
+  const usual = recent < rate ? usualArrival(ctx) : null;
+  // A usual rate of 0 (latest offsets that did not move) says nothing of what arrives now.
+  const arrival = usual !== null && usual > 0 ? Math.min(recent, usual) : recent;
   const spare = rate - arrival;
   if (!(spare > 0.1 * rate)) return false;
   return (behindSec * arrival) / spare <= TUNING.catchUpBudgetSec / 2;
@@ -60,7 +63,7 @@ function ratesDrainSoon(ctx: DetectorContext, behindSec: number): boolean {
 /** Batches whose median arrival rate is the run's usual one. */
 const ARRIVAL_SPAN = 16;
 
-/** Median arrival rate over the newest ARRIVAL_SPAN batches of the current run; null when none. */
+/** Median arrival rate over the newest ARRIVAL_SPAN batches back to the run's first; null when none. */
 function usualArrival(ctx: DetectorContext): number | null {
   const values: number[] = [];
   for (let i = ctx.features.length - 1; i >= 0 && values.length < ARRIVAL_SPAN; i -= 1) {

@@ -4,9 +4,9 @@
  * lives inside the batches) over a short window:
  * - trend: a Mann–Kendall-significant rise over 8 batches, material against the level at the
  *   start of the window and against the range the ring held before it, sustained for 5 batches,
- *   still rising at the newest and not mostly made by it (a burst that drains, a single slow batch,
- *   a noisy steady stream, a climb back out of a dip or a young run settling from its start does
- *   not pass them all);
+ *   still rising at the newest, which made no more than three quarters of it (a burst that drains,
+ *   a single slow batch, a noisy steady stream, a climb back out of a dip or a young run settling
+ *   from its start does not pass them all);
  * - creep: batches overrun the trigger interval and keep getting longer (state, GC) within the
  *   current run, with no one outsized batch among them (a pause and its catch-up), time behind is
  *   clearly past one trigger interval (`creepBacklogTriggers`), and the files waiting (on a file

@@ -1,9 +1,10 @@
 /**
- * Two scorings of the same random draws, paired by seed: which episodes were found sooner, later or
- * not at all, and which false alarms came or went. A detection change is judged on what moved, not
+ * Two scorings of the same random draws, paired by seed: which lag episodes were found sooner, later
+ * or not at all, and which false alarms came or went (stalls and resolutions are not compared). A detection change is judged on what moved, not
  * only on totals that noise between seed ranges can hide. Pure: `bench/eval-diff.ts` prints it.
  */
 
+import { StreamDoctorError } from '../../util/errors.js';
 import type { Alarm, DrawScore, EpisodeScore } from './score-random.js';
 
 /** What one scoring says of an episode. */
@@ -35,9 +36,13 @@ export interface DrawMove {
   alarmsNew: Alarm[];
 }
 
-/** The two sets of draws are not the same seeds in the same order. */
-export class DrawMismatchError extends Error {
-  readonly code = 'DRAW_MISMATCH';
+/** The two sets of draws are not the same seeds, families, modes and labels in the same order. */
+export class DrawMismatchError extends StreamDoctorError {
+  constructor(message: string) {
+    super('streamdoctor_eval_draw_mismatch', message, {
+      fix: 'score both builds with the same --random, --seed-base, --only and --mode',
+    });
+  }
 }
 
 function outcome(e: EpisodeScore): EpisodeOutcome {
@@ -53,26 +58,26 @@ const alarmKey = (a: Alarm): string => `${a.query}:${a.kind}:${a.index}`;
 
 /**
  * The draws whose episodes or false alarms differ between `before` and `after`, in seed order.
- * Throws DrawMismatchError unless both hold the same seeds, families and episodes (the same labels:
- * the same simulator), so that a change of the engine is all that differs.
+ * Throws DrawMismatchError unless both hold the same seeds, families, modes and episodes (the same
+ * labels: the same simulator and draw options), so that a change of the engine is all that differs.
  */
 export function compareDraws(before: readonly DrawScore[], after: readonly DrawScore[]): DrawMove[] {
   if (before.length !== after.length) {
-    throw new DrawMismatchError(`the scorings hold ${before.length} and ${after.length} draws; run both with the same --random and --seed-base`);
+    throw new DrawMismatchError(`the scorings hold ${before.length} and ${after.length} draws`);
   }
   const moves: DrawMove[] = [];
   before.forEach((a, i) => {
     const b = after[i]!;
-    if (a.seed !== b.seed || a.family !== b.family || a.episodes.length !== b.episodes.length) {
+    if (a.seed !== b.seed || a.family !== b.family || a.mode !== b.mode || a.episodes.length !== b.episodes.length) {
       throw new DrawMismatchError(
-        `draw ${i} is seed ${a.seed} (${a.family}, ${a.episodes.length} episodes) in one and seed ${b.seed} (${b.family}, ${b.episodes.length}) in the other: not the same draws`,
+        `draw ${i} is seed ${a.seed} (${a.family}, ${a.mode}, ${a.episodes.length} episodes) in one and seed ${b.seed} (${b.family}, ${b.mode}, ${b.episodes.length}) in the other`,
       );
     }
     const episodes: EpisodeMove[] = [];
     a.episodes.forEach((ea, k) => {
       const eb = b.episodes[k]!;
       if (ea.query !== eb.query || ea.label.onsetIndex !== eb.label.onsetIndex) {
-        throw new DrawMismatchError(`seed ${a.seed}: episode ${k} has other labels in the two scorings (a changed simulator, not engine)`);
+        throw new DrawMismatchError(`seed ${a.seed}: episode ${k} has other labels in the two scorings (other --only or --mode, or another simulator)`);
       }
       const [oa, ob] = [outcome(ea), outcome(eb)];
       if (!sameOutcome(oa, ob)) episodes.push({ query: ea.query, what: ea.label.what, strict: ea.label.strict, before: oa, after: ob });
