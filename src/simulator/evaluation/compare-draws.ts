@@ -1,7 +1,8 @@
 /**
- * Two scorings of the same random draws, paired by seed: which lag episodes were found sooner, later
- * or not at all, and which false alarms came or went (stalls and resolutions are not compared). A detection change is judged on what moved, not
- * only on totals that noise between seed ranges can hide. Pure: `bench/eval-diff.ts` prints it.
+ * Two scorings of the same random draws, paired by seed: which lag episodes were found sooner,
+ * later or not at all, and which false alarms came or went (stalls and resolutions are not
+ * compared). A detection change is judged on what moved, not only on totals that noise between
+ * seed ranges can hide. Pure: `bench/eval-diff.ts` prints it.
  */
 
 import { StreamDoctorError } from '../../util/errors.js';
@@ -18,8 +19,9 @@ export interface EpisodeOutcome {
 
 export interface EpisodeMove {
   query: number;
-  /** The label's `what` (input step, restart, …) and whether it is a sustained (≥ 10 %) overload. */
+  /** The label's `what` (input step, restart, …). */
   what: string;
+  /** A sustained overload (≥ 10 %): held to the 8-batch deadline. */
   strict: boolean;
   before: EpisodeOutcome;
   after: EpisodeOutcome;
