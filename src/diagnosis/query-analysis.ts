@@ -329,6 +329,20 @@ function idleBefore(a: BatchFeatures, b: BatchFeatures): boolean {
 }
 
 /**
+ * Median of the newest batches' arrival rates: up to `count` finite ones within the newest `back`
+ * batches, back to the run's first batch when `ownRun`; null when there are none.
+ */
+export function medianArrival(features: readonly BatchFeatures[], count: number, back: number, ownRun: boolean): number | null {
+  const values: number[] = [];
+  for (let i = features.length - 1; i >= 0 && i >= features.length - back && values.length < count; i -= 1) {
+    const f = features[i]!;
+    if (f.arrival !== null && Number.isFinite(f.arrival)) values.push(f.arrival);
+    if (ownRun && f.restart) break;
+  }
+  return values.length > 0 ? median(values) : null;
+}
+
+/**
  * `runMaxRows`: the most rows any batch of the current run but its first read, the ring's or older
  * (0 = unknown). A Kafka cap bounds the batches of its run (within rounding: admission-cap.ts), so a
  * count some batch exceeded by more than the cap test's 1 % is no cap.
@@ -418,14 +432,7 @@ class LazyAnalysis implements Analysis {
   }
 
   get arrivalRate(): number | null {
-    if (this.arrivalMemo === undefined) {
-      const values: number[] = [];
-      for (let i = this.features.length - 1; i >= 0 && i >= this.features.length - 8 && values.length < 5; i -= 1) {
-        const arrival = this.features[i]!.arrival;
-        if (arrival !== null && Number.isFinite(arrival)) values.push(arrival);
-      }
-      this.arrivalMemo = values.length > 0 ? median(values) : null;
-    }
+    if (this.arrivalMemo === undefined) this.arrivalMemo = medianArrival(this.features, 5, 8, false);
     return this.arrivalMemo;
   }
 

@@ -5,7 +5,7 @@
  */
 import { TUNING } from '../engine-options.js';
 import type { BatchFeatures } from '../batch-features.js';
-import { signalValue } from '../query-analysis.js';
+import { medianArrival, signalValue } from '../query-analysis.js';
 import { mannKendallCritical, mannKendallS, mannKendallZ, median, quantile, theilSen } from '../statistics.js';
 import type { DetectorContext } from './detector.js';
 import { MIN_ABS, isTimeSignal } from './lag-signal.js';
@@ -52,7 +52,7 @@ function ratesDrainSoon(ctx: DetectorContext, behindSec: number): boolean {
   let rate = analysis.capacity;
   if (recent === null || rate === null || !(recent > 0)) return false;
   if (analysis.cappedRows !== null) rate = Math.min(rate, analysis.cappedRows / (Math.max(analysis.triggerMs, latest.d) / 1000));
-  const usual = recent < rate ? usualArrival(ctx) : null;
+  const usual = recent < rate ? medianArrival(ctx.features, ARRIVAL_SPAN, Infinity, true) : null;
   // A usual rate of 0 (latest offsets that did not move) says nothing of what arrives now.
   const arrival = usual !== null && usual > 0 ? Math.min(recent, usual) : recent;
   const spare = rate - arrival;
@@ -60,19 +60,8 @@ function ratesDrainSoon(ctx: DetectorContext, behindSec: number): boolean {
   return (behindSec * arrival) / spare <= TUNING.catchUpBudgetSec / 2;
 }
 
-/** Batches whose median arrival rate is the run's usual one. */
+/** Arrival rates whose median, back to the run's first batch, is the run's usual one. */
 const ARRIVAL_SPAN = 16;
-
-/** Median arrival rate over the newest ARRIVAL_SPAN batches back to the run's first; null when none. */
-function usualArrival(ctx: DetectorContext): number | null {
-  const values: number[] = [];
-  for (let i = ctx.features.length - 1; i >= 0 && values.length < ARRIVAL_SPAN; i -= 1) {
-    const f = ctx.features[i]!;
-    if (f.arrival !== null && Number.isFinite(f.arrival)) values.push(f.arrival);
-    if (f.restart) break;
-  }
-  return values.length > 0 ? median(values) : null;
-}
 
 /**
  * A steady drift too slow for the short window: over the last 24 batches the signal rises with a
