@@ -6,6 +6,7 @@
 import type { Progress } from '../progress/types.js';
 import type { EngineOptions } from './engine-options.js';
 import { QueryTracker } from './query-tracker.js';
+import { compareText } from '../util/compare-text.js';
 import type { DiagnoseOutput, Health, IncidentChange, QueryReport } from './types.js';
 
 export type { EngineOptions } from './engine-options.js';
@@ -68,7 +69,7 @@ function worstFirst(a: QueryReport, b: QueryReport): number {
   if (byHealth !== 0) return byHealth;
   const byOpen = openCount(b) - openCount(a);
   if (byOpen !== 0) return byOpen;
-  return (a.name ?? a.id).localeCompare(b.name ?? b.id);
+  return compareText(a.name ?? a.id, b.name ?? b.id);
 }
 
 function openCount(report: QueryReport): number {

@@ -245,7 +245,8 @@ export class QueryTracker {
         open.push(this.newIncident('stalled', finding, this.ring.last()!.batchId, at));
       }
     }
-    const byOpened = (a: Incident, b: Incident) => b.openedAt.localeCompare(a.openedAt);
+    // ISO timestamps of one format: code-point order is time order.
+    const byOpened = (a: Incident, b: Incident) => (a.openedAt < b.openedAt ? 1 : a.openedAt > b.openedAt ? -1 : 0);
     const incidents = [...open.sort(byOpened), ...[...this.resolved].sort(byOpened)];
     return { id: this.id, name: this.name, health: healthOf(open), incidents };
   }

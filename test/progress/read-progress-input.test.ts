@@ -100,6 +100,28 @@ describe('readProgressInput', () => {
     }
   });
 
+  it('hands on records and warnings in input order, across the values parsed ahead of them', () => {
+    // Lines are parsed a chunk at a time before they are handed on: the order must not show it.
+    const lines: string[] = [];
+    for (let i = 1; i <= 150; i += 1) {
+      if (i % 7 === 0) lines.push('{"id": "broken",');
+      else if (i % 7 === 3) lines.push('{"note": "no id here"}');
+      else lines.push(JSON.stringify(report(A, i)));
+    }
+    const seen: string[] = [];
+    const reader = new ProgressInputReader(
+      (r) => seen.push(`record ${r.line}`),
+      (w) => seen.push(`warning ${/^line (\d+)/.exec(w)![1]}`),
+    );
+    reader.push(`${lines.join('\n')}\n`);
+    reader.end();
+    const expected = lines.map((_, index) => {
+      const line = index + 1;
+      return line % 7 === 0 || line % 7 === 3 ? `warning ${line}` : `record ${line}`;
+    });
+    expect(seen).toEqual(expected);
+  });
+
   it('bounds a block that never closes', () => {
     const warnings: string[] = [];
     const reader = new ProgressInputReader(() => {}, (w) => warnings.push(w), { maxBlockChars: 1000 });
