@@ -68,13 +68,22 @@ const STEADY_MIN = 3;
 /** A rise into the cap smaller than this fraction of it is a steady feed next to it, not a rise. */
 const MIN_RISE = 0.02;
 /**
- * The rise must also stand out of the reads' own noise by this many standard deviations (estimated
- * from batch-to-batch differences, so a ramp's trend is not taken for noise): a noisy feed just
- * under its cap reads it for several batches in a row by chance.
+ * How long a binding out of a steady feed must last depends on how far the rise into the cap stands
+ * out of the reads' own noise: d standard deviations (estimated from batch-to-batch differences, so
+ * a ramp's trend is not taken for noise). A feed d σ under its cap that pins it by chance leaves a
+ * backlog that falls by d σ a batch on average, so it is still there after k batches with odds of
+ * about exp(−k d² / 2): k = SURVIVAL / d² keeps them under 1 in 100,000. At least
+ * `capBoundBatches` (a burst that drains may pin the cap that long), at most NEAR_CAP_FACTOR times
+ * as many (a rise within the noise: the noise itself is estimated from a few reads).
  */
-const RISE_SIGMAS = 2;
-/** How many times `capBoundBatches` a binding whose rise is within the noise must last. */
+const SURVIVAL = 2 * Math.log(100_000);
 const NEAR_CAP_FACTOR = 3;
+/**
+ * When some reads before the binding were at the cap, those left are the feed's reads below it:
+ * their spread understates its noise, so the rise must stand out by this many of their standard
+ * deviations to count after `capBoundBatches`, and otherwise waits NEAR_CAP_FACTOR times as many.
+ */
+const TRUNCATED_RISE_SIGMAS = 2;
 /**
  * Reads of a run at a cap spread by at most this fraction of it, or by FLOOR_SPREAD of the P − 1
  * offsets floored shares lose, tell a cap from noisy input: the spread actually read, not the
@@ -166,8 +175,8 @@ export function capBindingIn(
   const rise = cap - readBefore;
   if (rise < MIN_RISE * cap) return null;
   // Within the noise of the reads before, a feed just under its cap pins it for a few batches by
-  // chance (its backlog is a random walk): such a binding must last longer to count.
-  const clear = rise >= RISE_SIGMAS * noiseOf(before);
+  // chance (its backlog is a random walk): such a binding must last longer to count (SURVIVAL).
+  const sigmas = rise / noiseOf(before);
   // Tight reads at the cap tell it from noisy input (a few offsets per partition: reads alike
   // within the floors' tolerance, but spread by the noise). A batch at under half the usual pace
   // just before or inside the run let input pile up, and a restart (at its start, just before it,
@@ -196,7 +205,13 @@ export function capBindingIn(
     const slowSinceMs = slowSince >= 0 ? features[slowSince]!.t : null;
     return { cap, sinceMs: features[hiccupAt]!.t, fromSteady: false, readBefore: null, batchesToOpen: null, pace: usual, dips: 0, arrivalBefore, slowSinceMs, low, high };
   }
-  const batchesToOpen = clear ? TUNING.capBoundBatches : NEAR_CAP_FACTOR * TUNING.capBoundBatches;
+  const longest = NEAR_CAP_FACTOR * TUNING.capBoundBatches;
+  const truncated = before.length < paces.length;
+  const batchesToOpen = truncated
+    ? sigmas >= TRUNCATED_RISE_SIGMAS
+      ? TUNING.capBoundBatches
+      : longest
+    : Math.min(longest, Math.max(TUNING.capBoundBatches, Math.ceil(SURVIVAL / (sigmas * sigmas))));
   return { cap, sinceMs: features[first]!.t, fromSteady: true, readBefore, batchesToOpen, pace, dips: 0, arrivalBefore, low, high };
 }
 
