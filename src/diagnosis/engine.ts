@@ -4,9 +4,9 @@
  * state in Redis between detect jobs.
  */
 import type { Progress } from '../progress/types.js';
+import { compareText } from '../util/compare-text.js';
 import type { EngineOptions } from './engine-options.js';
 import { QueryTracker } from './query-tracker.js';
-import { compareText } from '../util/compare-text.js';
 import type { DiagnoseOutput, Health, IncidentChange, QueryReport } from './types.js';
 
 export type { EngineOptions } from './engine-options.js';
