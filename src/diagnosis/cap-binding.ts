@@ -205,14 +205,21 @@ export function capBindingIn(
     const slowSinceMs = slowSince >= 0 ? features[slowSince]!.t : null;
     return { cap, sinceMs: features[hiccupAt]!.t, fromSteady: false, readBefore: null, batchesToOpen: null, pace: usual, dips: 0, arrivalBefore, slowSinceMs, low, high };
   }
-  const longest = NEAR_CAP_FACTOR * TUNING.capBoundBatches;
-  const truncated = before.length < paces.length;
-  const batchesToOpen = truncated
-    ? sigmas >= TRUNCATED_RISE_SIGMAS
-      ? TUNING.capBoundBatches
-      : longest
-    : Math.min(longest, Math.max(TUNING.capBoundBatches, Math.ceil(SURVIVAL / (sigmas * sigmas))));
+  // Reads skipped above were at the cap: those kept are the feed's reads below it.
+  const batchesToOpen = bindingBatches(sigmas, before.length < paces.length);
   return { cap, sinceMs: features[first]!.t, fromSteady: true, readBefore, batchesToOpen, pace, dips: 0, arrivalBefore, low, high };
+}
+
+/**
+ * Batches a binding out of a steady feed must last, for a rise `sigmas` standard deviations out of
+ * the reads before it (SURVIVAL); `truncated` when some of those reads were at the cap
+ * (TRUNCATED_RISE_SIGMAS).
+ */
+function bindingBatches(sigmas: number, truncated: boolean): number {
+  const shortest = TUNING.capBoundBatches;
+  const longest = NEAR_CAP_FACTOR * shortest;
+  if (truncated) return sigmas >= TRUNCATED_RISE_SIGMAS ? shortest : longest;
+  return Math.min(longest, Math.max(shortest, Math.ceil(SURVIVAL / (sigmas * sigmas))));
 }
 
 /**
