@@ -303,9 +303,11 @@ function fileBacklogFell(ctx: DetectorContext): boolean {
 export function converging(ctx: DetectorContext): boolean {
   const { analysis } = ctx;
   if (analysis.cappedRows !== null) return false;
-  // Arrivals clearly past the measured capacity while batches overrun the trigger: the fit below,
-  // on eight noisy pairs, is the weaker witness (a 10 % overload with 14 % noise often reads ρ < 0.97).
-  const overrunning = analysis.triggerMs > 0 && median(ctx.features.slice(-3).map((f) => f.d)) > analysis.triggerMs;
+  // Arrivals clearly past the measured capacity while batches overrun the trigger (back to back,
+  // every batch does): the fit below, on eight noisy pairs, is the weaker witness (a 10 % overload
+  // with 14 % noise often reads ρ < 0.97). The capacity is rows per second of busy time, so a
+  // healthy step in load, whose durations rise towards o/(1−ρ), still reads under 1.
+  const overrunning = analysis.triggerMs <= 0 || median(ctx.features.slice(-3).map((f) => f.d)) > analysis.triggerMs;
   if (overrunning && analysis.loadFactor !== null && analysis.loadFactor >= CONVERGING_MAX_LOAD) return false;
   const recent = ctx.features.slice(-9);
   if (recent.length < 6 || recent.some((f) => f.restart && f !== recent[0])) return false;
