@@ -15,9 +15,9 @@ import { LAG_SIGNALS, isTimeSignal } from './lag-signal.js';
 
 /** A firing finding described now: summary, metrics and severity, causes and advice when due. */
 export function finding(ctx: DetectorContext, verdict: 'fire', memo: Record<string, number>): Finding {
-  const { summary, metrics } = describeLag(ctx, memo);
   // An opening records the signal its base is measured on (see the resolution in detectLag).
   if (memo.base !== undefined && memo.signal === undefined) memo.signal = LAG_SIGNALS.indexOf(ctx.analysis.signal);
+  const { summary, metrics } = describeLag(ctx, memo);
   return { verdict, severity: lagSeverity(ctx), summary, metrics, ...explained(ctx), memo };
 }
 
@@ -83,7 +83,7 @@ function describeLag(view: LagView, memo: Record<string, number> | null): { summ
     const noFigure = latest.kafkaBehind === null && latest.filesOutstanding === null && latest.bytesOutstanding === null && latest.msBehind === null;
     const why = noFigure ? 'these reports carry no backlog figure' : "the source's backlog reads 0: each batch takes everything that has arrived";
     parts.push(
-      `Falling behind: time behind ≈ the last batch's duration, ${fmt.ms(latest.d)}${change}${
+      `Falling behind: time behind ≈ the last batch's duration, ${fmt.ms(latest.d)}${upFrom(memo, latest.d / 1000)}${change}${
         analysis.triggerMs > 0 ? ` against a ${fmt.ms(analysis.triggerMs)} trigger` : ''
       } (${why})`,
     );
@@ -109,6 +109,18 @@ function describeLag(view: LagView, memo: Record<string, number> | null): { summ
   metrics.drainEtaSec = etaSec === null || level ? null : Math.round(etaSec);
   if (shrinking !== null) delete metrics.timeBehindTrendSecPerMin;
   return { summary: parts.join(', '), metrics };
+}
+
+/**
+ * Where the time behind stood when the incident's evidence began (its base, in seconds), when it
+ * has grown materially since: the growth that opened it, which the last few batches (shrinking, say)
+ * may not show.
+ */
+function upFrom(memo: Record<string, number> | null, nowSec: number): string {
+  const base = memo?.base;
+  const signal = memo?.signal === undefined ? undefined : LAG_SIGNALS[memo.signal];
+  if (base === undefined || signal === undefined || !isTimeSignal(signal) || !(base > 0) || nowSec < 1.2 * base) return '';
+  return ` (up from about ${fmt.seconds(base)})`;
 }
 
 /** The least pace a drain must gain back, seconds of data per second, to be called draining. */
