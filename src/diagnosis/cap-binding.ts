@@ -65,6 +65,8 @@ export interface CapBound {
 /** Batches before a binding whose reads say what the steady state was (at least STEADY_MIN of them). */
 const STEADY_BEFORE = 8;
 const STEADY_MIN = 3;
+/** Batches back from a binding's run that the reads before it may come from. */
+const STEADY_LOOK_BACK = 3 * STEADY_BEFORE;
 /** A rise into the cap smaller than this fraction of it is a steady feed next to it, not a rise. */
 const MIN_RISE = 0.02;
 /**
@@ -139,12 +141,22 @@ export function capBindingIn(
     high = Math.max(high, features[i]!.rows);
   }
   if (first < 0) return null;
-  // The run's first reads may be a rise's last step short of the cap, inside the band two capped
-  // reads can differ by but lower than floored shares of the cap read: not at it yet.
-  const floorLoss = capTolerance(cap, partitions) / 2;
-  while (first < features.length - 1 && features[first]!.rows < high - floorLoss) first += 1;
+  // A read of the run further below its highest than reads at one cap spread (spreadsPastCap) was
+  // not at the cap: a rise's last step short of it, or a batch that found the backlog empty. The
+  // run starts after the last such read (none left: the newest batch is not at the cap).
+  const tight = Math.max(CAP_TIGHT * cap, FLOOR_SPREAD * (partitions - 1));
+  for (let i = features.length - 1; i >= first; i -= 1) {
+    if (features[i]!.rows < high - tight) {
+      first = i + 1;
+      break;
+    }
+  }
   let low = Infinity;
-  for (let i = first; i < features.length; i += 1) low = Math.min(low, features[i]!.rows);
+  high = -Infinity;
+  for (let i = first; i < features.length; i += 1) {
+    low = Math.min(low, features[i]!.rows);
+    high = Math.max(high, features[i]!.rows);
+  }
   if (first === 0 || features.length - first < MIN_RUN) return null;
   // A batch of the same run that read more than any capped batch can, however long ago: no cap.
   if (capExceededInRun(runMaxRows, cap, partitions)) return null;
@@ -156,16 +168,29 @@ export function capBindingIn(
   const before: number[] = [];
   const arrivals: number[] = [];
   const paces: number[] = [];
-  for (let i = first - 1; i >= 0 && paces.length < STEADY_BEFORE; i -= 1) {
+  let skipped = 0;
+  /** The reads before came from past the usual STEADY_BEFORE batches. */
+  let farBack = false;
+  for (let i = first - 1; i >= 0 && first - i <= STEADY_LOOK_BACK; i -= 1) {
+    if (paces.length >= STEADY_BEFORE) {
+      // Past the usual window only while it held too few reads below the cap (an earlier stretch
+      // of this binding that a dip cut short), back to the feed's reads.
+      if (!farBack && before.length >= STEADY_MIN) break;
+      farBack = true;
+      if (before.length >= STEADY_BEFORE) break;
+    }
     const f = features[i]!;
     if (f.restart) {
       restart = true;
       continue;
     }
     if (f.rows <= 0 || f.d <= 0) break;
-    paces.push(f.rows / f.d);
-    // Reads at the cap (an earlier, shorter binding) hide the feed's level and noise.
-    if (readsAtCap(f.rows, cap, partitions)) continue;
+    if (paces.length < STEADY_BEFORE) paces.push(f.rows / f.d);
+    // Reads at the cap hide the feed's level and noise.
+    if (readsAtCap(f.rows, cap, partitions)) {
+      skipped += 1;
+      continue;
+    }
     before.push(f.rows);
     const rate = admitted(features, i);
     if (rate !== null) arrivals.push(rate);
@@ -177,13 +202,12 @@ export function capBindingIn(
   // Within the noise of the reads before, a feed just under its cap pins it for a few batches by
   // chance (its backlog is a random walk): such a binding must last longer to count (SURVIVAL).
   const sigmas = rise / noiseOf(before);
-  // Tight reads at the cap tell it from noisy input (a few offsets per partition: reads alike
-  // within the floors' tolerance, but spread by the noise). A batch at under half the usual pace
-  // just before or inside the run let input pile up, and a restart (at its start, just before it,
-  // or after downtime inside it) brings the downtime's input: the reads at the cap after either may
-  // be its residue, a catch-up from there.
+  // A batch at under half the usual pace just before or inside the run let input pile up, and a
+  // restart (at its start, just before it, or after downtime inside it) brings the downtime's
+  // input: the reads at the cap after either may be its residue, a catch-up from there. (The run's
+  // reads are tight by construction above; reads that spread later are nextCapBound's to judge.)
   const pace = median(paces);
-  let hiccupAt = restart || spreadsPastCap(low, high, cap, partitions) ? first : -1;
+  let hiccupAt = restart ? first : -1;
   // Slow batches in a row are one hiccup from the first of them (capacity lost stays slow).
   let slowFrom = -1;
   let slowSince = -1;
@@ -206,18 +230,20 @@ export function capBindingIn(
     return { cap, sinceMs: features[hiccupAt]!.t, fromSteady: false, readBefore: null, batchesToOpen: null, pace: usual, dips: 0, arrivalBefore, slowSinceMs, low, high };
   }
   // Reads skipped above were at the cap: those kept are the feed's reads below it.
-  const batchesToOpen = bindingBatches(sigmas, before.length < paces.length);
+  const batchesToOpen = bindingBatches(sigmas, skipped > 0, farBack);
   return { cap, sinceMs: features[first]!.t, fromSteady: true, readBefore, batchesToOpen, pace, dips: 0, arrivalBefore, low, high };
 }
 
 /**
  * Batches a binding out of a steady feed must last, for a rise `sigmas` standard deviations out of
  * the reads before it (SURVIVAL); `truncated` when some of those reads were at the cap
- * (TRUNCATED_RISE_SIGMAS).
+ * (TRUNCATED_RISE_SIGMAS); the longest when they came from past the usual window (`farBack`: the
+ * reads at the cap between say the feed was near it all along).
  */
-function bindingBatches(sigmas: number, truncated: boolean): number {
+function bindingBatches(sigmas: number, truncated: boolean, farBack: boolean): number {
   const shortest = TUNING.capBoundBatches;
   const longest = NEAR_CAP_FACTOR * shortest;
+  if (farBack) return longest;
   if (truncated) return sigmas >= TRUNCATED_RISE_SIGMAS ? shortest : longest;
   return Math.min(longest, Math.max(shortest, Math.ceil(SURVIVAL / (sigmas * sigmas))));
 }
