@@ -65,8 +65,6 @@ export interface CapBound {
 /** Batches before a binding whose reads say what the steady state was (at least STEADY_MIN of them). */
 const STEADY_BEFORE = 8;
 const STEADY_MIN = 3;
-/** Batches back from a binding's run that the reads before it may come from. */
-const STEADY_LOOK_BACK = 3 * STEADY_BEFORE;
 /** A rise into the cap smaller than this fraction of it is a steady feed next to it, not a rise. */
 const MIN_RISE = 0.02;
 /**
@@ -168,29 +166,16 @@ export function capBindingIn(
   const before: number[] = [];
   const arrivals: number[] = [];
   const paces: number[] = [];
-  let skipped = 0;
-  /** The reads before came from past the usual STEADY_BEFORE batches. */
-  let farBack = false;
-  for (let i = first - 1; i >= 0 && first - i <= STEADY_LOOK_BACK; i -= 1) {
-    if (paces.length >= STEADY_BEFORE) {
-      // Past the usual window only while it held too few reads below the cap (an earlier stretch
-      // of this binding that a dip cut short), back to the feed's reads.
-      if (!farBack && before.length >= STEADY_MIN) break;
-      farBack = true;
-      if (before.length >= STEADY_BEFORE) break;
-    }
+  for (let i = first - 1; i >= 0 && paces.length < STEADY_BEFORE; i -= 1) {
     const f = features[i]!;
     if (f.restart) {
       restart = true;
       continue;
     }
     if (f.rows <= 0 || f.d <= 0) break;
-    if (paces.length < STEADY_BEFORE) paces.push(f.rows / f.d);
-    // Reads at the cap hide the feed's level and noise.
-    if (readsAtCap(f.rows, cap, partitions)) {
-      skipped += 1;
-      continue;
-    }
+    paces.push(f.rows / f.d);
+    // Reads at the cap (an earlier, shorter binding) hide the feed's level and noise.
+    if (readsAtCap(f.rows, cap, partitions)) continue;
     before.push(f.rows);
     const rate = admitted(features, i);
     if (rate !== null) arrivals.push(rate);
@@ -230,20 +215,18 @@ export function capBindingIn(
     return { cap, sinceMs: features[hiccupAt]!.t, fromSteady: false, readBefore: null, batchesToOpen: null, pace: usual, dips: 0, arrivalBefore, slowSinceMs, low, high };
   }
   // Reads skipped above were at the cap: those kept are the feed's reads below it.
-  const batchesToOpen = bindingBatches(sigmas, skipped > 0, farBack);
+  const batchesToOpen = bindingBatches(sigmas, before.length < paces.length);
   return { cap, sinceMs: features[first]!.t, fromSteady: true, readBefore, batchesToOpen, pace, dips: 0, arrivalBefore, low, high };
 }
 
 /**
  * Batches a binding out of a steady feed must last, for a rise `sigmas` standard deviations out of
  * the reads before it (SURVIVAL); `truncated` when some of those reads were at the cap
- * (TRUNCATED_RISE_SIGMAS); the longest when they came from past the usual window (`farBack`: the
- * reads at the cap between say the feed was near it all along).
+ * (TRUNCATED_RISE_SIGMAS).
  */
-function bindingBatches(sigmas: number, truncated: boolean, farBack: boolean): number {
+function bindingBatches(sigmas: number, truncated: boolean): number {
   const shortest = TUNING.capBoundBatches;
   const longest = NEAR_CAP_FACTOR * shortest;
-  if (farBack) return longest;
   if (truncated) return sigmas >= TRUNCATED_RISE_SIGMAS ? shortest : longest;
   return Math.min(longest, Math.max(shortest, Math.ceil(SURVIVAL / (sigmas * sigmas))));
 }
