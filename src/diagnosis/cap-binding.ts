@@ -94,9 +94,14 @@ const CAP_TIGHT = 0.005;
 /** A small cap over many partitions (10 offsets each over 167) loses a different few dozen at each batch. */
 const FLOOR_SPREAD = 0.5;
 
+/** How far apart reads at one cap `cap` over `partitions` partitions spread at most (CAP_TIGHT, FLOOR_SPREAD). */
+function capSpread(cap: number, partitions: number): number {
+  return Math.max(CAP_TIGHT * cap, FLOOR_SPREAD * (partitions - 1));
+}
+
 /** Whether reads at a cap spread wider than a cap's (noisy input, or a feed that never rose into one). */
 function spreadsPastCap(low: number, high: number, cap: number, partitions: number): boolean {
-  return high - low > Math.max(CAP_TIGHT * cap, FLOOR_SPREAD * (partitions - 1));
+  return high - low > capSpread(cap, partitions);
 }
 
 /**
@@ -139,12 +144,12 @@ export function capBindingIn(
     high = Math.max(high, features[i]!.rows);
   }
   if (first < 0) return null;
-  // A read of the run further below its highest than reads at one cap spread (spreadsPastCap) was
-  // not at the cap: a rise's last step short of it, or a batch that found the backlog empty. The
-  // run starts after the last such read (none left: the newest batch is not at the cap).
-  const tight = Math.max(CAP_TIGHT * cap, FLOOR_SPREAD * (partitions - 1));
+  // A read of the run further below its highest than reads at one cap spread was not at the cap:
+  // a rise's last step short of it, or a batch that found the backlog empty. The run starts after
+  // the last such read (none left: the newest batch is not at the cap).
+  const lowest = high - capSpread(cap, partitions);
   for (let i = features.length - 1; i >= first; i -= 1) {
-    if (features[i]!.rows < high - tight) {
+    if (features[i]!.rows < lowest) {
       first = i + 1;
       break;
     }
