@@ -7,7 +7,7 @@
 
 import { readFileSync } from 'node:fs';
 
-import { DrawMismatchError, compareDraws, judgeTargets, summarize, type DrawMove, type DrawScore, type EpisodeOutcome, type Spread } from '../src/simulator/evaluation/index.js';
+import { DrawMismatchError, alarmOpeningText, compareDraws, judgeTargets, summarize, type DrawMove, type DrawScore, type EpisodeOutcome, type Spread } from '../src/simulator/evaluation/index.js';
 
 const MAKE = 'npm run -s eval -- --random N --seed-base B --json > FILE';
 const USAGE = `usage: npm run eval:diff -- BEFORE.json AFTER.json (each from ${MAKE})`;
@@ -51,8 +51,8 @@ function said(o: EpisodeOutcome): string {
 function describe(move: DrawMove): string[] {
   const lines = [`  seed ${move.seed} ${move.family} ${move.mode}`];
   for (const e of move.episodes) lines.push(`    q${e.query} ${e.what}${e.strict ? ' (≥ 10 %)' : ''}: ${said(e.before)} → ${said(e.after)}`);
-  for (const a of move.alarmsGone) lines.push(`    false alarm gone: q${a.query} ${a.kind}@#${a.index} ${a.summary.slice(0, 100)}`);
-  for (const a of move.alarmsNew) lines.push(`    false alarm new:  q${a.query} ${a.kind}@#${a.index} ${a.summary.slice(0, 100)}`);
+  for (const a of move.alarmsGone) lines.push(`    false alarm gone: q${a.query} ${a.kind}@#${a.index} ${alarmOpeningText(a).slice(0, 100)}`);
+  for (const a of move.alarmsNew) lines.push(`    false alarm new:  q${a.query} ${a.kind}@#${a.index} ${alarmOpeningText(a).slice(0, 100)}`);
   return lines;
 }
 

@@ -3,7 +3,7 @@
  * seeds to replay them.
  */
 
-import { type DrawScore, type GroupSummary, type Spread } from '../src/simulator/evaluation/index.js';
+import { alarmOpeningText, type DrawScore, type GroupSummary, type Spread } from '../src/simulator/evaluation/index.js';
 import { FAMILIES } from '../src/simulator/random/index.js';
 
 /** What the worst-draws list needs of the run's flags. */
@@ -99,7 +99,7 @@ function worstDraws(draws: DrawScore[]): Worst[] {
         problem: 'false alarm',
         seed: d.seed,
         mode: d.mode,
-        detail: `${d.falseAlarms.map((a) => `${a.kind}@#${a.index}${d.queries.length > 1 ? q(a.query) : ''}`).join(' ')}${d.queries.length > 1 ? '' : q(0)} — ${first.summary.slice(0, 110)}`,
+        detail: `${d.falseAlarms.map((a) => `${a.kind}@#${a.index}${d.queries.length > 1 ? q(a.query) : ''}`).join(' ')}${d.queries.length > 1 ? '' : q(0)} — ${alarmOpeningText(first).slice(0, 110)}`,
         weight: d.falseAlarms.length,
       });
     }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Incident, IncidentChange, IncidentKind } from '../../src/diagnosis/types.js';
 import {
+  alarmOpeningText,
   judgeTargets,
   scoreRandom,
   summarize,
@@ -62,6 +63,17 @@ describe('scoring a random draw', () => {
     const early = scoreRandom(sim, run([change('opened', 'lag', label.earliestIndex - 1)]));
     expect(early.episodes[0]).toMatchObject({ found: false, late: false, incidents: 0 });
     expect(early.falseAlarms.map((a) => a.kind)).toEqual(['lag']);
+  });
+
+  it('keeps a false alarm\'s text at opening beside its latest text', () => {
+    const at = label.earliestIndex - 1;
+    const later = change('updated', 'lag', at + 2, at);
+    later.change.incident.summary = 'lag, rewritten by an update';
+    const [alarm] = scoreRandom(sim, run([change('opened', 'lag', at), later])).falseAlarms;
+    expect(alarm).toMatchObject({ openedSummary: `lag at ${at}`, summary: 'lag, rewritten by an update' });
+    expect(alarmOpeningText(alarm!)).toBe(`lag at ${at}`);
+    // A file written before the opening text was recorded still reads.
+    expect(alarmOpeningText({ ...alarm!, openedSummary: undefined })).toBe('lag, rewritten by an update');
   });
 
   it('tolerates another kind inside the episode, not after its aftermath', () => {

@@ -49,7 +49,15 @@ export interface Alarm {
   kind: IncidentKind;
   index: number;
   atMs: number;
+  /** The incident's summary as last reported. */
   summary: string;
+  /** Its summary when it opened: why it opened (absent in files written before it was recorded). */
+  openedSummary?: string;
+}
+
+/** What a false alarm said when it opened; its latest text for files that did not record that. */
+export function alarmOpeningText(alarm: Alarm): string {
+  return alarm.openedSummary ?? alarm.summary;
 }
 
 export interface DrawScore {
@@ -80,7 +88,14 @@ function relapses(changes: RandomQueryRun['changes']): Opening[] {
     const key = incidentKey(change.incident);
     if (n > (seen.get(key) ?? 0)) {
       seen.set(key, n);
-      out.push({ kind: change.incident.kind, index, atMs, latest: change.incident, topCause: change.incident.causes[0]?.code ?? null });
+      out.push({
+        kind: change.incident.kind,
+        index,
+        atMs,
+        latest: change.incident,
+        openedSummary: change.incident.summary,
+        topCause: change.incident.causes[0]?.code ?? null,
+      });
     }
   }
   return out;
@@ -156,7 +171,7 @@ export function scoreRandom(sim: SimulatedRandom, runs: RandomQueryRun[]): DrawS
         alsoOpened[o.kind] = (alsoOpened[o.kind] ?? 0) + 1;
         continue;
       }
-      falseAlarms.push({ query, kind: o.kind, index: o.index, atMs: o.atMs, summary: o.latest.summary });
+      falseAlarms.push({ query, kind: o.kind, index: o.index, atMs: o.atMs, summary: o.latest.summary, openedSummary: o.openedSummary });
     }
   });
   return {

@@ -16,6 +16,8 @@ export interface Opening {
   atMs: number;
   /** The incident as last reported (opened, updated or resolved). */
   latest: Incident;
+  /** Its summary when it opened (or re-opened): what made it open, which later updates rewrite. */
+  openedSummary: string;
   topCause: string | null;
 }
 
@@ -59,7 +61,14 @@ export function openings(changes: TimedChange[]): Opening[] {
     const k = incidentKey(change.incident);
     const existing = byKey.get(k);
     if (change.type === 'opened' && !existing) {
-      byKey.set(k, { kind: change.incident.kind, index, atMs, latest: change.incident, topCause: topCauseOf(change.incident) });
+      byKey.set(k, {
+        kind: change.incident.kind,
+        index,
+        atMs,
+        latest: change.incident,
+        openedSummary: change.incident.summary,
+        topCause: topCauseOf(change.incident),
+      });
     } else if (existing) {
       existing.latest = change.incident;
       existing.topCause = topCauseOf(change.incident);
