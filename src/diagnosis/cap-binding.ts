@@ -12,7 +12,7 @@ import { MIN_DISRUPTION_MS } from './aftermath.js';
 import type { BatchFeatures } from './batch-features.js';
 import type { Analysis } from './query-analysis.js';
 import { TUNING } from './engine-options.js';
-import { median } from './statistics.js';
+import { mannKendallCritical, mannKendallS, median } from './statistics.js';
 
 export interface CapBound {
   /** The cap, rows (offsets). */
@@ -31,7 +31,8 @@ export interface CapBound {
   readBefore: number | null;
   /**
    * Batches at the cap that open lag, with at least `capBoundMinMs` (the catch-up budget opens it
-   * whatever this says): `capBoundBatches` after a rise that stands out of the noise,
+   * whatever this says): `capBoundBatches` after a rise that stands out of the noise (RAMP_LEAD
+   * fewer after a steady ramp into the cap),
    * NEAR_CAP_FACTOR times that after one within it; null after a hiccup (then the budget). Either
    * way, once the batches at the cap admit less than arrived before (`admitsLess`), the lag
    * detector opens `capBoundBatches` batches after the first slow one, with no floor in time.
@@ -171,6 +172,8 @@ export function capBindingIn(
   const before: number[] = [];
   const arrivals: number[] = [];
   const paces: number[] = [];
+  // Every read of those batches, at the cap too (at least what arrived), newest first.
+  const reads: number[] = [];
   for (let i = first - 1; i >= 0 && paces.length < STEADY_BEFORE; i -= 1) {
     const f = features[i]!;
     if (f.restart) {
@@ -179,6 +182,7 @@ export function capBindingIn(
     }
     if (f.rows <= 0 || f.d <= 0) break;
     paces.push(f.rows / f.d);
+    reads.push(f.rows);
     // Reads at the cap (an earlier, shorter binding) hide the feed's level and noise.
     if (readsAtCap(f.rows, cap, partitions)) continue;
     before.push(f.rows);
@@ -220,21 +224,54 @@ export function capBindingIn(
     return { cap, sinceMs: features[hiccupAt]!.t, fromSteady: false, readBefore: null, batchesToOpen: null, pace: usual, dips: 0, arrivalBefore, slowSinceMs, low, high };
   }
   // Reads skipped above were at the cap: those kept are the feed's reads below it.
-  const batchesToOpen = bindingBatches(sigmas, before.length < paces.length);
+  const batchesToOpen = bindingBatches(sigmas, before.length < paces.length, rampedInto(reads, cap));
   return { cap, sinceMs: features[first]!.t, fromSteady: true, readBefore, batchesToOpen, pace, dips: 0, arrivalBefore, low, high };
 }
 
 /**
  * Batches a binding out of a steady feed must last, for a rise `sigmas` standard deviations out of
  * the reads before it (SURVIVAL); `truncated` when some of those reads were at the cap
- * (TRUNCATED_RISE_SIGMAS).
+ * (TRUNCATED_RISE_SIGMAS); RAMP_LEAD fewer than the shortest when the reads `ramp`ed into the cap.
  */
-function bindingBatches(sigmas: number, truncated: boolean): number {
+function bindingBatches(sigmas: number, truncated: boolean, ramp: boolean): number {
   const shortest = TUNING.capBoundBatches;
   const longest = NEAR_CAP_FACTOR * shortest;
-  if (truncated) return sigmas >= TRUNCATED_RISE_SIGMAS ? shortest : longest;
-  return Math.min(longest, Math.max(shortest, Math.ceil(SURVIVAL / (sigmas * sigmas))));
+  const batches = truncated
+    ? sigmas >= TRUNCATED_RISE_SIGMAS
+      ? shortest
+      : longest
+    : Math.min(longest, Math.max(shortest, Math.ceil(SURVIVAL / (sigmas * sigmas))));
+  return ramp && batches === shortest ? shortest - RAMP_LEAD : batches;
 }
+
+/**
+ * Batches fewer a binding needs when the reads rose into the cap batch after batch (`rampedInto`)
+ * and the rise stands out of their noise: input still growing as it reaches the cap keeps growing
+ * past it, and its first read at the cap comes a batch or two after the input passed it (each
+ * read is what arrived over the interval before), while a burst jumps to the cap at once.
+ */
+const RAMP_LEAD = 2;
+
+/**
+ * Whether `reads` (the STEADY_BEFORE batches before a binding at `cap`, newest first; a read at the
+ * cap is at least what arrived) rose steadily: a Mann–Kendall-significant rise (1 %), oldest to
+ * newest, with no one step (the last read to the cap included) more than RAMP_MAX_STEP of the rise
+ * from the lowest read to the cap. A burst's first read or two jump and make a rise significant
+ * too, over a flat feed before. An earlier binding that ended before this one reads as a fall.
+ */
+function rampedInto(reads: readonly number[], cap: number): boolean {
+  if (reads.length < STEADY_BEFORE) return false;
+  const oldestFirst = reads.slice().reverse();
+  if (mannKendallS(oldestFirst) < mannKendallCritical(oldestFirst.length)) return false;
+  const limit = RAMP_MAX_STEP * (cap - Math.min(...oldestFirst));
+  for (let i = 1; i <= oldestFirst.length; i += 1) {
+    if ((oldestFirst[i] ?? cap) - oldestFirst[i - 1]! > limit) return false;
+  }
+  return true;
+}
+
+/** The largest share of a ramp's rise into the cap one batch may make (a jump is no ramp). */
+const RAMP_MAX_STEP = 0.5;
 
 /**
  * Rows per second batch `i` read over the time since the batch before it began (what arrived in

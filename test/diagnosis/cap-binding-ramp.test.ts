@@ -12,6 +12,8 @@
 import { describe, expect, it } from 'vitest';
 import { runRandomEngine, scoreRandom } from '../../src/simulator/evaluation/index.js';
 import { drawScenario, simulateRandom } from '../../src/simulator/random/index.js';
+import { rampRate, steppedRate, type StreamSpec } from '../../src/simulator/index.js';
+import { CAPPED_TRIGGER_MS, MIN, START, cappedNoBacklogSpec, opened, runStream } from './run-stream.js';
 
 function score(seed: number) {
   const sim = simulateRandom(drawScenario(seed));
@@ -35,5 +37,40 @@ describe('a capped query without a backlog figure whose input rises into the cap
     expect(episode.delayReports).not.toBeNull();
     expect(episode.delayReports!).toBeLessThanOrEqual(within);
     expect(s.falseAlarms).toEqual([]);
+  });
+});
+
+/**
+ * Input that rises batch after batch into the cap keeps rising past it, and its first read at the
+ * cap comes a batch or two after the input passed the cap (each read is what arrived over the
+ * interval before): such a binding opens after 6 batches at the cap, where a jump into the cap
+ * (what a burst that drains also makes) still waits 8.
+ */
+describe('a capped query without a backlog figure: a ramp into the cap against a jump', () => {
+  const CAP = 80_000;
+  /** The batches in a row at the cap when lag opened (the binding), and the opening's index. */
+  function atCapWhenOpened(arrival: StreamSpec['arrival'], seed: number): { batches: number; index: number } {
+    const run = runStream(cappedNoBacklogSpec(arrival), 200, {}, seed);
+    const [open] = opened(run, 'lag');
+    expect(open, `seed ${seed}`).toBeDefined();
+    const atCap = (i: number) => (JSON.parse(run.json[i]!) as { numInputRows: number }).numInputRows >= CAP - 100;
+    let first = open!.index;
+    while (first > 0 && atCap(first - 1)) first -= 1;
+    return { batches: open!.index - first + 1, index: open!.index };
+  }
+  // 5,000 rows/s for 20 minutes, then up by 2,800 rows/s a minute: past the cap's 8,000 at 21m04s.
+  const rampStart = START + 20 * MIN;
+  const ramp = rampRate(5_000, 19_000, rampStart, rampStart + 5 * MIN);
+  const rampOnset = Math.ceil((20 * MIN + (3_000 / 14_000) * 5 * MIN) / CAPPED_TRIGGER_MS);
+
+  it.each([1, 2, 3, 4, 5, 6])('a ramp opens after 6 batches at the cap, within 8 of the input passing it (seed %i)', (seed) => {
+    const { batches, index } = atCapWhenOpened(ramp, seed);
+    expect(batches).toBe(6);
+    expect(index).toBeLessThanOrEqual(rampOnset + 8);
+  });
+
+  it.each([1, 2, 3])('a jump into the cap still waits 8 batches at it (seed %i)', (seed) => {
+    const { batches } = atCapWhenOpened(steppedRate(5_000, [{ atMs: START + 20 * MIN, rowsPerSec: 12_000 }]), seed);
+    expect(batches).toBe(8);
   });
 });

@@ -8,25 +8,10 @@ import { describe, expect, it } from 'vitest';
 import { QueryTracker } from '../../src/diagnosis/query-tracker.js';
 import { parseProgress } from '../../src/progress/parse-progress.js';
 import { constantRate, StreamSimulator, steppedRate, withBursts, type StreamSpec } from '../../src/simulator/index.js';
-import { MIN, START, opened, runStream } from './run-stream.js';
+import { CAPPED_TRIGGER_MS as TRIGGER_MS, MIN, START, cappedNoBacklogSpec, opened, runStream } from './run-stream.js';
 
-const TRIGGER_MS = 10_000;
 /** A burst whose excess pins a 1 s trigger's cap for 8 to 10 batches. */
 const BURST_MS = 4_500;
-
-function spec(arrival: StreamSpec['arrival'], extra: Partial<StreamSpec> = {}): StreamSpec {
-  return {
-    name: 'payments_raw',
-    arrival,
-    arrivalNoise: 0.05,
-    // 20,000 rows/s: a capped batch of 80,000 rows takes about 4.6 s of the 10 s trigger.
-    processing: { rowsPerSecPerCore: 2_500, cores: 8, overheadMs: 600 },
-    triggerMs: TRIGGER_MS,
-    source: { kind: 'kafka', partitions: 8, maxOffsetsPerTrigger: 80_000 },
-    platform: 'spark-3.0',
-    ...extra,
-  };
-}
 
 /** 6,000 rows/s, then 9,000 (12.5 % above the cap's 8,000) from 20 to 45 minutes, then 5,000. */
 function overloadThenDrain(): StreamSpec['arrival'] {
@@ -62,7 +47,7 @@ describe('a capped query falling behind with no backlog figure', () => {
     const onsetIndex = (20 * MIN) / TRIGGER_MS;
     const dropIndex = (45 * MIN) / TRIGGER_MS;
     for (let seed = 1; seed <= 8; seed += 1) {
-      const run = runStream(spec(overloadThenDrain()), 480, {}, seed);
+      const run = runStream(cappedNoBacklogSpec(overloadThenDrain()), 480, {}, seed);
       const lag = run.changes.filter((c) => c.incident.kind === 'lag');
       expect(lag.map((c) => c.type), `seed ${seed}`).toEqual(['opened', 'resolved']);
       const [open, resolved] = lag as [(typeof lag)[0], (typeof lag)[0]];
@@ -89,7 +74,7 @@ describe('a capped query falling behind with no backlog figure', () => {
     // 6 or 7 batches at the cap.
     for (let seed = 1; seed <= 8; seed += 1) {
       const run = runStream(
-        spec(withBursts(constantRate(6_000), [{ atMs: START + 20 * MIN, durationMs: 35_000, extraRowsPerSec: 4_000 }])),
+        cappedNoBacklogSpec(withBursts(constantRate(6_000), [{ atMs: START + 20 * MIN, durationMs: 35_000, extraRowsPerSec: 4_000 }])),
         240,
         {},
         seed,
@@ -107,7 +92,7 @@ describe('a capped query falling behind with no backlog figure', () => {
     // drains at 2,000 rows/s spare, pinning the cap for 8 to 10 batches (10 s at most).
     for (let seed = 1; seed <= 8; seed += 1) {
       const run = runStream(
-        spec(withBursts(constantRate(6_000), [{ atMs: START + 5 * MIN, durationMs: BURST_MS, extraRowsPerSec: 4_000 }]), {
+        cappedNoBacklogSpec(withBursts(constantRate(6_000), [{ atMs: START + 5 * MIN, durationMs: BURST_MS, extraRowsPerSec: 4_000 }]), {
           triggerMs: 1_000,
           processing: { rowsPerSecPerCore: 2_500, cores: 8, overheadMs: 150 },
           source: { kind: 'kafka', partitions: 8, maxOffsetsPerTrigger: 8_000 },
@@ -126,7 +111,7 @@ describe('a capped query falling behind with no backlog figure', () => {
   it('stays quiet on a noisy feed just under its cap (it pins the cap for a few batches by chance)', () => {
     // 97.5 % of the cap with 5 % noise, for two hours.
     for (let seed = 1; seed <= 4; seed += 1) {
-      const run = runStream(spec(constantRate(7_800)), 720, {}, seed);
+      const run = runStream(cappedNoBacklogSpec(constantRate(7_800)), 720, {}, seed);
       expect({ seed, lag: opened(run, 'lag').map((c) => c.incident.summary) }).toEqual({ seed, lag: [] });
     }
   });
@@ -138,7 +123,7 @@ describe('a capped query falling behind with no backlog figure', () => {
     const source = { kind: 'kafka' as const, partitions: 12, maxOffsetsPerTrigger: 2_950 };
     const processing = { rowsPerSecPerCore: 400, cores: 4, overheadMs: 1_200 };
     for (let seed = 1; seed <= 40; seed += 1) {
-      const run = runStream(spec(constantRate(462), { source, processing, triggerMs: 3_000, arrivalNoise: 0.008 }), 300, {}, seed);
+      const run = runStream(cappedNoBacklogSpec(constantRate(462), { source, processing, triggerMs: 3_000, arrivalNoise: 0.008 }), 300, {}, seed);
       expect({ seed, lag: opened(run, 'lag').map((c) => c.incident.summary) }).toEqual({ seed, lag: [] });
     }
   });
@@ -147,7 +132,7 @@ describe('a capped query falling behind with no backlog figure', () => {
     // The input rises above the cap at batch 120; the query restarts (5 s down) at batch 123.
     for (let seed = 1; seed <= 4; seed += 1) {
       const run = runStream(
-        spec(steppedRate(6_000, [{ atMs: START + 20 * MIN, rowsPerSec: 9_000 }]), { events: [{ type: 'restart', atBatch: 123, downtimeMs: 5_000 }] }),
+        cappedNoBacklogSpec(steppedRate(6_000, [{ atMs: START + 20 * MIN, rowsPerSec: 9_000 }]), { events: [{ type: 'restart', atBatch: 123, downtimeMs: 5_000 }] }),
         200,
         {},
         seed,
@@ -163,7 +148,7 @@ describe('a capped query falling behind with no backlog figure', () => {
     // falls behind for good: one relapse of the same incident that stays open.
     for (let seed = 1; seed <= 4; seed += 1) {
       const run = runStream(
-        spec(
+        cappedNoBacklogSpec(
           overloadThenDrain(),
           { events: [{ type: 'restart', atBatch: 336, downtimeMs: 5_000, cap: null, cores: 2 }] },
         ),
@@ -182,7 +167,7 @@ describe('a capped query falling behind with no backlog figure', () => {
     // A 40 s GC pause at 7,000 rows/s: 280,000 rows to read back at 1,000 rows/s spare, about
     // 28 batches at the cap; the slow batch says where they came from.
     for (let seed = 1; seed <= 8; seed += 1) {
-      const run = runStream(spec(constantRate(7_000), { events: [{ type: 'gc', atBatch: 120, pauseMs: 40_000 }] }), 240, {}, seed);
+      const run = runStream(cappedNoBacklogSpec(constantRate(7_000), { events: [{ type: 'gc', atBatch: 120, pauseMs: 40_000 }] }), 240, {}, seed);
       expect({ seed, lag: opened(run, 'lag').map((c) => c.incident.summary) }).toEqual({ seed, lag: [] });
     }
   });
@@ -196,7 +181,7 @@ describe('a capped query falling behind with no backlog figure', () => {
       { type: 'gc' as const, atBatch: 121, pauseMs: 27_000 },
     ];
     for (let seed = 1; seed <= 8; seed += 1) {
-      const run = runStream(spec(constantRate(10_000), { events, triggerMs: 3_000 }), 240, {}, seed);
+      const run = runStream(cappedNoBacklogSpec(constantRate(10_000), { events, triggerMs: 3_000 }), 240, {}, seed);
       expect({ seed, lag: opened(run, 'lag').map((c) => c.incident.summary) }).toEqual({ seed, lag: [] });
     }
   });
@@ -207,7 +192,7 @@ describe('a capped query falling behind with no backlog figure', () => {
     const pauseIndex = 120;
     for (let seed = 1; seed <= 4; seed += 1) {
       const run = runStream(
-        spec(steppedRate(7_000, [{ atMs: START + pauseIndex * TRIGGER_MS, rowsPerSec: 9_000 }]), {
+        cappedNoBacklogSpec(steppedRate(7_000, [{ atMs: START + pauseIndex * TRIGGER_MS, rowsPerSec: 9_000 }]), {
           events: [{ type: 'gc', atBatch: pauseIndex, pauseMs: 40_000 }],
         }),
         330,
@@ -225,7 +210,7 @@ describe('a capped query falling behind with no backlog figure', () => {
   it('follows the binding past the ring through the stored state (each detect job restores the tracker)', () => {
     const pauseIndex = 120;
     const sim = new StreamSimulator(
-      spec(steppedRate(7_000, [{ atMs: START + pauseIndex * TRIGGER_MS, rowsPerSec: 9_000 }]), {
+      cappedNoBacklogSpec(steppedRate(7_000, [{ atMs: START + pauseIndex * TRIGGER_MS, rowsPerSec: 9_000 }]), {
         events: [{ type: 'gc', atBatch: pauseIndex, pauseMs: 40_000 }],
       }),
       { startMs: START, seed: 1 },
@@ -242,7 +227,7 @@ describe('a capped query falling behind with no backlog figure', () => {
     for (const bursts of [[], [burst]]) {
       for (let seed = 1; seed <= 4; seed += 1) {
         const run = runStream(
-          spec(withBursts(constantRate(6_000), bursts), { events: [{ type: 'restart', atBatch: 124, downtimeMs: 5 * MIN }] }),
+          cappedNoBacklogSpec(withBursts(constantRate(6_000), bursts), { events: [{ type: 'restart', atBatch: 124, downtimeMs: 5 * MIN }] }),
           300,
           {},
           seed,
@@ -257,7 +242,7 @@ describe('a capped query falling behind with no backlog figure', () => {
     // drain at 1,000 rows/s in about 2 h 20 min. Before, nothing opened until the cap had bound for
     // the 30 min budget.
     for (let seed = 1; seed <= 6; seed += 1) {
-      const run = runStream(spec(constantRate(7_000), { events: [{ type: 'restart', atBatch: 124, downtimeMs: 20 * MIN }] }), 200, {}, seed);
+      const run = runStream(cappedNoBacklogSpec(constantRate(7_000), { events: [{ type: 'restart', atBatch: 124, downtimeMs: 20 * MIN }] }), 200, {}, seed);
       const lag = opened(run, 'lag');
       expect(lag, `seed ${seed}`).toHaveLength(1);
       const open = lag[0]!;
@@ -284,7 +269,7 @@ describe('a capped query falling behind with no backlog figure', () => {
     // the restart read the cap. 25 min down leave about 11.4M offsets, which drain at 400 rows/s
     // spare in about 8 hours.
     for (const seed of [1, 5]) {
-      const run = runStream(spec(constantRate(7_600), { events: [{ type: 'restart', atBatch: 124, downtimeMs: 25 * MIN }] }), 140, {}, seed);
+      const run = runStream(cappedNoBacklogSpec(constantRate(7_600), { events: [{ type: 'restart', atBatch: 124, downtimeMs: 25 * MIN }] }), 140, {}, seed);
       const reads = run.json.slice(116, 124).map((line) => (JSON.parse(line) as { numInputRows: number }).numInputRows);
       expect(Math.max(...reads), `seed ${seed}`).toBeGreaterThan(79_900);
       const lag = opened(run, 'lag');
@@ -295,7 +280,7 @@ describe('a capped query falling behind with no backlog figure', () => {
   });
 
   it('estimates a restart\'s backlog the same through the stored state (each detect job restores the tracker)', () => {
-    const sim = new StreamSimulator(spec(constantRate(7_000), { events: [{ type: 'restart', atBatch: 124, downtimeMs: 20 * MIN }] }), { startMs: START, seed: 3 });
+    const sim = new StreamSimulator(cappedNoBacklogSpec(constantRate(7_000), { events: [{ type: 'restart', atBatch: 124, downtimeMs: 20 * MIN }] }), { startMs: START, seed: 3 });
     const openings = continuousAndRestored(sim, 160);
     const line = (o: { index: number; summary: string }) => `${o.index} ${o.summary}`;
     const summaries = { continuous: openings.continuous.map(line), restored: openings.restored.map(line) };
@@ -308,7 +293,7 @@ describe('a capped query falling behind with no backlog figure', () => {
     // 8 min down at 6,000 rows/s: 2.9M offsets, drained at 2,000 rows/s spare in about 24 minutes;
     // 14 % noise on the reads the estimate starts from.
     for (let seed = 1; seed <= 8; seed += 1) {
-      const run = runStream(spec(constantRate(6_000), { arrivalNoise: 0.14, events: [{ type: 'restart', atBatch: 124, downtimeMs: 8 * MIN }] }), 320, {}, seed);
+      const run = runStream(cappedNoBacklogSpec(constantRate(6_000), { arrivalNoise: 0.14, events: [{ type: 'restart', atBatch: 124, downtimeMs: 8 * MIN }] }), 320, {}, seed);
       expect({ seed, lag: opened(run, 'lag').map((c) => c.incident.summary) }).toEqual({ seed, lag: [] });
     }
   });
@@ -317,7 +302,7 @@ describe('a capped query falling behind with no backlog figure', () => {
     // A 4 s trigger: 8,000 rows take about 2.8 s, a capped batch of 24,000 about 5.5 s, which admits
     // about 4,360 rows/s. 11 min down at 2,000 rows/s leave 1.3M offsets, drained in about 9 minutes;
     // the batches, longer than the trigger from the restart on, are that catch-up, not a creep.
-    const overrun = spec(constantRate(2_000), {
+    const overrun = cappedNoBacklogSpec(constantRate(2_000), {
       arrivalNoise: 0.07,
       processing: { rowsPerSecPerCore: 1_500, cores: 4, overheadMs: 1_500 },
       triggerMs: 4_000,
@@ -333,7 +318,7 @@ describe('a capped query falling behind with no backlog figure', () => {
   it('stays quiet when a slow batch comes while a burst still pins the cap', () => {
     for (let seed = 1; seed <= 4; seed += 1) {
       const run = runStream(
-        spec(withBursts(constantRate(6_000), [{ atMs: START + 20 * MIN, durationMs: 35_000, extraRowsPerSec: 4_000 }]), {
+        cappedNoBacklogSpec(withBursts(constantRate(6_000), [{ atMs: START + 20 * MIN, durationMs: 35_000, extraRowsPerSec: 4_000 }]), {
           events: [{ type: 'gc', atBatch: 124, pauseMs: 40_000 }],
         }),
         300,
@@ -350,7 +335,7 @@ describe('a capped query falling behind with no backlog figure', () => {
     // for several batches.
     const at: number[] = [];
     for (let seed = 1; seed <= 10; seed += 1) {
-      const run = runStream(spec(steppedRate(7_600, [{ atMs: START + 20 * MIN, rowsPerSec: 8_800 }])), 240, {}, seed);
+      const run = runStream(cappedNoBacklogSpec(steppedRate(7_600, [{ atMs: START + 20 * MIN, rowsPerSec: 8_800 }])), 240, {}, seed);
       const lag = opened(run, 'lag');
       expect(lag, `seed ${seed}`).toHaveLength(1);
       at.push(lag[0]!.index - 120);
@@ -365,7 +350,7 @@ describe('a capped query falling behind with no backlog figure', () => {
     // stands about 1.8 standard deviations above the reads before, so a chance binding this long
     // is improbable. It used to wait 24 batches whenever the rise read under two of them.
     for (let seed = 1; seed <= 10; seed += 1) {
-      const run = runStream(spec(steppedRate(6_400, [{ atMs: START + 20 * MIN, rowsPerSec: 10_400 }]), { arrivalNoise: 0.14 }), 240, {}, seed);
+      const run = runStream(cappedNoBacklogSpec(steppedRate(6_400, [{ atMs: START + 20 * MIN, rowsPerSec: 10_400 }]), { arrivalNoise: 0.14 }), 240, {}, seed);
       const lag = opened(run, 'lag');
       expect(lag, `seed ${seed}`).toHaveLength(1);
       expect(lag[0]!.index, `seed ${seed}`).toBeGreaterThan(120);
@@ -377,7 +362,7 @@ describe('a capped query falling behind with no backlog figure', () => {
     // 97.5 % of the cap with 5 % noise and 87.5 % with 10 %, for two hours each.
     for (let seed = 1; seed <= 6; seed += 1) {
       for (const [rate, noise] of [[7_800, 0.05], [7_000, 0.1]] as const) {
-        const run = runStream(spec(constantRate(rate), { arrivalNoise: noise }), 720, {}, seed);
+        const run = runStream(cappedNoBacklogSpec(constantRate(rate), { arrivalNoise: noise }), 720, {}, seed);
         expect({ seed, rate, lag: opened(run, 'lag').map((c) => c.incident.summary) }).toEqual({ seed, rate, lag: [] });
       }
     }
@@ -388,7 +373,7 @@ describe('a capped query falling behind with no backlog figure', () => {
     // (more than 0.5 % of it), yet they cluster within a few dozen: the cap is tight all the same.
     const source = { kind: 'kafka' as const, partitions: 80, maxOffsetsPerTrigger: 10_000 };
     for (let seed = 1; seed <= 4; seed += 1) {
-      const run = runStream(spec(steppedRate(750, [{ atMs: START + 20 * MIN, rowsPerSec: 1_125 }]), { source }), 240, {}, seed);
+      const run = runStream(cappedNoBacklogSpec(steppedRate(750, [{ atMs: START + 20 * MIN, rowsPerSec: 1_125 }]), { source }), 240, {}, seed);
       const lag = opened(run, 'lag');
       expect(lag, `seed ${seed}`).toHaveLength(1);
       expect(lag[0]!.index, `seed ${seed}`).toBeGreaterThan(120);
@@ -404,7 +389,7 @@ describe('a capped query falling behind with no backlog figure', () => {
     const processing = { rowsPerSecPerCore: 1_000, cores: 2, overheadMs: 400 };
     for (let seed = 1; seed <= 8; seed += 1) {
       const arrival = steppedRate(560, [{ atMs: START + 10 * MIN, rowsPerSec: 1_250 }]);
-      const run = runStream(spec(arrival, { source, processing, triggerMs: 2_000, arrivalNoise: 0.14 }), 400, {}, seed);
+      const run = runStream(cappedNoBacklogSpec(arrival, { source, processing, triggerMs: 2_000, arrivalNoise: 0.14 }), 400, {}, seed);
       const lag = opened(run, 'lag');
       expect(lag, `seed ${seed}`).toHaveLength(1);
       expect(lag[0]!.index, `seed ${seed}`).toBeGreaterThan(300);
@@ -417,7 +402,7 @@ describe('a capped query falling behind with no backlog figure', () => {
     // at the cap then take about 17 s of a 10 s trigger and admit about 4,600 rows/s.
     const lost = { type: 'change' as const, atBatch: 0, atMs: START + 20 * MIN, rowsPerSecPerCore: 600 };
     for (let seed = 1; seed <= 4; seed += 1) {
-      const run = runStream(spec(constantRate(6_000), { events: [lost] }), 200, {}, seed);
+      const run = runStream(cappedNoBacklogSpec(constantRate(6_000), { events: [lost] }), 200, {}, seed);
       const lag = opened(run, 'lag');
       expect(lag, `seed ${seed}`).toHaveLength(1);
       const slowAt = run.json.findIndex((json) => (JSON.parse(json) as { durationMs: { triggerExecution: number } }).durationMs.triggerExecution > TRIGGER_MS);
@@ -444,7 +429,7 @@ describe('a capped query falling behind with no backlog figure', () => {
     const processing = { rowsPerSecPerCore: 700, cores: 8, overheadMs: 600 };
     const lost = { type: 'change' as const, atBatch: 0, atMs: START + 60 * MIN, rowsPerSecPerCore: 120 };
     for (let seed = 1; seed <= 4; seed += 1) {
-      const run = runStream(spec(constantRate(2_000), { source, processing, triggerMs: 30_000, arrivalNoise: 0.1, events: [lost] }), 200, {}, seed);
+      const run = runStream(cappedNoBacklogSpec(constantRate(2_000), { source, processing, triggerMs: 30_000, arrivalNoise: 0.1, events: [lost] }), 200, {}, seed);
       const lag = opened(run, 'lag');
       expect(lag, `seed ${seed}`).toHaveLength(1);
       const slowAt = run.json.findIndex((json) => (JSON.parse(json) as { durationMs: { triggerExecution: number } }).durationMs.triggerExecution > 30_000);
@@ -455,7 +440,7 @@ describe('a capped query falling behind with no backlog figure', () => {
   });
 
   it('stays one open incident through a read below the cap amid the overload', () => {
-    const sim = new StreamSimulator(spec(steppedRate(6_000, [{ atMs: START + 20 * MIN, rowsPerSec: 9_000 }])), { startMs: START, seed: 1 });
+    const sim = new StreamSimulator(cappedNoBacklogSpec(steppedRate(6_000, [{ atMs: START + 20 * MIN, rowsPerSec: 9_000 }])), { startMs: START, seed: 1 });
     const tracker = QueryTracker.create('q', 'payments_raw');
     const changes: string[] = [];
     for (let i = 0; i < 420; i += 1) {

@@ -44,3 +44,24 @@ export function runStream(spec: StreamSpec, reports: number, options: EngineOpti
 
 export const opened = (run: StreamRun, kind?: string) =>
   run.changes.filter((c) => c.type === 'opened' && (kind === undefined || c.incident.kind === kind));
+
+/** Trigger of `cappedNoBacklogSpec`, ms. */
+export const CAPPED_TRIGGER_MS = 10_000;
+
+/**
+ * A Kafka query capped at 80,000 offsets a batch (8,000 rows/s at its 10 s trigger) on Spark
+ * 3.0-era reports, which carry no backlog figure.
+ */
+export function cappedNoBacklogSpec(arrival: StreamSpec['arrival'], extra: Partial<StreamSpec> = {}): StreamSpec {
+  return {
+    name: 'payments_raw',
+    arrival,
+    arrivalNoise: 0.05,
+    // 20,000 rows/s: a capped batch of 80,000 rows takes about 4.6 s of the 10 s trigger.
+    processing: { rowsPerSecPerCore: 2_500, cores: 8, overheadMs: 600 },
+    triggerMs: CAPPED_TRIGGER_MS,
+    source: { kind: 'kafka', partitions: 8, maxOffsetsPerTrigger: 80_000 },
+    platform: 'spark-3.0',
+    ...extra,
+  };
+}
