@@ -224,7 +224,9 @@ export function capBindingIn(
     return { cap, sinceMs: features[hiccupAt]!.t, fromSteady: false, readBefore: null, batchesToOpen: null, pace: usual, dips: 0, arrivalBefore, slowSinceMs, low, high };
   }
   // Reads skipped above were at the cap: those kept are the feed's reads below it.
-  const batchesToOpen = bindingBatches(sigmas, before.length < paces.length, rampedInto(reads, cap));
+  // A ramp needs batches before it too: a query's first batches climb to its steady level.
+  const ramp = first >= 2 * STEADY_BEFORE && rampedInto(reads, cap);
+  const batchesToOpen = bindingBatches(sigmas, before.length < paces.length, ramp);
   return { cap, sinceMs: features[first]!.t, fromSteady: true, readBefore, batchesToOpen, pace, dips: 0, arrivalBefore, low, high };
 }
 
