@@ -238,11 +238,9 @@ export function capBindingIn(
 function bindingBatches(sigmas: number, truncated: boolean, ramp: boolean): number {
   const shortest = TUNING.capBoundBatches;
   const longest = NEAR_CAP_FACTOR * shortest;
-  const batches = truncated
-    ? sigmas >= TRUNCATED_RISE_SIGMAS
-      ? shortest
-      : longest
-    : Math.min(longest, Math.max(shortest, Math.ceil(SURVIVAL / (sigmas * sigmas))));
+  let batches: number;
+  if (truncated) batches = sigmas >= TRUNCATED_RISE_SIGMAS ? shortest : longest;
+  else batches = Math.min(longest, Math.max(shortest, Math.ceil(SURVIVAL / (sigmas * sigmas))));
   return ramp && batches === shortest ? shortest - RAMP_LEAD : batches;
 }
 

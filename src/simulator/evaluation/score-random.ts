@@ -14,7 +14,7 @@ import type { LagLabel, StallLabel } from '../random/labels.js';
 import type { SimulatedRandom } from '../random/simulate.js';
 import type { Family, ReportingMode } from '../random/types.js';
 import type { RandomQueryRun } from './run-random.js';
-import { incidentKey, openings, type Opening } from './score.js';
+import { incidentKey, openingOf, openings, type Opening } from './score.js';
 
 export interface EpisodeScore {
   query: number;
@@ -88,14 +88,7 @@ function relapses(changes: RandomQueryRun['changes']): Opening[] {
     const key = incidentKey(change.incident);
     if (n > (seen.get(key) ?? 0)) {
       seen.set(key, n);
-      out.push({
-        kind: change.incident.kind,
-        index,
-        atMs,
-        latest: change.incident,
-        openedSummary: change.incident.summary,
-        topCause: change.incident.causes[0]?.code ?? null,
-      });
+      out.push(openingOf(index, atMs, change.incident));
     }
   }
   return out;

@@ -54,6 +54,11 @@ function topCauseOf(incident: Incident): string | null {
   return best.code;
 }
 
+/** An incident opening (or re-opening) after report `index`, at `atMs`, as it read then. */
+export function openingOf(index: number, atMs: number, incident: Incident): Opening {
+  return { kind: incident.kind, index, atMs, latest: incident, openedSummary: incident.summary, topCause: topCauseOf(incident) };
+}
+
 /** Every incident opened in the run, with its latest state. */
 export function openings(changes: TimedChange[]): Opening[] {
   const byKey = new Map<string, Opening>();
@@ -61,14 +66,7 @@ export function openings(changes: TimedChange[]): Opening[] {
     const k = incidentKey(change.incident);
     const existing = byKey.get(k);
     if (change.type === 'opened' && !existing) {
-      byKey.set(k, {
-        kind: change.incident.kind,
-        index,
-        atMs,
-        latest: change.incident,
-        openedSummary: change.incident.summary,
-        topCause: topCauseOf(change.incident),
-      });
+      byKey.set(k, openingOf(index, atMs, change.incident));
     } else if (existing) {
       existing.latest = change.incident;
       existing.topCause = topCauseOf(change.incident);
