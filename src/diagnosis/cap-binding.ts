@@ -32,7 +32,7 @@ export interface CapBound {
   /**
    * Batches at the cap that open lag, with at least `capBoundMinMs` (the catch-up budget opens it
    * whatever this says): `capBoundBatches` after a rise that stands out of the noise (RAMP_LEAD
-   * fewer after a steady ramp into the cap),
+   * fewer after a steady ramp or a back-to-back build-up into the cap),
    * NEAR_CAP_FACTOR times that after one within it; null after a hiccup (then the budget). Either
    * way, once the batches at the cap admit less than arrived before (`admitsLess`), the lag
    * detector opens `capBoundBatches` batches after the first slow one, with no floor in time.
@@ -225,7 +225,7 @@ export function capBindingIn(
   }
   // Reads skipped above were at the cap: those kept are the feed's reads below it.
   // A ramp needs batches before it too: a query's first batches climb to its steady level.
-  const ramp = first >= 2 * STEADY_BEFORE && rampedInto(reads, cap);
+  const ramp = first >= 2 * STEADY_BEFORE && (rampedInto(reads, cap) || builtUpInto(features, first, cap, partitions));
   const batchesToOpen = bindingBatches(sigmas, before.length < paces.length, ramp);
   return { cap, sinceMs: features[first]!.t, fromSteady: true, readBefore, batchesToOpen, pace, dips: 0, arrivalBefore, low, high };
 }
@@ -233,7 +233,7 @@ export function capBindingIn(
 /**
  * Batches a binding out of a steady feed must last, for a rise `sigmas` standard deviations out of
  * the reads before it (SURVIVAL); `truncated` when some of those reads were at the cap
- * (TRUNCATED_RISE_SIGMAS); RAMP_LEAD fewer than the shortest when the reads `ramp`ed into the cap.
+ * (TRUNCATED_RISE_SIGMAS); RAMP_LEAD fewer than the shortest when the reads `ramp`ed (or built up) into the cap.
  */
 function bindingBatches(sigmas: number, truncated: boolean, ramp: boolean): number {
   const shortest = TUNING.capBoundBatches;
@@ -272,6 +272,47 @@ function rampedInto(reads: readonly number[], cap: number): boolean {
 
 /** The largest share of a ramp's rise into the cap one batch may make (a jump is no ramp). */
 const RAMP_MAX_STEP = 0.5;
+
+/** How far out of the steady reads' noise (standard deviations) the first read of a build-up stands. */
+const BUILD_UP_SIGMAS = 3;
+
+/**
+ * Whether the two batches before the first read at the cap (index `first`) built up to it as
+ * input past capacity does in batches that run back to back: each reads what arrived while the one
+ * before it ran, so past capacity reads and durations grow together, by growing steps (ρ ≥ 1),
+ * while after a step in load the query absorbs (ρ < 1) the steps shrink towards a level. The
+ * first read of the build-up stands BUILD_UP_SIGMAS out of the steady reads before it, the second
+ * rises from it by at least as much as it rose, each of the batches from the second on began as
+ * the one before it ended, and the second is still short of the cap. A burst well past capacity
+ * jumps to the cap in one batch; a trigger that still waits between batches reads arrivals over
+ * the interval, which do not compound.
+ */
+function builtUpInto(features: readonly BatchFeatures[], first: number, cap: number, partitions: number): boolean {
+  const start = first - 2;
+  if (start < 1) return false;
+  for (let i = start; i <= first; i += 1) {
+    const f = features[i]!;
+    if (f.restart || !(f.rows > 0)) return false;
+    if (i === start) continue;
+    const previous = features[i - 1]!;
+    if (f.t - (previous.t + previous.d) > Math.max(BACK_TO_BACK_SLACK_MS, 0.1 * previous.d)) return false;
+  }
+  const steady: number[] = [];
+  for (let i = start - 1; i >= 0 && steady.length < STEADY_BEFORE; i -= 1) {
+    const f = features[i]!;
+    if (f.restart || !(f.rows > 0) || readsAtCap(f.rows, cap, partitions)) break;
+    steady.push(f.rows);
+  }
+  if (steady.length < STEADY_MIN) return false;
+  const level = median(steady);
+  const a = features[start]!.rows;
+  const b = features[first - 1]!.rows;
+  if (!(a > level + BUILD_UP_SIGMAS * noiseOf(steady))) return false;
+  return b - a >= a - level && b < cap && !readsAtCap(b, cap, partitions);
+}
+
+/** Time between one batch's end and the next one's start that still counts as back to back. */
+const BACK_TO_BACK_SLACK_MS = 1_000;
 
 /**
  * Rows per second batch `i` read over the time since the batch before it began (what arrived in
