@@ -79,8 +79,7 @@ describe('a capped query without a backlog figure: a ramp into the cap against a
  * Batches that run back to back read what arrived while the one before ran: past capacity, reads
  * and durations grow together by growing steps before the cap stops them, so the first read at the
  * cap comes two batches after the input passed what the query sustains. Such a build-up opens after
- * 6 batches at the cap; a jump straight to it (a burst far past capacity) still waits 8, and so does
- * a step the query absorbs for a few batches before the cap (its reads rise by shrinking steps).
+ * 6 batches at the cap; a jump straight to it (what a burst far past capacity makes) still waits 8.
  * On 5,000 draws of that reporting mode: 14 overloads opened 2 batches sooner, 7 of them now inside
  * their deadline, and no false alarm added (nor on 3,000 draws of bursts that drain).
  */
