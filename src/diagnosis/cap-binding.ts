@@ -12,7 +12,7 @@ import { MIN_DISRUPTION_MS } from './aftermath.js';
 import type { BatchFeatures } from './batch-features.js';
 import type { Analysis } from './query-analysis.js';
 import { TUNING } from './engine-options.js';
-import { mannKendallCritical, mannKendallS, median } from './statistics.js';
+import { mad, mannKendallCritical, mannKendallS, median, theilSenPerStep } from './statistics.js';
 
 export interface CapBound {
   /** The cap, rows (offsets). */
@@ -31,9 +31,10 @@ export interface CapBound {
   readBefore: number | null;
   /**
    * Batches at the cap that open lag, with at least `capBoundMinMs` (the catch-up budget opens it
-   * whatever this says): `capBoundBatches` after a rise that stands out of the noise (RAMP_LEAD
-   * fewer after a steady ramp or a back-to-back build-up into the cap),
-   * NEAR_CAP_FACTOR times that after one within it; null after a hiccup (then the budget). Either
+   * whatever this says): `capBoundBatches` after a rise that stands out of the noise or that the
+   * reads' trend carried into the cap (RAMP_LEAD fewer after a steady ramp or a back-to-back
+   * build-up into it), up to NEAR_CAP_FACTOR times that after one within the noise; null after a
+   * hiccup (then the budget). Either
    * way, once the batches at the cap admit less than arrived before (`admitsLess`), the lag
    * detector opens `capBoundBatches` batches after the first slow one, with no floor in time.
    */
@@ -226,22 +227,55 @@ export function capBindingIn(
   // Reads skipped above were at the cap: those kept are the feed's reads below it.
   // A ramp needs batches before it too: a query's first batches climb to its steady level.
   const ramp = first >= 2 * STEADY_BEFORE && (rampedInto(reads, cap) || builtUpInto(features, first, cap, partitions));
-  const batchesToOpen = bindingBatches(sigmas, before.length < paces.length, ramp);
+  const batchesToOpen = bindingBatches(sigmas, before.length < paces.length, ramp, trendsInto(features, first, cap));
   return { cap, sinceMs: features[first]!.t, fromSteady: true, readBefore, batchesToOpen, pace, dips: 0, arrivalBefore, low, high };
 }
 
 /**
  * Batches a binding out of a steady feed must last, for a rise `sigmas` standard deviations out of
  * the reads before it (SURVIVAL); `truncated` when some of those reads were at the cap
- * (TRUNCATED_RISE_SIGMAS); RAMP_LEAD fewer than the shortest when the reads `ramp`ed (or built up) into the cap.
+ * (TRUNCATED_RISE_SIGMAS); the shortest whatever those say when the reads' own trend reached the cap
+ * (`trending`); RAMP_LEAD fewer than the shortest when the reads `ramp`ed (or built up) into the cap.
  */
-function bindingBatches(sigmas: number, truncated: boolean, ramp: boolean): number {
+function bindingBatches(sigmas: number, truncated: boolean, ramp: boolean, trending: boolean): number {
   const shortest = TUNING.capBoundBatches;
   const longest = NEAR_CAP_FACTOR * shortest;
   let batches: number;
-  if (truncated) batches = sigmas >= TRUNCATED_RISE_SIGMAS ? shortest : longest;
+  if (trending) batches = shortest;
+  else if (truncated) batches = sigmas >= TRUNCATED_RISE_SIGMAS ? shortest : longest;
   else batches = Math.min(longest, Math.max(shortest, Math.ceil(SURVIVAL / (sigmas * sigmas))));
   return ramp && batches === shortest ? shortest - RAMP_LEAD : batches;
+}
+
+/** Reads before a binding `trendsInto` fits its trend to (at least TREND_MIN of them). */
+const TREND_READS = 24;
+const TREND_MIN = 16;
+
+/**
+ * Whether the reads before the binding at index `first` (up to TREND_READS, back to a restart)
+ * rose with a Mann–Kendall-significant trend (1 %) whose Theil–Sen line reaches the cap, within a
+ * standard deviation of the reads around it, by the first read at it. The wait for a rise within the reads' noise (SURVIVAL) assumes a feed that
+ * stays where it was, just under its cap; a feed whose own trend carries it to the cap and past
+ * it is input outgrowing the cap, however noisy its last reads under it were. A burst on a flat
+ * feed leaves no such trend, and a flat feed near its cap no line that reaches it.
+ */
+function trendsInto(features: readonly BatchFeatures[], first: number, cap: number): boolean {
+  const reads: number[] = [];
+  for (let i = first - 1; i >= 0 && reads.length < TREND_READS; i -= 1) {
+    const f = features[i]!;
+    if (f.restart || !(f.rows > 0)) break;
+    reads.push(f.rows);
+  }
+  if (reads.length < TREND_MIN) return false;
+  reads.reverse();
+  if (mannKendallS(reads) < mannKendallCritical(reads.length)) return false;
+  const slope = theilSenPerStep(reads);
+  if (!(slope > 0)) return false;
+  const offsets = reads.map((read, i) => read - slope * i);
+  const intercept = median(offsets);
+  // Where the line lands is known to about the reads' spread around it (1.4826 MAD: a σ).
+  const spread = 1.4826 * mad(offsets);
+  return intercept + slope * reads.length >= cap - spread;
 }
 
 /**

@@ -20,7 +20,8 @@
  *   a capped Delta or Auto Loader query reads its cap in 8 batches while the files waiting never fall;
  * - saturation: with no backlog figure at all, the cap read in every batch since reads rose into it
  *   out of a steady state (`capBoundBatches`, 2 fewer after a steady ramp or a back-to-back
- *   build-up into the cap, more when the rise was within the reads' noise), or for longer than the catch-up budget when the
+ *   build-up into the cap, more when the rise was within the reads' noise and no trend of the
+ *   reads before carried them to the cap), or for longer than the catch-up budget when the
  *   binding followed a hiccup (a slow batch, a restart) whose backlog it may be draining (after a
  *   restart, sooner: as soon as the backlog estimated from the arrivals before it will not drain
  *   within the budget even at the most hopeful arrival rate, aftermath.ts; while that estimate
