@@ -254,10 +254,11 @@ const TREND_MIN = 16;
 /**
  * Whether the reads before the binding at index `first` (up to TREND_READS, back to a restart)
  * rose with a Mann–Kendall-significant trend (1 %) whose Theil–Sen line reaches the cap, within a
- * standard deviation of the reads around it, by the first read at it. The wait for a rise within the reads' noise (SURVIVAL) assumes a feed that
- * stays where it was, just under its cap; a feed whose own trend carries it to the cap and past
- * it is input outgrowing the cap, however noisy its last reads under it were. A burst on a flat
- * feed leaves no such trend, and a flat feed near its cap no line that reaches it.
+ * standard deviation of the reads around it, by the first read at it. The wait for a rise within
+ * the reads' noise (SURVIVAL) assumes a feed that stays where it was, just under its cap; a feed
+ * whose own trend carries it to the cap and past it is input outgrowing the cap, however noisy its
+ * last reads under it were. A burst on a flat feed leaves no such trend, and a flat feed near its
+ * cap no line that reaches it.
  */
 function trendsInto(features: readonly BatchFeatures[], first: number, cap: number): boolean {
   const reads: number[] = [];
