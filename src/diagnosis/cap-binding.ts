@@ -34,9 +34,9 @@ export interface CapBound {
    * whatever this says): `capBoundBatches` after a rise that stands out of the noise or that the
    * reads' trend carried into the cap (RAMP_LEAD fewer after a steady ramp or a back-to-back
    * build-up into it), up to NEAR_CAP_FACTOR times that after one within the noise; null after a
-   * hiccup (then the budget). Either
-   * way, once the batches at the cap admit less than arrived before (`admitsLess`), the lag
-   * detector opens `capBoundBatches` batches after the first slow one, with no floor in time.
+   * hiccup (then the budget). Either way, once the batches at the cap admit less than arrived
+   * before (`admitsLess`), the lag detector opens `capBoundBatches` batches after the first slow
+   * one, with no floor in time.
    */
   batchesToOpen: number | null;
   /**
@@ -225,9 +225,11 @@ export function capBindingIn(
     return { cap, sinceMs: features[hiccupAt]!.t, fromSteady: false, readBefore: null, batchesToOpen: null, pace: usual, dips: 0, arrivalBefore, slowSinceMs, low, high };
   }
   // Reads skipped above were at the cap: those kept are the feed's reads below it.
-  // A ramp needs batches before it too: a query's first batches climb to its steady level.
+  // A ramp or a build-up needs batches before it too: a query's first batches climb to its
+  // steady level.
   const ramp = first >= 2 * STEADY_BEFORE && (rampedInto(reads, cap) || builtUpInto(features, first, cap, partitions));
-  const batchesToOpen = bindingBatches(sigmas, before.length < paces.length, ramp, trendsInto(features, first, cap));
+  const trending = trendsInto(features, first, cap);
+  const batchesToOpen = bindingBatches(sigmas, before.length < paces.length, ramp, trending);
   return { cap, sinceMs: features[first]!.t, fromSteady: true, readBefore, batchesToOpen, pace, dips: 0, arrivalBefore, low, high };
 }
 
@@ -250,15 +252,19 @@ function bindingBatches(sigmas: number, truncated: boolean, ramp: boolean, trend
 /** Reads before a binding `trendsInto` fits its trend to (at least TREND_MIN of them). */
 const TREND_READS = 24;
 const TREND_MIN = 16;
+/** The slower half of a trend's window rises at least at this fraction of the faster half's pace. */
+const TREND_STEADY_PACE = 0.5;
 
 /**
  * Whether the reads before the binding at index `first` (up to TREND_READS, back to a restart)
- * rose with a Mann–Kendall-significant trend (1 %) whose Theil–Sen line reaches the cap, within a
- * standard deviation of the reads around it, by the first read at it. The wait for a rise within
- * the reads' noise (SURVIVAL) assumes a feed that stays where it was, just under its cap; a feed
- * whose own trend carries it to the cap and past it is input outgrowing the cap, however noisy its
- * last reads under it were. A burst on a flat feed leaves no such trend, and a flat feed near its
- * cap no line that reaches it.
+ * rose with a Mann–Kendall-significant trend (1 %), through both halves of the window at a like
+ * pace (TREND_STEADY_PACE), whose Theil–Sen line reaches the cap, within a standard deviation of
+ * the reads around it, by the first read at it. The wait for a rise within the reads' noise
+ * (SURVIVAL) assumes a feed that stays where it was, just under its cap; a feed whose own trend
+ * carries it to the cap and past it is input outgrowing the cap, however noisy its last reads
+ * under it were. A burst on a flat feed leaves no significant trend, and a step up to a level just
+ * under the cap, which does, leaves one half of the window flat. Noisy ramps fail the pace test
+ * too at times: they wait as before.
  */
 function trendsInto(features: readonly BatchFeatures[], first: number, cap: number): boolean {
   const reads: number[] = [];
@@ -272,6 +278,12 @@ function trendsInto(features: readonly BatchFeatures[], first: number, cap: numb
   if (mannKendallS(reads) < mannKendallCritical(reads.length)) return false;
   const slope = theilSenPerStep(reads);
   if (!(slope > 0)) return false;
+  // A trend through the window, not a step in it: a step up to a level just under the cap makes a
+  // significant rise whose line reaches the cap too, with one half of the window flat.
+  const half = reads.length >> 1;
+  const older = theilSenPerStep(reads.slice(0, half));
+  const newer = theilSenPerStep(reads.slice(half));
+  if (!(older > 0 && newer > 0 && Math.min(older, newer) >= TREND_STEADY_PACE * Math.max(older, newer))) return false;
   const offsets = reads.map((read, i) => read - slope * i);
   const intercept = median(offsets);
   // Where the line lands is known to about the reads' spread around it (1.4826 MAD: a σ).
@@ -308,19 +320,20 @@ function rampedInto(reads: readonly number[], cap: number): boolean {
 /** The largest share of a ramp's rise into the cap one batch may make (a jump is no ramp). */
 const RAMP_MAX_STEP = 0.5;
 
-/** How far out of the steady reads' noise (standard deviations) the first read of a build-up stands. */
+/** How far out of the steady reads' noise (standard deviations) a build-up's first read stands. */
 const BUILD_UP_SIGMAS = 3;
 
 /**
- * Whether the two batches before the first read at the cap (index `first`) built up to it as
- * input past capacity does in batches that run back to back: each reads what arrived while the one
- * before it ran, so past capacity reads and durations grow together, by growing steps (ρ ≥ 1),
- * while after a step in load the query absorbs (ρ < 1) the steps shrink towards a level. The
- * first read of the build-up stands BUILD_UP_SIGMAS out of the steady reads before it, the second
- * rises from it by at least as much as it rose, each of the batches from the second on began as
- * the one before it ended, and the second is still short of the cap. A burst well past capacity
- * jumps to the cap in one batch; a trigger that still waits between batches reads arrivals over
- * the interval, which do not compound.
+ * Whether the two batches before the first read at the cap (index `first`, with 16 batches before
+ * it in the ring: capBindingIn asks only then) built up to it as input past capacity does in
+ * batches that run back to back: each reads what arrived while the one before it ran, so past
+ * capacity reads and durations grow together, by growing steps (ρ ≥ 1), while after a step in load
+ * the query absorbs (ρ < 1) they shrink towards a level once the step is in. The first read of the
+ * build-up stands BUILD_UP_SIGMAS out of the steady reads before it (and MIN_RISE of the cap: a
+ * noiseless feed has no σ), the second rises from it by at least as much as it rose, each batch
+ * from the second on began as the one before it ended (back to back), and the second is still
+ * short of the cap. A burst well past capacity jumps to the cap in one batch; a trigger that still
+ * waits between batches reads arrivals over the interval, which do not compound.
  */
 function builtUpInto(features: readonly BatchFeatures[], first: number, cap: number, partitions: number): boolean {
   const start = first - 2;
@@ -328,9 +341,7 @@ function builtUpInto(features: readonly BatchFeatures[], first: number, cap: num
   for (let i = start; i <= first; i += 1) {
     const f = features[i]!;
     if (f.restart || !(f.rows > 0)) return false;
-    if (i === start) continue;
-    const previous = features[i - 1]!;
-    if (f.t - (previous.t + previous.d) > Math.max(BACK_TO_BACK_SLACK_MS, 0.1 * previous.d)) return false;
+    if (i > start && !backToBack(features[i - 1]!, f)) return false;
   }
   const steady: number[] = [];
   for (let i = start - 1; i >= 0 && steady.length < STEADY_BEFORE; i -= 1) {
@@ -342,12 +353,23 @@ function builtUpInto(features: readonly BatchFeatures[], first: number, cap: num
   const level = median(steady);
   const a = features[start]!.rows;
   const b = features[first - 1]!.rows;
-  if (!(a > level + BUILD_UP_SIGMAS * noiseOf(steady))) return false;
+  if (!(a > level + Math.max(BUILD_UP_SIGMAS * noiseOf(steady), MIN_RISE * cap))) return false;
   return b - a >= a - level && b < cap && !readsAtCap(b, cap, partitions);
 }
 
-/** Time between one batch's end and the next one's start that still counts as back to back. */
+/**
+ * Whether batch `next` began as `previous` ended: within BACK_TO_BACK_SLACK_MS, or
+ * BACK_TO_BACK_SLACK_SHARE of the previous batch's duration when that is more (a report's times
+ * are rounded to the millisecond, a scheduler's start is not instant).
+ */
+function backToBack(previous: BatchFeatures, next: BatchFeatures): boolean {
+  return next.t - (previous.t + previous.d) <= Math.max(BACK_TO_BACK_SLACK_MS, BACK_TO_BACK_SLACK_SHARE * previous.d);
+}
+
+/** Time from one batch's end to the next one's start that still counts as back to back. */
 const BACK_TO_BACK_SLACK_MS = 1_000;
+/** The same as a share of the earlier batch's duration, when that is more. */
+const BACK_TO_BACK_SLACK_SHARE = 0.1;
 
 /**
  * Rows per second batch `i` read over the time since the batch before it began (what arrived in

@@ -120,24 +120,30 @@ describe('a capped query without a backlog figure, back to back: a build-up into
 /**
  * A ramp whose noisy reads reach the cap while still within their noise of it: the wait for a rise
  * within the noise (up to 3 × `capBoundBatches`) assumes a feed that stays just under its cap, but
- * the reads' own trend carries this one past it. It opens after `capBoundBatches` at the cap, where
- * it waited up to three times as long. On 5,000 draws of that reporting mode: 57 overloads opened
- * sooner (most by 14–16 batches), none later, no false alarm added (nor on 3,000 draws of bursts).
+ * the reads' own trend carries this one past it. When the trend holds through both halves of the
+ * reads before the binding (noise breaks that for some seeds, which wait as before), it opens after
+ * `capBoundBatches` at the cap. On 5,000 draws of that reporting mode: 30 overloads opened sooner,
+ * none later, no false alarm added (nor on 3,000 draws of bursts).
  */
 describe('a capped query without a backlog figure: a noisy ramp whose trend reaches the cap', () => {
   const CAP = 80_000;
   const rampStart = START + 20 * MIN;
   // 6,000 rows/s, then up by 400 rows/s a minute (past the cap's 8,000 after 5 minutes) against
-  // reads that vary by 10 % batch to batch. Before: 24 batches at the cap for every seed here.
+  // reads that vary by 10 % batch to batch.
   const ramp = rampRate(6_000, 10_000, rampStart, rampStart + 10 * MIN);
 
-  it.each([1, 2, 3, 4, 5, 6])('opens within 8 batches at the cap (seed %i)', (seed) => {
-    const run = runStream(cappedNoBacklogSpec(ramp, { arrivalNoise: 0.1 }), 300, {}, seed);
-    const [open] = opened(run, 'lag');
-    expect(open, `seed ${seed}`).toBeDefined();
-    const atCap = (i: number) => (JSON.parse(run.json[i]!) as { numInputRows: number }).numInputRows >= CAP - 100;
-    let first = open!.index;
-    while (first > 0 && atCap(first - 1)) first -= 1;
-    expect(open!.index - first + 1).toBeLessThanOrEqual(8);
+  it('opens after 8 batches at the cap for several seeds, where every one of them waited 24', () => {
+    const atCap: number[] = [];
+    for (let seed = 1; seed <= 8; seed += 1) {
+      const run = runStream(cappedNoBacklogSpec(ramp, { arrivalNoise: 0.1 }), 300, {}, seed);
+      const [open] = opened(run, 'lag');
+      expect(open, `seed ${seed}`).toBeDefined();
+      const reads = (i: number) => (JSON.parse(run.json[i]!) as { numInputRows: number }).numInputRows;
+      let first = open!.index;
+      while (first > 0 && reads(first - 1) >= CAP - 100) first -= 1;
+      atCap.push(open!.index - first + 1);
+    }
+    expect(Math.max(...atCap)).toBeLessThanOrEqual(24);
+    expect(atCap.filter((batches) => batches <= 8).length, atCap.join(' ')).toBeGreaterThanOrEqual(3);
   });
 });
