@@ -13,11 +13,26 @@ import { describe, expect, it } from 'vitest';
 import { runRandomEngine, scoreRandom } from '../../src/simulator/evaluation/index.js';
 import { drawScenario, simulateRandom } from '../../src/simulator/random/index.js';
 import { rampRate, steppedRate, type StreamSpec } from '../../src/simulator/index.js';
-import { CAPPED_TRIGGER_MS, MIN, START, cappedNoBacklogSpec, opened, runStream } from './run-stream.js';
+import { CAPPED_TRIGGER_MS, MIN, START, cappedNoBacklogSpec, opened, runStream, type StreamRun } from './run-stream.js';
 
 function score(seed: number) {
   const sim = simulateRandom(drawScenario(seed));
   return { sim, score: scoreRandom(sim, runRandomEngine(sim)) };
+}
+
+/** Rows the report at `i` read. */
+const readOf = (run: StreamRun, i: number) => (JSON.parse(run.json[i]!) as { numInputRows: number }).numInputRows;
+
+/**
+ * Where lag first opened in `run`, and the batches in a row that read a cap of `cap` (to within
+ * 100 offsets) up to it, the opening batch included: the binding it opened on.
+ */
+function openingAtCap(run: StreamRun, cap: number, seed: number): { index: number; batches: number; first: number } {
+  const [open] = opened(run, 'lag');
+  expect(open, `seed ${seed}`).toBeDefined();
+  let first = open!.index;
+  while (first > 0 && readOf(run, first - 1) >= cap - 100) first -= 1;
+  return { index: open!.index, batches: open!.index - first + 1, first };
 }
 
 describe('a capped query without a backlog figure whose input rises into the cap', () => {
@@ -49,15 +64,7 @@ describe('a capped query without a backlog figure whose input rises into the cap
 describe('a capped query without a backlog figure: a ramp into the cap against a jump', () => {
   const CAP = 80_000;
   /** The batches in a row at the cap when lag opened (the binding), and the opening's index. */
-  function atCapWhenOpened(arrival: StreamSpec['arrival'], seed: number): { batches: number; index: number } {
-    const run = runStream(cappedNoBacklogSpec(arrival), 200, {}, seed);
-    const [open] = opened(run, 'lag');
-    expect(open, `seed ${seed}`).toBeDefined();
-    const atCap = (i: number) => (JSON.parse(run.json[i]!) as { numInputRows: number }).numInputRows >= CAP - 100;
-    let first = open!.index;
-    while (first > 0 && atCap(first - 1)) first -= 1;
-    return { batches: open!.index - first + 1, index: open!.index };
-  }
+  const atCapWhenOpened = (arrival: StreamSpec['arrival'], seed: number) => openingAtCap(runStream(cappedNoBacklogSpec(arrival), 200, {}, seed), CAP, seed);
   // 5,000 rows/s for 20 minutes, then up by 2,800 rows/s a minute: past the cap's 8,000 at 21m04s.
   const rampStart = START + 20 * MIN;
   const ramp = rampRate(5_000, 19_000, rampStart, rampStart + 5 * MIN);
@@ -78,7 +85,7 @@ describe('a capped query without a backlog figure: a ramp into the cap against a
 /**
  * Batches that run back to back read what arrived while the one before ran: past capacity, reads
  * and durations grow together by growing steps before the cap stops them, so the first read at the
- * cap comes two batches after the input passed what the query sustains. Such a build-up opens after
+ * cap comes two batches after the input passed what the query sustains. Such a build-up opens within
  * 6 batches at the cap; a jump straight to it (what a burst far past capacity makes) still waits 8.
  * On 5,000 draws of that reporting mode: 14 overloads opened 2 batches sooner, 7 of them now inside
  * their deadline, and no false alarm added (nor on 3,000 draws of bursts that drain).
@@ -94,12 +101,8 @@ describe('a capped query without a backlog figure, back to back: a build-up into
     });
   function atCapWhenOpened(arrival: StreamSpec['arrival'], seed: number): { batches: number; lead: number[] } {
     const run = runStream(spec(arrival), 320, {}, seed);
-    const [open] = opened(run, 'lag');
-    expect(open, `seed ${seed}`).toBeDefined();
-    const rows = (i: number) => (JSON.parse(run.json[i]!) as { numInputRows: number }).numInputRows;
-    let first = open!.index;
-    while (first > 0 && rows(first - 1) >= CAP - 100) first -= 1;
-    return { batches: open!.index - first + 1, lead: [rows(first - 3), rows(first - 2), rows(first - 1)] };
+    const { batches, first } = openingAtCap(run, CAP, seed);
+    return { batches, lead: [readOf(run, first - 3), readOf(run, first - 2), readOf(run, first - 1)] };
   }
   const stepAt = START + 20 * MIN;
 
@@ -135,13 +138,7 @@ describe('a capped query without a backlog figure: a noisy ramp whose trend reac
   it('opens after 8 batches at the cap for several seeds, where every one of them waited 24', () => {
     const atCap: number[] = [];
     for (let seed = 1; seed <= 8; seed += 1) {
-      const run = runStream(cappedNoBacklogSpec(ramp, { arrivalNoise: 0.1 }), 300, {}, seed);
-      const [open] = opened(run, 'lag');
-      expect(open, `seed ${seed}`).toBeDefined();
-      const reads = (i: number) => (JSON.parse(run.json[i]!) as { numInputRows: number }).numInputRows;
-      let first = open!.index;
-      while (first > 0 && reads(first - 1) >= CAP - 100) first -= 1;
-      atCap.push(open!.index - first + 1);
+      atCap.push(openingAtCap(runStream(cappedNoBacklogSpec(ramp, { arrivalNoise: 0.1 }), 300, {}, seed), CAP, seed).batches);
     }
     expect(Math.max(...atCap)).toBeLessThanOrEqual(24);
     expect(atCap.filter((batches) => batches <= 8).length, atCap.join(' ')).toBeGreaterThanOrEqual(3);
