@@ -359,8 +359,8 @@ function builtUpInto(features: readonly BatchFeatures[], first: number, cap: num
 
 /**
  * Whether batch `next` began as `previous` ended: within BACK_TO_BACK_SLACK_MS, or
- * BACK_TO_BACK_SLACK_SHARE of the previous batch's duration when that is more (a report's times
- * are rounded to the millisecond, a scheduler's start is not instant).
+ * BACK_TO_BACK_SLACK_SHARE of the previous batch's duration when that is more (between the two,
+ * the next batch is planned: offsets fetched, the plan built).
  */
 function backToBack(previous: BatchFeatures, next: BatchFeatures): boolean {
   return next.t - (previous.t + previous.d) <= Math.max(BACK_TO_BACK_SLACK_MS, BACK_TO_BACK_SLACK_SHARE * previous.d);
