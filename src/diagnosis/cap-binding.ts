@@ -10,7 +10,7 @@
 import { capExceededInRun, capTolerance, readsAtCap } from './admission-cap.js';
 import { MIN_DISRUPTION_MS } from './aftermath.js';
 import type { BatchFeatures } from './batch-features.js';
-import type { Analysis } from './query-analysis.js';
+import { idleBefore, type Analysis } from './query-analysis.js';
 import { TUNING } from './engine-options.js';
 import { mad, mannKendallCritical, mannKendallS, median, theilSenPerStep } from './statistics.js';
 
@@ -341,7 +341,8 @@ function builtUpInto(features: readonly BatchFeatures[], first: number, cap: num
   for (let i = start; i <= first; i += 1) {
     const f = features[i]!;
     if (f.restart || !(f.rows > 0)) return false;
-    if (i > start && !backToBack(features[i - 1]!, f)) return false;
+    // Back to back: no idle time since the batch before ended.
+    if (i > start && idleBefore(features[i - 1]!, f)) return false;
   }
   const steady: number[] = [];
   for (let i = start - 1; i >= 0 && steady.length < STEADY_BEFORE; i -= 1) {
@@ -356,20 +357,6 @@ function builtUpInto(features: readonly BatchFeatures[], first: number, cap: num
   if (!(a > level + Math.max(BUILD_UP_SIGMAS * noiseOf(steady), MIN_RISE * cap))) return false;
   return b - a >= a - level && b < cap && !readsAtCap(b, cap, partitions);
 }
-
-/**
- * Whether batch `next` began as `previous` ended: within BACK_TO_BACK_SLACK_MS, or
- * BACK_TO_BACK_SLACK_SHARE of the previous batch's duration when that is more (between the two,
- * the next batch is planned: offsets fetched, the plan built).
- */
-function backToBack(previous: BatchFeatures, next: BatchFeatures): boolean {
-  return next.t - (previous.t + previous.d) <= Math.max(BACK_TO_BACK_SLACK_MS, BACK_TO_BACK_SLACK_SHARE * previous.d);
-}
-
-/** Time from one batch's end to the next one's start that still counts as back to back. */
-const BACK_TO_BACK_SLACK_MS = 1_000;
-/** The same as a share of the earlier batch's duration, when that is more. */
-const BACK_TO_BACK_SLACK_SHARE = 0.1;
 
 /**
  * Rows per second batch `i` read over the time since the batch before it began (what arrived in

@@ -324,7 +324,7 @@ function runStarted(a: BatchFeatures): boolean {
  * Idle time between batch a and the next batch b (a ended early). Module level, not a closure in
  * the loop: tsx compiles with keepNames, so every closure created costs a defineProperty.
  */
-function idleBefore(a: BatchFeatures, b: BatchFeatures): boolean {
+export function idleBefore(a: BatchFeatures, b: BatchFeatures): boolean {
   return b.t - a.t > a.d + Math.max(100, (b.t - a.t) * 0.05);
 }
 
