@@ -90,6 +90,9 @@ export function driftEvidence(ctx: DetectorContext, minAbs: number): boolean {
   // Still rising now: a burst that is draining leaves a rise over the long window, and the
   // arrival estimate (over 5 batches) still holds the burst's rate.
   if (current < 0.98 * Math.max(...values.slice(-4))) return false;
+  // Kafka's time behind is the offsets behind over an arrival estimate that falls back after a
+  // burst: it can keep rising while the offsets visibly drain.
+  if (analysis.signal === 'kafka' && offsetsDraining(ctx.features)) return false;
   const arrival = analysis.cappedSource ? analysis.cappedSource.arrival : analysis.arrivalRate;
   if (analysis.cappedRows !== null) {
     if (arrival === null) return analysis.signal === 'files' || analysis.signal === 'bytes';
@@ -110,6 +113,26 @@ export function driftEvidence(ctx: DetectorContext, minAbs: number): boolean {
 }
 
 const DRIFT_WINDOW = 24;
+
+/** Batches in a row whose offsets behind fell, each below the one before: a backlog draining. */
+const DRAINING_BATCHES = 3;
+/**
+ * How far they must fall over those batches, at least: uncapped, the offsets behind are what
+ * arrived during the last batch, so noise alone makes small falls in a row while a creep goes on.
+ */
+const DRAINED_SHARE = 0.15;
+
+/** The offsets behind fell at each of the newest DRAINING_BATCHES batches (none restarted), by DRAINED_SHARE in all. */
+function offsetsDraining(features: readonly BatchFeatures[]): boolean {
+  const n = features.length;
+  if (n <= DRAINING_BATCHES) return false;
+  for (let i = n - DRAINING_BATCHES; i < n; i += 1) {
+    const f = features[i]!;
+    const previous = features[i - 1]!.kafkaBehind;
+    if (f.restart || f.kafkaBehind === null || previous === null || !(f.kafkaBehind < previous)) return false;
+  }
+  return features[n - 1]!.kafkaBehind! <= (1 - DRAINED_SHARE) * features[n - 1 - DRAINING_BATCHES]!.kafkaBehind!;
+}
 /** The newest batches of the drift window that must still rise on the whole (Theil–Sen). */
 const DRIFT_RECENT = 8;
 
@@ -280,6 +303,9 @@ export function creepEvidence(ctx: DetectorContext): boolean {
   if (behindSec !== null && behindSec * 1000 < TUNING.creepBacklogTriggers * triggerMs) return false;
   // Nor while the files waiting fall: the query gains ground, however long its batches.
   if (fileBacklogFell(ctx)) return false;
+  // Nor while Kafka's offsets behind fall batch after batch (its time behind, over an arrival
+  // estimate falling back after a burst, can rise meanwhile).
+  if (ctx.analysis.signal === 'kafka' && offsetsDraining(features)) return false;
   const rho = ctx.analysis.loadFactor;
   if (ctx.analysis.cappedRows === null && rho !== null && rho < 0.98) return false;
   return mannKendallS(durations, 0.002) >= mannKendallCritical(durations.length);

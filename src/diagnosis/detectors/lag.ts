@@ -34,7 +34,8 @@
  *   (a sudden one waits for its drain to show when the rates say it will drain in half of it).
  * Trends are vetoed when uncapped durations are only converging to o/(1−ρ) with ρ < 1, the
  * load factor says capacity is comfortably above arrivals, Kafka's time behind rises while its
- * offsets behind do not, or (a drift) the rise is one outsized batch (lag-evidence.ts). After a stall
+ * offsets behind do not (a drift or a creep: while they fall batch after batch), or (a drift) the
+ * rise is one outsized batch (lag-evidence.ts). After a stall
  * or a restart after downtime the aftermath is judged first (lag-aftermath.ts, on the disruption
  * src/diagnosis/aftermath.ts finds). Resolves when the signal is
  * back within its level and noise band before the episode (and, with the backlog inside the
