@@ -12,7 +12,7 @@ import { MIN_DISRUPTION_MS } from './aftermath.js';
 import type { BatchFeatures } from './batch-features.js';
 import { idleBefore, type Analysis } from './query-analysis.js';
 import { TUNING } from './engine-options.js';
-import { mad, mannKendallCritical, mannKendallS, median, theilSenPerStep } from './statistics.js';
+import { correlation, mad, mannKendallCritical, mannKendallS, median, theilSenPerStep } from './statistics.js';
 
 export interface CapBound {
   /** The cap, rows (offsets). */
@@ -163,6 +163,7 @@ export function capBindingIn(
     high = Math.max(high, features[i]!.rows);
   }
   if (first === 0 || features.length - first < MIN_RUN) return null;
+  if (features.length - first >= FOLLOW_BATCHES && readsFollowIntervals(features, cap, partitions)) return null;
   // A batch of the same run that read more than any capped batch can, however long ago: no cap.
   if (capExceededInRun(runMaxRows, cap, partitions)) return null;
   // The reads before the run, across a restart (a run's first batch, which may replay or read the
@@ -407,6 +408,32 @@ export function admitsLess(
   return rate < ADMITS_SHORT * arrivalBefore ? { admitted: rate, arrivalBefore, intervalMs: median(intervals) } : null;
 }
 
+/** Newest back-to-back batches whose reads are compared with the time between their starts. */
+const FOLLOW_BATCHES = 8;
+/** Reads correlated with those times at least this much are arrivals over the interval, not a cap. */
+const FOLLOW_CORRELATION = 0.8;
+
+/**
+ * The newest FOLLOW_BATCHES batches, all at the cap `cap`, ran back to back (each started as the one
+ * before it ended) and read in proportion to the time since the batch before began: an uncapped feed reads what arrived
+ * over that time, however steady it is, while a batch at a cap reads the cap however long it waited.
+ * (On a fixed trigger the times are all alike and this says nothing.)
+ */
+function readsFollowIntervals(features: readonly BatchFeatures[], cap: number, partitions: number): boolean {
+  const n = features.length;
+  if (n <= FOLLOW_BATCHES) return false;
+  const reads: number[] = [];
+  const intervals: number[] = [];
+  for (let i = n - FOLLOW_BATCHES; i < n; i += 1) {
+    const f = features[i]!;
+    const before = features[i - 1]!;
+    if (f.restart || idleBefore(before, f) || !readsAtCap(f.rows, cap, partitions)) return false;
+    reads.push(f.rows);
+    intervals.push(f.t - before.t);
+  }
+  return correlation(reads, intervals) >= FOLLOW_CORRELATION;
+}
+
 /** Standard deviation of the noise in `reads` (newest first), from the median batch-to-batch change. */
 function noiseOf(reads: readonly number[]): number {
   const changes: number[] = [];
@@ -449,6 +476,7 @@ export function nextCapBound(
       if (partitions > 0 && high - low > capTolerance(previous.cap, partitions)) return capBindingIn(features, analysis, partitions, runMaxRows);
       // Reads that spread wider than a cap's as the run goes on: a steady feed that merely looked
       // capped for a few batches (its rise into the "cap" was chance), at most a catch-up.
+      if (readsFollowIntervals(features, previous.cap, partitions)) return null;
       const spread = spreadsPastCap(low, high, previous.cap, partitions);
       const next = spread && previous.fromSteady ? { ...previous, fromSteady: false, readBefore: null, batchesToOpen: null } : previous;
       // After a dip the backlog was empty: the count starts again, the judgement of how it began stays.

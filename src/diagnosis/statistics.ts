@@ -144,3 +144,27 @@ export function coefficientOfVariation(values: readonly number[]): number {
   for (const value of values) squares += (value - mean) ** 2;
   return Math.sqrt(squares / values.length) / Math.abs(mean);
 }
+
+/** Pearson correlation of `xs` and `ys` (equal lengths); NaN when either does not vary. */
+export function correlation(xs: readonly number[], ys: readonly number[]): number {
+  const n = xs.length;
+  let mx = 0;
+  let my = 0;
+  for (let i = 0; i < n; i += 1) {
+    mx += xs[i]!;
+    my += ys[i]!;
+  }
+  mx /= n;
+  my /= n;
+  let sxy = 0;
+  let sxx = 0;
+  let syy = 0;
+  for (let i = 0; i < n; i += 1) {
+    const dx = xs[i]! - mx;
+    const dy = ys[i]! - my;
+    sxy += dx * dy;
+    sxx += dx * dx;
+    syy += dy * dy;
+  }
+  return sxx > 0 && syy > 0 ? sxy / Math.sqrt(sxx * syy) : Number.NaN;
+}
