@@ -8,7 +8,7 @@
  * lag detector judges it (detectors/lag.ts).
  */
 import { capExceededInRun, capTolerance, readsAtCap } from './admission-cap.js';
-import { MIN_DISRUPTION_MS } from './aftermath.js';
+import { MIN_DISRUPTION_MS, batchesSince } from './aftermath.js';
 import type { BatchFeatures } from './batch-features.js';
 import { idleBefore, type Analysis } from './query-analysis.js';
 import { TUNING } from './engine-options.js';
@@ -163,7 +163,7 @@ export function capBindingIn(
     high = Math.max(high, features[i]!.rows);
   }
   if (first === 0 || features.length - first < MIN_RUN) return null;
-  if (features.length - first >= FOLLOW_BATCHES && readsFollowIntervals(features, cap, partitions)) return null;
+  if (features.length - first >= FOLLOW_BATCHES && readsFollowIntervals(features, cap, partitions, FOLLOW_BATCHES)) return null;
   // A batch of the same run that read more than any capped batch can, however long ago: no cap.
   if (capExceededInRun(runMaxRows, cap, partitions)) return null;
   // The reads before the run, across a restart (a run's first batch, which may replay or read the
@@ -410,21 +410,27 @@ export function admitsLess(
 
 /** Newest back-to-back batches whose reads are compared with the time between their starts. */
 const FOLLOW_BATCHES = 8;
+/**
+ * As many once a binding has lasted that long: it is judged at every batch, and a long catch-up at
+ * a real cap would otherwise meet a chance correlation (about 1 % of 8 batches do) and start over
+ * past what the ring still shows. (A younger one found again from the ring loses nothing.)
+ */
+const FOLLOW_BATCHES_KEPT = 16;
 /** Reads correlated with those times at least this much are arrivals over the interval, not a cap. */
 const FOLLOW_CORRELATION = 0.8;
 
 /**
- * The newest FOLLOW_BATCHES batches, all at the cap `cap`, ran back to back (each started as the one
- * before it ended) and read in proportion to the time since the batch before began: an uncapped feed reads what arrived
- * over that time, however steady it is, while a batch at a cap reads the cap however long it waited.
- * (On a fixed trigger the times are all alike and this says nothing.)
+ * The newest `count` batches, all at the cap `cap`, ran back to back (each started as the one
+ * before it ended) and read in proportion to the time since the batch before began: an uncapped
+ * feed reads what arrived over that time, however steady it is, while a batch at a cap reads the
+ * cap however long it waited. (On a fixed trigger the times are all alike and this says nothing.)
  */
-function readsFollowIntervals(features: readonly BatchFeatures[], cap: number, partitions: number): boolean {
+function readsFollowIntervals(features: readonly BatchFeatures[], cap: number, partitions: number, count: number): boolean {
   const n = features.length;
-  if (n <= FOLLOW_BATCHES) return false;
+  if (n <= count) return false;
   const reads: number[] = [];
   const intervals: number[] = [];
-  for (let i = n - FOLLOW_BATCHES; i < n; i += 1) {
+  for (let i = n - count; i < n; i += 1) {
     const f = features[i]!;
     const before = features[i - 1]!;
     if (f.restart || idleBefore(before, f) || !readsAtCap(f.rows, cap, partitions)) return false;
@@ -476,7 +482,8 @@ export function nextCapBound(
       if (partitions > 0 && high - low > capTolerance(previous.cap, partitions)) return capBindingIn(features, analysis, partitions, runMaxRows);
       // Reads that spread wider than a cap's as the run goes on: a steady feed that merely looked
       // capped for a few batches (its rise into the "cap" was chance), at most a catch-up.
-      if (readsFollowIntervals(features, previous.cap, partitions)) return null;
+      const follow = batchesSince(features, previous.sinceMs) < FOLLOW_BATCHES_KEPT ? FOLLOW_BATCHES : FOLLOW_BATCHES_KEPT;
+      if (readsFollowIntervals(features, previous.cap, partitions, follow)) return null;
       const spread = spreadsPastCap(low, high, previous.cap, partitions);
       const next = spread && previous.fromSteady ? { ...previous, fromSteady: false, readBefore: null, batchesToOpen: null } : previous;
       // After a dip the backlog was empty: the count starts again, the judgement of how it began stays.
