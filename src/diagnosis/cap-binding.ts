@@ -480,10 +480,11 @@ export function nextCapBound(
       // Reads further apart than two at one cap can be (known with the partition count): a noisy
       // feed taken for a cap, now risen into a real one (what the ring shows says which).
       if (partitions > 0 && high - low > capTolerance(previous.cap, partitions)) return capBindingIn(features, analysis, partitions, runMaxRows);
-      // Reads that spread wider than a cap's as the run goes on: a steady feed that merely looked
-      // capped for a few batches (its rise into the "cap" was chance), at most a catch-up.
+      // Back-to-back reads in proportion to their intervals: an uncapped feed after all.
       const follow = batchesSince(features, previous.sinceMs) < FOLLOW_BATCHES_KEPT ? FOLLOW_BATCHES : FOLLOW_BATCHES_KEPT;
       if (readsFollowIntervals(features, previous.cap, partitions, follow)) return null;
+      // Reads that spread wider than a cap's as the run goes on: a steady feed that merely looked
+      // capped for a few batches (its rise into the "cap" was chance), at most a catch-up.
       const spread = spreadsPastCap(low, high, previous.cap, partitions);
       const next = spread && previous.fromSteady ? { ...previous, fromSteady: false, readBefore: null, batchesToOpen: null } : previous;
       // After a dip the backlog was empty: the count starts again, the judgement of how it began stays.

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   coefficientOfVariation,
+  correlation,
   mad,
   mannKendallCritical,
   mannKendallS,
@@ -50,5 +51,13 @@ describe('robust statistics', () => {
   it('coefficient of variation spots a constant admission cap', () => {
     expect(coefficientOfVariation([400_000, 400_000, 400_000, 400_000])).toBe(0);
     expect(coefficientOfVariation([380_000, 421_000, 398_500, 405_200])).toBeGreaterThan(0.02);
+  });
+
+  it('correlation: reads that follow their intervals, reads at a cap that do not', () => {
+    const intervals = [2_500, 2_600, 2_400, 2_700, 2_550, 2_650];
+    expect(correlation(intervals.map((ms) => ms * 0.7), intervals)).toBeCloseTo(1, 10);
+    expect(correlation(intervals.map((ms) => 5_000 - ms), intervals)).toBeCloseTo(-1, 10);
+    expect(correlation([1_900, 1_880, 1_910, 1_870, 1_905, 1_885], intervals)).toBeLessThan(0.8);
+    expect(correlation([1_900, 1_900, 1_900, 1_900, 1_900, 1_900], intervals)).toBeNaN();
   });
 });

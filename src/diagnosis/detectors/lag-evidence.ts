@@ -133,6 +133,7 @@ function offsetsDraining(features: readonly BatchFeatures[]): boolean {
   }
   return features[n - 1]!.kafkaBehind! <= (1 - DRAINED_SHARE) * features[n - 1 - DRAINING_BATCHES]!.kafkaBehind!;
 }
+
 /** The newest batches of the drift window that must still rise on the whole (Theil–Sen). */
 const DRIFT_RECENT = 8;
 
