@@ -114,26 +114,6 @@ export function driftEvidence(ctx: DetectorContext, minAbs: number): boolean {
 
 const DRIFT_WINDOW = 24;
 
-/** Batches in a row whose offsets behind fell, each below the one before: a backlog draining. */
-const DRAINING_BATCHES = 3;
-/**
- * How far they must fall over those batches, at least: uncapped, the offsets behind are what
- * arrived during the last batch, so noise alone makes small falls in a row while a creep goes on.
- */
-const DRAINED_SHARE = 0.15;
-
-/** The offsets behind fell at each of the newest DRAINING_BATCHES batches (none restarted), by DRAINED_SHARE in all. */
-function offsetsDraining(features: readonly BatchFeatures[]): boolean {
-  const n = features.length;
-  if (n <= DRAINING_BATCHES) return false;
-  for (let i = n - DRAINING_BATCHES; i < n; i += 1) {
-    const f = features[i]!;
-    const previous = features[i - 1]!.kafkaBehind;
-    if (f.restart || f.kafkaBehind === null || previous === null || !(f.kafkaBehind < previous)) return false;
-  }
-  return features[n - 1]!.kafkaBehind! <= (1 - DRAINED_SHARE) * features[n - 1 - DRAINING_BATCHES]!.kafkaBehind!;
-}
-
 /** The newest batches of the drift window that must still rise on the whole (Theil–Sen). */
 const DRIFT_RECENT = 8;
 
@@ -457,6 +437,26 @@ function offsetsRise(window: readonly BatchFeatures[]): boolean {
   if (offsets.length < window.length || offsets.length < 6) return true;
   const last = offsets[offsets.length - 1]!;
   return last === 0 || last > 1.15 * median(offsets.slice(0, 3));
+}
+
+/** Batches in a row whose offsets behind fell, each below the one before: a backlog draining. */
+const DRAINING_BATCHES = 3;
+/**
+ * How far they must fall over those batches, at least: uncapped, the offsets behind are what
+ * arrived during the last batch, so noise alone makes small falls in a row while a creep goes on.
+ */
+const DRAINED_SHARE = 0.15;
+
+/** The offsets behind fell at each of the newest DRAINING_BATCHES batches (none restarted), by DRAINED_SHARE in all. */
+function offsetsDraining(features: readonly BatchFeatures[]): boolean {
+  const n = features.length;
+  if (n <= DRAINING_BATCHES) return false;
+  for (let i = n - DRAINING_BATCHES; i < n; i += 1) {
+    const f = features[i]!;
+    const previous = features[i - 1]!.kafkaBehind;
+    if (f.restart || f.kafkaBehind === null || previous === null || !(f.kafkaBehind < previous)) return false;
+  }
+  return features[n - 1]!.kafkaBehind! <= (1 - DRAINED_SHARE) * features[n - 1 - DRAINING_BATCHES]!.kafkaBehind!;
 }
 
 /**
