@@ -93,7 +93,17 @@ describe('scoring a random draw', () => {
     expect(g).toMatchObject({ draws: 1, episodes: 1, found: 1, falseAlarms: 0, notExactlyOne: 0 });
     expect(g.queryHours).toBeGreaterThan(0);
     const targets = judgeTargets([good]);
-    expect(targets.map((t) => t.met)).toEqual([label.strict, true, true, true]);
+    expect(targets.map((t) => t.met)).toEqual([label.strict, label.strict, true, true, true]);
+  });
+
+  it('judges the recall in every reporting mode, the weakest named first', () => {
+    const found = scoreRandom(sim, run([change('opened', 'lag', label.onsetIndex + 2)]));
+    const missed = scoreRandom(sim, run([]));
+    const otherMode = (score: typeof found) => ({ ...score, mode: 'kinesis' as const });
+    const [, perMode] = judgeTargets([found, found, otherMode(found), otherMode(missed)]);
+    expect(perMode).toMatchObject({ met: false, value: 'lowest: kinesis 50.0 % (1/2; 95 % interval 9.5–90.5 %)', detail: 'dbr-17.1 100.0 %' });
+    expect(judgeTargets([found, otherMode(found)])[1]).toMatchObject({ met: true });
+    expect(judgeTargets([])[1]).toMatchObject({ met: false, value: 'no such episodes' });
   });
 
   it('gives the recall a 95 % Wilson interval', () => {

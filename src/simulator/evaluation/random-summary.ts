@@ -3,7 +3,7 @@
  * issue's targets judged on them. Pure: `bench/eval-random.ts` prints what this computes.
  */
 
-import { isQuietFamily } from '../random/types.js';
+import { REPORTING_MODES, isQuietFamily } from '../random/types.js';
 import type { DrawScore, EpisodeScore } from './score-random.js';
 
 export interface Spread {
@@ -116,7 +116,10 @@ export function groupBy(draws: DrawScore[], key: (d: DrawScore) => string, order
     .filter((g) => g.draws > 0);
 }
 
-/** The issue's targets: recall ≥ 99 % on sustained overload, 0 false alarms when quiet, 1 incident per episode, p95 ≤ 8 batches. */
+/**
+ * The issue's targets: recall ≥ 99 % on sustained overload, overall and in every reporting mode; 0 false
+ * alarms when quiet; 1 incident per episode; p95 ≤ 8 batches.
+ */
 export function judgeTargets(draws: DrawScore[]): Target[] {
   const all = summarize('all', draws);
   const quiet = summarize('quiet', draws.filter((d) => isQuietFamily(d.family)));
@@ -129,6 +132,7 @@ export function judgeTargets(draws: DrawScore[]): Target[] {
       met: recall !== null && recall >= 0.99,
       detail: blindRecall(draws),
     },
+    modeRecallTarget(draws),
     {
       name: '0 false alarms in must-stay-quiet families',
       value: `${quiet.falseAlarms} in ${quiet.draws} draws (${quiet.queryHours.toFixed(0)} query-hours)`,
@@ -145,6 +149,24 @@ export function judgeTargets(draws: DrawScore[]): Target[] {
       met: all.delayReports.p95 !== null && all.delayReports.p95 <= 8,
     },
   ];
+}
+
+/**
+ * Recall on sustained overload in each reporting mode, weakest first. A mode holds about a seventh of
+ * the episodes, so its interval is wide: a mode at 98.9 % of 500 may sit either side of 99 %.
+ */
+function modeRecallTarget(draws: DrawScore[]): Target {
+  const modes = REPORTING_MODES.map((mode) => summarize(mode, draws.filter((d) => d.mode === mode)))
+    .filter((g) => g.strictEpisodes > 0)
+    .map((g) => ({ mode: g.group, found: g.strictFound, n: g.strictEpisodes, recall: g.strictFound / g.strictEpisodes }))
+    .sort((a, b) => a.recall - b.recall);
+  const text = (m: (typeof modes)[number]) => `${m.mode} ${(m.recall * 100).toFixed(1)} % (${m.found}/${m.n}; ${intervalText(m.found, m.n)})`;
+  return {
+    name: 'recall ≥ 99 % for sustained overload ≥ 10 % in every reporting mode',
+    value: modes.length === 0 ? 'no such episodes' : `lowest: ${text(modes[0]!)}`,
+    met: modes.length > 0 && modes.every((m) => m.recall >= 0.99),
+    detail: modes.length > 1 ? modes.slice(1).map((m) => `${m.mode} ${(m.recall * 100).toFixed(1)} %`).join(', ') : undefined,
+  };
 }
 
 /**
