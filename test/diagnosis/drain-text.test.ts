@@ -43,18 +43,23 @@ describe('an open lag incident on draining', () => {
       summaries.push(lag!.summary);
     }
     for (const summary of summaries) {
-      const drain = /([\dhms ]+) of data waiting.*draining, about ([\dhms ]+) to catch up/.exec(summary);
+      const drain = /^Draining: ([\dhms ]+) of data waiting.*, about ([\dhms ]+) to catch up$/.exec(summary);
       // A drain named must gain back at least 1 % of the time that passes.
       if (drain) expect(seconds(drain[1]!) / seconds(drain[2]!), summary).toBeGreaterThanOrEqual(0.01);
     }
-    // Before, 7 of these 12 said "draining, about 1h 01m to 34h 11m" for 32 s to 2m 37s of data.
+    // Before, 7 of these 12 named a drain of 1h 01m to 34h 11m for 32 s to 2m 37s of data.
     expect(summaries.filter((s) => s.includes('about level, not draining')).length).toBeGreaterThanOrEqual(4);
+    // The lead says where the backlog stands: held level, draining, or still growing.
+    for (const summary of summaries) {
+      const lead = summary.includes('about level') ? 'Behind' : summary.includes('to catch up') ? 'Draining' : 'Falling behind';
+      expect(summary.startsWith(`${lead}: `), summary).toBe(true);
+    }
   });
 
   it('still names the drain and its ETA when the query gains ground', () => {
     // Back to 75 % load: the backlog of the overload drains at about a quarter of real time.
     const lag = pushedBehind(3_000, 3, 82).tracker.report().incidents.find((i) => i.kind === 'lag' && i.resolvedAt === null);
-    expect(lag?.summary).toMatch(/draining, about [\dhms ]+ to catch up$/);
+    expect(lag?.summary).toMatch(/^Draining: [\dhms ]+ of data waiting, [^]*about [\dhms ]+ to catch up$/);
     expect(lag?.metrics?.drainEtaSec).toBeGreaterThan(0);
   });
 });

@@ -64,7 +64,7 @@ function describeLag(view: LagView, memo: Record<string, number> | null): { summ
     // Delta's progress does not say how many files a batch read, so its time behind is unknown:
     // say so rather than leave it out; Auto Loader's is estimated from files arriving per second.
     parts.push(
-      `Falling behind: ${unit} waiting at the source${behind !== null && behind > 0 ? ` (about ${fmt.seconds(behind)} of data, estimated from files)` : ' (time behind unknown for this source)'}`,
+      `${unit} waiting at the source${behind !== null && behind > 0 ? ` (about ${fmt.seconds(behind)} of data, estimated from files)` : ' (time behind unknown for this source)'}`,
     );
     if (analysis.trendPerMin !== null && analysis.trendPerMin > 0) {
       parts.push(
@@ -83,12 +83,12 @@ function describeLag(view: LagView, memo: Record<string, number> | null): { summ
     const noFigure = latest.kafkaBehind === null && latest.filesOutstanding === null && latest.bytesOutstanding === null && latest.msBehind === null;
     const why = noFigure ? 'these reports carry no backlog figure' : "the source's backlog reads 0: each batch takes everything that has arrived";
     parts.push(
-      `Falling behind: time behind ≈ the last batch's duration, ${fmt.ms(latest.d)}${upFrom(memo, latest.d / 1000)}${change}${
+      `time behind ≈ the last batch's duration, ${fmt.ms(latest.d)}${upFrom(memo, latest.d / 1000)}${change}${
         analysis.triggerMs > 0 ? ` against a ${fmt.ms(analysis.triggerMs)} trigger` : ''
       } (${why})`,
     );
   } else {
-    parts.push(`Falling behind: ${behind === null ? 'data' : fmt.seconds(behind)} of data waiting`);
+    parts.push(`${behind === null ? 'data' : fmt.seconds(behind)} of data waiting`);
     if (analysis.trendPerMin !== null && analysis.trendPerMin > 0) {
       parts.push(`growing ${fmt.seconds(analysis.trendPerMin)} per minute`);
     }
@@ -102,13 +102,16 @@ function describeLag(view: LagView, memo: Record<string, number> | null): { summ
   const shrinking = analysis.drainEtaSec === null && growth !== null ? shrinkingDrainSec(latest.d, growth, analysis.triggerMs) : null;
   const etaSec = analysis.drainEtaSec ?? shrinking;
   const level = etaSec !== null && !materialDrain(isTimeSignal(analysis.signal) ? behind : null, etaSec);
-  parts.push(etaSec === null ? 'not draining' : level ? 'about level, not draining' : `draining, about ${fmt.seconds(etaSec)} to catch up`);
+  parts.push(etaSec === null ? 'not draining' : level ? 'about level, not draining' : `about ${fmt.seconds(etaSec)} to catch up`);
   const metrics = lagMetrics(view);
   // The ETA the text names, or none: the shrinking batches' when they say more than the window's
   // trend (which still reads the growth before the turn), none when the drain is too slow to matter.
   metrics.drainEtaSec = etaSec === null || level ? null : Math.round(etaSec);
   if (shrinking !== null) delete metrics.timeBehindTrendSecPerMin;
-  return { summary: parts.join(', '), metrics };
+  // The lead says where the episode stands now: an incident stays open while its backlog holds or
+  // drains, and "falling behind" over a level backlog, or one gone in minutes, misreads it.
+  const lead = etaSec === null ? 'Falling behind' : level ? 'Behind' : 'Draining';
+  return { summary: `${lead}: ${parts.join(', ')}`, metrics };
 }
 
 /**
