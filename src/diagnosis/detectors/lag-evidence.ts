@@ -232,7 +232,8 @@ export function fileAdmissionEvidence(ctx: DetectorContext): boolean {
 }
 
 /** Batches since the current run started (as far as the ring remembers). */
-function runLength(ctx: DetectorContext): number {
+/** Batches of the current run (since its restart, else all the tracker has seen). */
+export function runLength(ctx: DetectorContext): number {
   let count = 0;
   for (let i = ctx.features.length - 1; i >= 0; i -= 1) {
     count += 1;

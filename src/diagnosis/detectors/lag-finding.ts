@@ -100,7 +100,8 @@ function describeLag(view: LagView, memo: Record<string, number> | null): { summ
   }
   // Batches that shorten batch after batch are draining before the trend over the window says so.
   const shrinking = analysis.drainEtaSec === null && growth !== null ? shrinkingDrainSec(latest.d, growth, analysis.triggerMs) : null;
-  const etaSec = analysis.drainEtaSec ?? shrinking;
+  // Batches still lengthening say the backlog inside them grows, whatever the window's trend.
+  const etaSec = growth !== null && growth > 0.005 ? null : (analysis.drainEtaSec ?? shrinking);
   const level = etaSec !== null && !materialDrain(isTimeSignal(analysis.signal) ? behind : null, etaSec);
   parts.push(etaSec === null ? 'not draining' : level ? 'about level, not draining' : `about ${fmt.seconds(etaSec)} to catch up`);
   const metrics = lagMetrics(view);

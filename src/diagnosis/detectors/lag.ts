@@ -39,17 +39,18 @@
  * or a restart after downtime the aftermath is judged first (lag-aftermath.ts, on the disruption
  * src/diagnosis/aftermath.ts finds). Resolves when the signal is
  * back within its level and noise band before the episode (and, with the backlog inside the
- * batches, batches fit the trigger); the tracker adds the hold period and the relapse cool-down.
+ * batches, batches fit the trigger), or, opened on a young run, once the run has settled at a level
+ * of its own (`settledLevel`); the tracker adds the hold period and the relapse cool-down.
  */
 import { batchesSince, unreportedCatchUp } from '../aftermath.js';
 import type { BatchFeatures } from '../batch-features.js';
 import { admitsLess } from '../cap-binding.js';
 import { TUNING } from '../engine-options.js';
 import { signalValue } from '../query-analysis.js';
-import { median, quantile } from '../statistics.js';
+import { mannKendallZ, median, quantile } from '../statistics.js';
 import { CLEAR, type DetectorContext, type Finding } from './detector.js';
 import { aftermathInfo, judgeAftermath, ongoingAftermath } from './lag-aftermath.js';
-import { admissionEvidence, converging, creepEvidence, driftEvidence, fileAdmissionEvidence, levelEvidence, trendEvidence } from './lag-evidence.js';
+import { admissionEvidence, converging, creepEvidence, driftEvidence, fileAdmissionEvidence, levelEvidence, runLength, trendEvidence } from './lag-evidence.js';
 import { finding, stillFiring } from './lag-finding.js';
 import { LAG_SIGNALS, MIN_ABS, isTimeSignal } from './lag-signal.js';
 
@@ -93,6 +94,7 @@ export function detectLag(ctx: DetectorContext): Finding {
     // fires while the cap binds; a batch that reads less than the cap read everything there was.
     if (ctx.memo.capBound && ctx.capBound !== null && ctx.capBound.dips === 0) return stillFiring(ctx);
     if (level <= normal && fits) return CLEAR;
+    if (judged === analysis.signal && judgedIsTime && settledLevel(ctx, ctx.memo, ceiling)) return CLEAR;
     const behind = isTime ? analysis.timeBehindSec : current;
     if (ctx.memo.aftermath && behind !== null) return ongoingAftermath(ctx, ctx.memo, behind);
     return stillFiring(ctx);
@@ -151,8 +153,53 @@ export function detectLag(ctx: DetectorContext): Finding {
   // On a binding cap with no backlog figure the batches' durations say nothing of the backlog (at
   // least the cap waits): the incident reads, and stays open, as the binding.
   const memo: Record<string, number> = { base, band: Math.max(band, base) };
+  // Opened on a query's first batches: its base is where a run still filling up from its start
+  // stood, and nothing before it says what its normal is (after a restart, the run before does).
+  if (ctx.batches < YOUNG_RUN) memo.youngSince = ctx.batches;
   if (bound !== null && bound.dips === 0) memo.capBound = 1;
   return finding(ctx, 'fire', memo);
+}
+
+/**
+ * A query seen for fewer batches than this has not shown its steady level yet: near capacity,
+ * batches run back to back and lengthen towards o/(1−ρ) for dozens of batches from a start, and
+ * noise can carry them past it for a while. (On 26,000 draws, all ten openings on this path so
+ * early were false alarms.)
+ */
+const YOUNG_RUN = 32;
+/** Batches an open incident's signal must have held level, all of them since it opened. */
+const SETTLED_BATCHES = 24;
+/** |Mann–Kendall z| under this over those batches: no trend either way. */
+const SETTLED_MAX_Z = 2;
+/** The newest value within this factor of their median: not rising off the level now. */
+const SETTLED_SPREAD = 1.25;
+
+/**
+ * An incident opened in a query's first batches (`youngSince`) whose signal has since held one
+ * level, neither rising nor draining, for SETTLED_BATCHES batches of the same run, below the level
+ * that is never normal (`ceiling`). Its base was where the run stood while still filling up from its
+ * start; the level it settled at is the only normal known, which nothing would open lag on, so the
+ * incident may resolve (after the hold period; a relapse within the cool-down re-opens it) rather
+ * than stay open for good against a base the run was never going to return to. An incident opened
+ * later (a restart included: the run before it says what normal is), or one a restart has since
+ * turned into a catch-up, keeps its base: a plateau above it is a backlog not yet drained.
+ */
+function settledLevel(ctx: DetectorContext, memo: Record<string, number>, ceiling: number): boolean {
+  const { analysis } = ctx;
+  if (memo.youngSince === undefined || memo.aftermath || ctx.batches - memo.youngSince < SETTLED_BATCHES) return false;
+  // Still the run it opened on: after a restart the level is a catch-up's, judged as that.
+  if (runLength(ctx) <= ctx.batches - memo.youngSince) return false;
+  const n = ctx.features.length;
+  if (n < SETTLED_BATCHES) return false;
+  const values: number[] = [];
+  for (let i = n - SETTLED_BATCHES; i < n; i += 1) {
+    const value = analysis.seriesAt(i);
+    if (!Number.isFinite(value)) return false;
+    values.push(value);
+  }
+  const current = values[values.length - 1]!;
+  if (current > ceiling || current > SETTLED_SPREAD * median(values)) return false;
+  return Math.abs(mannKendallZ(values)) < SETTLED_MAX_Z;
 }
 
 /** Batches just before a cap binding that slowed into it: at most this many are counted to it. */
