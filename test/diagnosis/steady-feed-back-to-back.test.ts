@@ -2,9 +2,9 @@
  * With no backlog figure (Spark 3.0-era reports), a capped query shows falling behind only as reads
  * pinned at the cap. A nearly noiseless uncapped feed over many partitions reads almost the same
  * count every batch too, and as back-to-back batches settle towards their steady length its reads
- * climb to that count as if into a cap. Back to back (trigger 0, or batches that overrun), the two differ: a capped batch reads the cap
- * however long it waited, an uncapped one reads what arrived since the batch before began, in
- * proportion to that time. On 8,000 no-metrics draws this removed 1 false alarm and opened 2
+ * climb to that count as if into a cap. Back to back (trigger 0, or batches that overrun), the two
+ * differ: a capped batch reads the cap however long it waited, an uncapped one reads what arrived
+ * since the batch before began, in proportion to that time. On 8,000 no-metrics draws this removed 1 false alarm and opened 2
  * episodes later (one 1 batch, still in time; one already late, 2 batches).
  */
 import { describe, expect, it } from 'vitest';

@@ -231,7 +231,6 @@ export function fileAdmissionEvidence(ctx: DetectorContext): boolean {
   return neverFell || mannKendallS(backlogs) >= mannKendallCritical(backlogs.length);
 }
 
-/** Batches since the current run started (as far as the ring remembers). */
 /** Batches of the current run (since its restart, else all the tracker has seen). */
 export function runLength(ctx: DetectorContext): number {
   let count = 0;

@@ -156,7 +156,7 @@ export function judgeTargets(draws: DrawScore[]): Target[] {
  * the episodes, so its interval is wide: a mode at 98.9 % of 500 may sit either side of 99 %.
  */
 function modeRecallTarget(draws: DrawScore[]): Target {
-  const modes = REPORTING_MODES.map((mode) => summarize(mode, draws.filter((d) => d.mode === mode)))
+  const modes = groupBy(draws, (d) => d.mode, REPORTING_MODES)
     .filter((g) => g.strictEpisodes > 0)
     .map((g) => ({ mode: g.group, found: g.strictFound, n: g.strictEpisodes, recall: g.strictFound / g.strictEpisodes }))
     .sort((a, b) => a.recall - b.recall);
