@@ -21,7 +21,7 @@ export interface CapBound {
   sinceMs: number;
   /**
    * The reads rose into the cap out of a steady state: batches with data whose typical read is at
-   * least MIN_RISE below the cap, none of the last of them or the first at the cap slow for its
+   * least MIN_RISE below the cap (or whose own trend carried them into it), none of the last of them or the first at the cap slow for its
    * rows (a GC pause, a hung write), no restart among them, and the cap tight around its reads.
    * Then what waits at each trigger is new input, not a hiccup's residue. (A run with no such rise
    * before it is no binding at all: a feed that reads the same count every batch.)
@@ -67,7 +67,10 @@ export interface CapBound {
 /** Batches before a binding whose reads say what the steady state was (at least STEADY_MIN of them). */
 const STEADY_BEFORE = 8;
 const STEADY_MIN = 3;
-/** A rise into the cap smaller than this fraction of it is a steady feed next to it, not a rise. */
+/**
+ * A rise into the cap smaller than this fraction of it is a steady feed next to it, not a rise,
+ * unless the reads' own trend carried them into the cap (`trendsInto`).
+ */
 const MIN_RISE = 0.02;
 /**
  * How long a binding out of a steady feed must last depends on how far the rise into the cap stands
@@ -194,7 +197,9 @@ export function capBindingIn(
   if (before.length < STEADY_MIN) return null;
   const readBefore = median(before);
   const rise = cap - readBefore;
-  if (rise < MIN_RISE * cap) return null;
+  // A feed next to its cap is no rise into it, unless its own trend carried it there (a slow
+  // ramp's last reads below the cap are within MIN_RISE of it, and it goes on past).
+  if (rise < MIN_RISE * cap && !trendsInto(features, first, cap)) return null;
   // Within the noise of the reads before, a feed just under its cap pins it for a few batches by
   // chance (its backlog is a random walk): such a binding must last longer to count (SURVIVAL).
   const sigmas = rise / noiseOf(before);
@@ -250,21 +255,24 @@ function bindingBatches(sigmas: number, truncated: boolean, ramp: boolean, trend
   return ramp && batches === shortest ? shortest - RAMP_LEAD : batches;
 }
 
-/** Reads before a binding `trendsInto` fits its trend to (at least TREND_MIN of them). */
+/**
+ * Reads before a binding `trendsInto` fits its trend to: the newest TREND_READS, else the newest
+ * TREND_MIN (a ramp that began inside the longer window leaves its older half flat).
+ */
 const TREND_READS = 24;
 const TREND_MIN = 16;
 /** The slower half of a trend's window rises at least at this fraction of the faster half's pace. */
 const TREND_STEADY_PACE = 0.5;
 
 /**
- * Whether the reads before the binding at index `first` (up to TREND_READS, back to a restart)
- * rose with a Mann–Kendall-significant trend (1 %), through both halves of the window at a like
- * pace (TREND_STEADY_PACE), whose Theil–Sen line reaches the cap, within a standard deviation of
- * the reads around it, by the first read at it. The wait for a rise within the reads' noise
- * (SURVIVAL) assumes a feed that stays where it was, just under its cap; a feed whose own trend
- * carries it to the cap and past it is input outgrowing the cap, however noisy its last reads
+ * Whether the reads before the binding at index `first` (TREND_READS of them, else TREND_MIN, back
+ * to a restart) rose with a Mann–Kendall-significant trend (1 %), through both halves of the window
+ * at a like pace (TREND_STEADY_PACE), whose Theil–Sen line reaches the cap, within a standard
+ * deviation of the reads around it, by the first read at it. The wait for a rise within the reads'
+ * noise (SURVIVAL) assumes a feed that stays where it was, just under its cap; a feed whose own
+ * trend carries it to the cap and past it is input outgrowing the cap, however noisy its last reads
  * under it were. A burst on a flat feed leaves no significant trend, and a step up to a level just
- * under the cap, which does, leaves one half of the window flat. Noisy ramps fail the pace test
+ * under the cap, which does, leaves one half of either window flat. Noisy ramps fail the pace test
  * too at times: they wait as before.
  */
 function trendsInto(features: readonly BatchFeatures[], first: number, cap: number): boolean {
@@ -276,6 +284,11 @@ function trendsInto(features: readonly BatchFeatures[], first: number, cap: numb
   }
   if (reads.length < TREND_MIN) return false;
   reads.reverse();
+  return risesInto(reads, cap) || (reads.length > TREND_MIN && risesInto(reads.slice(-TREND_MIN), cap));
+}
+
+/** `trendsInto`'s test on one window of reads, oldest first. */
+function risesInto(reads: readonly number[], cap: number): boolean {
   if (mannKendallS(reads) < mannKendallCritical(reads.length)) return false;
   const slope = theilSenPerStep(reads);
   if (!(slope > 0)) return false;

@@ -144,3 +144,51 @@ describe('a capped query without a backlog figure: a noisy ramp whose trend reac
     expect(atCap.filter((batches) => batches <= 8).length, atCap.join(' ')).toBeGreaterThanOrEqual(3);
   });
 });
+
+/**
+ * A slow ramp's last reads under the cap are within 2 % of it, which alone reads as a steady feed
+ * next to its cap, not a rise: the binding was never judged, and lag never opened however long the
+ * cap held. The reads' own trend into the cap now makes it a rise.
+ */
+describe('a capped query without a backlog figure: a slow ramp into the cap', () => {
+  const CAP = 80_000;
+  const rampStart = START + 20 * MIN;
+  // 7,400 rows/s, then up by 100 rows/s a minute (about 0.2 % of the cap a batch): the cap's 8,000
+  // after 6 minutes, at 1 % noise.
+  const ramp = rampRate(7_400, 9_400, rampStart, rampStart + 20 * MIN);
+
+  it('opens for every seed, most after 8 batches at the cap, where none opened in 220 reports', () => {
+    const atCap: number[] = [];
+    for (let seed = 1; seed <= 8; seed += 1) {
+      const run = runStream(cappedNoBacklogSpec(ramp, { arrivalNoise: 0.01 }), 220, {}, seed);
+      const { batches, first } = openingAtCap(run, CAP, seed);
+      // The read before the binding is within 2 % of the cap.
+      expect(CAP - readOf(run, first - 1)).toBeLessThan(0.02 * CAP);
+      atCap.push(batches);
+    }
+    expect(Math.max(...atCap)).toBeLessThanOrEqual(25);
+    expect(atCap.filter((batches) => batches <= 9).length, atCap.join(' ')).toBeGreaterThanOrEqual(6);
+  });
+});
+
+/**
+ * Draws of capped Spark 3.0-era ramps from a range not tuned on. 960112: a ramp that began 12
+ * batches before the cap (its older reads flat) opened 23 batches after the onset, past its
+ * deadline; its newest 16 reads carry the trend. 960252: a slow ramp whose reads were within 2 % of
+ * the cap never opened.
+ */
+describe('capped ramps without a backlog figure, from random draws', () => {
+  it.each([
+    [960_112, 8],
+    [960_252, 9],
+  ])('draw %i opens within %i batches of the onset, as one incident', (seed, within) => {
+    const sim = simulateRandom(drawScenario(seed, { family: 'ramp-overload', mode: 'no-metrics' }));
+    const s = scoreRandom(sim, runRandomEngine(sim));
+    expect(sim.queries[0]!.query.params.capped).toBe(true);
+    expect(s.episodes).toHaveLength(1);
+    expect(s.episodes[0]).toMatchObject({ incidents: 1 });
+    expect(s.episodes[0]!.delayReports).not.toBeNull();
+    expect(s.episodes[0]!.delayReports!).toBeLessThanOrEqual(within);
+    expect(s.falseAlarms).toEqual([]);
+  });
+});
