@@ -1,7 +1,8 @@
 /**
  * Ends every run with one plain line, `Tests: N passed, N failed[, N skipped]`, that any CI log
  * reader understands without knowing vitest's own summary format, after one line per failed test
- * with its error (a CI log that only shows the summary must still say why).
+ * or failed suite (a hook that threw, a file that did not load) with its error (a CI log that only
+ * shows the summary must still say why).
  */
 import { relative } from 'node:path';
 import type { Reporter, TestModule } from 'vitest/node';
@@ -22,8 +23,16 @@ export default class SummaryReporter implements Reporter {
           process.stdout.write(`\nFAILED ${relative(process.cwd(), module.moduleId)}: ${test.fullName}\n    ${why || '(no error message)'}\n`);
         } else skipped += 1;
       }
-      // A file that failed to load has no tests but is still a failure.
-      if (module.state() === 'failed' && module.children.size === 0) failed += 1;
+      // A suite whose hook failed (a beforeAll that throws) leaves its tests skipped: the failure is
+      // the suite's, and a file that failed to load has no tests at all. Each counts once.
+      for (const suite of [module, ...module.children.allSuites()]) {
+        const errors = suite.errors();
+        if (errors.length === 0 && !(suite === module && module.state() === 'failed' && module.children.size === 0)) continue;
+        failed += 1;
+        const name = suite.type === 'suite' ? suite.fullName : '(file)';
+        const why = errors.map((e) => (e.message ?? String(e)).split('\n').slice(0, 40).join('\n    ')).join('\n    ');
+        process.stdout.write(`\nFAILED ${relative(process.cwd(), module.moduleId)}: ${name}\n    ${why || '(no error message)'}\n`);
+      }
     }
     failed += unhandledErrors.length;
     const tail = skipped ? `, ${skipped} skipped` : '';
