@@ -21,8 +21,9 @@ export interface CapBound {
   sinceMs: number;
   /**
    * The reads rose into the cap out of a steady state: batches with data whose typical read is at
-   * least MIN_RISE below the cap (or whose own trend carried them into it), none of the last of them or the first at the cap slow for its
-   * rows (a GC pause, a hung write), no restart among them, and the cap tight around its reads.
+   * least MIN_RISE below the cap (or whose own trend carried them into it), none of the last of
+   * them or the first at the cap slow for its rows (a GC pause, a hung write), no restart among
+   * them, and the cap tight around its reads.
    * Then what waits at each trigger is new input, not a hiccup's residue. (A run with no such rise
    * before it is no binding at all: a feed that reads the same count every batch.)
    */

@@ -7,6 +7,12 @@
 import { relative } from 'node:path';
 import type { Reporter, TestModule } from 'vitest/node';
 
+/** One failure, its errors' first 40 lines each. */
+function writeFailure(module: TestModule, name: string, errors: ReadonlyArray<{ message?: string }>): void {
+  const why = errors.map((e) => (e.message ?? String(e)).split('\n').slice(0, 40).join('\n    ')).join('\n    ');
+  process.stdout.write(`\nFAILED ${relative(process.cwd(), module.moduleId)}: ${name}\n    ${why || '(no error message)'}\n`);
+}
+
 export default class SummaryReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<unknown>): void {
     let passed = 0;
@@ -18,9 +24,7 @@ export default class SummaryReporter implements Reporter {
         if (state === 'passed') passed += 1;
         else if (state === 'failed') {
           failed += 1;
-          const errors = test.result().errors ?? [];
-          const why = errors.map((e) => (e.message ?? String(e)).split('\n').slice(0, 40).join('\n    ')).join('\n    ');
-          process.stdout.write(`\nFAILED ${relative(process.cwd(), module.moduleId)}: ${test.fullName}\n    ${why || '(no error message)'}\n`);
+          writeFailure(module, test.fullName, test.result().errors ?? []);
         } else skipped += 1;
       }
       // A suite whose hook failed (a beforeAll that throws) leaves its tests skipped: the failure is
@@ -29,9 +33,7 @@ export default class SummaryReporter implements Reporter {
         const errors = suite.errors();
         if (errors.length === 0 && !(suite === module && module.state() === 'failed' && module.children.size === 0)) continue;
         failed += 1;
-        const name = suite.type === 'suite' ? suite.fullName : '(file)';
-        const why = errors.map((e) => (e.message ?? String(e)).split('\n').slice(0, 40).join('\n    ')).join('\n    ');
-        process.stdout.write(`\nFAILED ${relative(process.cwd(), module.moduleId)}: ${name}\n    ${why || '(no error message)'}\n`);
+        writeFailure(module, suite.type === 'suite' ? suite.fullName : '(file)', errors);
       }
     }
     failed += unhandledErrors.length;
