@@ -200,7 +200,8 @@ export function capBindingIn(
   const rise = cap - readBefore;
   // A feed next to its cap is no rise into it, unless its own trend carried it there (a slow
   // ramp's last reads below the cap are within MIN_RISE of it, and it goes on past).
-  if (rise < MIN_RISE * cap && !trendsInto(features, first, cap)) return null;
+  const nearCap = rise < MIN_RISE * cap;
+  if (nearCap && !trendsInto(features, first, cap)) return null;
   // Within the noise of the reads before, a feed just under its cap pins it for a few batches by
   // chance (its backlog is a random walk): such a binding must last longer to count (SURVIVAL).
   const sigmas = rise / noiseOf(before);
@@ -235,7 +236,8 @@ export function capBindingIn(
   // A ramp or a build-up needs batches before it too: a query's first batches climb to its
   // steady level.
   const ramp = first >= 2 * STEADY_BEFORE && (rampedInto(reads, cap) || builtUpInto(features, first, cap, partitions));
-  const trending = trendsInto(features, first, cap);
+  // A rise under MIN_RISE got past the check above only by trending into the cap.
+  const trending = nearCap || trendsInto(features, first, cap);
   const batchesToOpen = bindingBatches(sigmas, before.length < paces.length, ramp, trending);
   return { cap, sinceMs: features[first]!.t, fromSteady: true, readBefore, batchesToOpen, pace, dips: 0, arrivalBefore, low, high };
 }
