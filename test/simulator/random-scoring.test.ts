@@ -94,6 +94,21 @@ describe('scoring a random draw', () => {
     expect(g.queryHours).toBeGreaterThan(0);
     const targets = judgeTargets([good]);
     expect(targets.map((t) => t.met)).toEqual([label.strict, label.strict, true, true, true]);
+    expect(targets[3]!.detail).toBe('0 with none (never opened), 0 with two or more');
+  });
+
+  it('says whether the episodes without exactly one incident were missed or opened more than once', () => {
+    const twice = scoreRandom(
+      sim,
+      run([
+        change('opened', 'lag', label.onsetIndex + 2),
+        change('resolved', 'lag', label.onsetIndex + 3, label.onsetIndex + 2),
+        change('opened', 'lag', label.endIndex),
+      ]),
+    );
+    const missed = scoreRandom(sim, run([]));
+    const exactlyOne = judgeTargets([twice, missed, missed])[3]!;
+    expect(exactlyOne).toMatchObject({ met: false, value: '0/3 episodes (mean 0.67)', detail: '2 with none (never opened), 1 with two or more' });
   });
 
   it('judges the recall in every reporting mode, the weakest named first', () => {

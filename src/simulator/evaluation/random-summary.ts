@@ -142,6 +142,8 @@ export function judgeTargets(draws: DrawScore[]): Target[] {
       name: 'exactly 1 incident per episode',
       value: `${eps.length - all.notExactlyOne}/${eps.length} episodes (mean ${all.incidentsPerEpisode?.toFixed(2) ?? '—'})`,
       met: eps.length > 0 && all.notExactlyOne === 0,
+      // A miss counts here too; the split says which of the two the channel saw: silence or repeats.
+      detail: `${all.missed} with none (never opened), ${all.notExactlyOne - all.missed} with two or more`,
     },
     {
       name: 'p95 delay ≤ 8 batches',
