@@ -1,11 +1,12 @@
 /**
  * A capped Delta source (maxFilesPerTrigger) whose new files start to outrun the cap: every batch
  * reads the cap and the files waiting creep up a file at a time, too noisy for a trend test over 8
- * batches. Rebuilt from generated streams. And one that must stay quiet: a GC pause on a capped
- * source, whose catch-up batches read the cap and overrun the trigger while the files waiting fall.
+ * batches. Rebuilt from generated streams. And ones that must stay quiet: a GC pause on a capped
+ * source, whose catch-up batches read the cap and overrun the trigger while the files waiting fall,
+ * or hold for many batches when the spare capacity is small (with capacity lost, that query opens).
  */
 import { describe, expect, it } from 'vitest';
-import { StreamSimulator, steppedRate, type SimulatedBatch } from '../../src/simulator/index.js';
+import { StreamSimulator, steppedRate, type SimulatedBatch, type StreamSpec } from '../../src/simulator/index.js';
 import { opened as openedIn, runStream } from './run-stream.js';
 import { parseProgress } from '../../src/progress/parse-progress.js';
 import { QueryTracker } from '../../src/diagnosis/query-tracker.js';
@@ -77,6 +78,57 @@ describe('a capped file source catching up after a GC pause', () => {
         seed,
       );
       expect(openedIn(run, 'lag').map((c) => `${c.index} ${c.incident.summary}`), `seed ${seed}`).toEqual([]);
+    }
+  });
+});
+
+/**
+ * A capped file source that reads one large file a batch back to back, with little spare capacity:
+ * a pause leaves a few files, which the batches after it read down at about a third of a file a
+ * batch, so the files waiting jump once and then hold. Before, that jump read as new files outrunning
+ * the cap (a rise of two files or more, never falling, every batch at the cap) and opened lag after
+ * each pause.
+ */
+describe('a capped file source after a GC pause it drains slowly', () => {
+  // One file of 28,000 rows a batch, read in about 4.1 s (13,600 rows/s and 2 s of overhead):
+  // about 6,900 rows/s admitted against 4,800 arriving (70 %). A 25 s pause leaves some 4 files.
+  const spec = (events: StreamSpec['events']): StreamSpec => ({
+    name: 'orders_bronze',
+    arrival: 4_800,
+    arrivalNoise: 0.09,
+    processing: { rowsPerSecPerCore: 1_700, cores: 8, overheadMs: 2_000, shuffles: false },
+    triggerMs: 0,
+    source: { kind: 'delta', rowsPerFile: 28_000, maxFilesPerTrigger: 1 },
+    platform: 'dbr-17.1',
+    events,
+  });
+  const filesWaiting = (json: string) =>
+    Number((JSON.parse(json) as { sources: { metrics: { numFilesOutstanding: string } }[] }).sources[0]!.metrics.numFilesOutstanding);
+
+  it('stays quiet: the files a pause left are its residue', () => {
+    const pauses = [40, 110, 180].map((atBatch) => ({ type: 'gc' as const, atBatch, pauseMs: 25_000 }));
+    for (let seed = 1; seed <= 8; seed += 1) {
+      const run = runStream(spec(pauses), 240, {}, seed);
+      // The class: right after each pause the files waiting jump by 3 or more, and 4 batches later
+      // most are still there.
+      const files = run.json.map(filesWaiting);
+      expect(files[41]! - files[40]!, `seed ${seed}`).toBeGreaterThanOrEqual(3);
+      expect(files[45]!, `seed ${seed}`).toBeGreaterThanOrEqual(2);
+      expect(openedIn(run, 'lag').map((c) => `${c.index} ${c.incident.summary}`), `seed ${seed}`).toEqual([]);
+    }
+  });
+
+  it('still opens when the same query loses capacity and its batches stay slow', () => {
+    // From batch 60 on each core processes 600 rows/s instead of 1,700: a batch takes about 7.8 s,
+    // which admits about 3,600 rows/s against 4,800 arriving (a third more than it reads). Every
+    // batch from then on is slow, none a pause that ended: the files they leave count.
+    for (let seed = 1; seed <= 8; seed += 1) {
+      const run = runStream(spec([{ type: 'change', atBatch: 60, rowsPerSecPerCore: 600 }]), 160, {}, seed);
+      const healthy = Math.max(...run.batches.slice(0, 60).map((b) => b.truth.timeBehindSec));
+      const onset = run.batches.findIndex((b, i) => i >= 60 && b.truth.timeBehindSec > healthy);
+      const lag = openedIn(run, 'lag');
+      expect(lag.length, `seed ${seed}`).toBe(1);
+      expect(lag[0]!.index - onset, `seed ${seed}`).toBeLessThanOrEqual(8);
     }
   });
 });

@@ -205,9 +205,9 @@ const FILE_ADMISSION_WINDOW = 8;
  * A capped Delta or Auto Loader query whose new files outrun its cap: each of the last batches read
  * the cap and the files (or bytes) waiting rose by two files or more on the whole, to their highest
  * now, never falling or with a significant Mann–Kendall trend (files are listed at planning, so
- * noisy arrivals can leave one file fewer for a batch without the rise starting over). The file
- * count moves in steps, so the window is longer than Kafka's and the rise need not show at every
- * batch.
+ * noisy arrivals can leave one file fewer for a batch without the rise starting over), not counting
+ * what a pause left behind (`pauseResidue`). The file count moves in steps, so the window is longer
+ * than Kafka's and the rise need not show at every batch.
  */
 export function fileAdmissionEvidence(ctx: DetectorContext): boolean {
   const { analysis } = ctx;
@@ -227,8 +227,28 @@ export function fileAdmissionEvidence(ctx: DetectorContext): boolean {
   }
   const last = backlogs[backlogs.length - 1]!;
   const enough = analysis.signal === 'files' ? 2 : 2 * MIN_ABS.bytes!;
-  if (last < highest || last - backlogs[0]! < enough) return false;
+  if (last < highest || last - backlogs[0]! - pauseResidue(recent, backlogs) < enough) return false;
   return neverFell || mannKendallS(backlogs) >= mannKendallCritical(backlogs.length);
+}
+
+/** A batch this many times the window's median duration is slow (a pause, or lost capacity). */
+const SLOW_BATCH = 1.5;
+
+/**
+ * What the backlog rose by right after slow batches that were followed by a batch of the usual
+ * duration: the residue of a pause (a GC pause, a slow commit), listed at the next planning, which
+ * the batches after it read down. Batches that stay slow are lost capacity, whose files do count.
+ */
+function pauseResidue(recent: readonly BatchFeatures[], backlogs: readonly number[]): number {
+  const slow = SLOW_BATCH * median(recent.map((f) => f.d));
+  let residue = 0;
+  let endedLater = false;
+  for (let i = recent.length - 1; i >= 1; i -= 1) {
+    if (!(recent[i]!.d > slow)) endedLater = true;
+    const step = backlogs[i]! - backlogs[i - 1]!;
+    if (step > 0 && recent[i - 1]!.d > slow && endedLater) residue += step;
+  }
+  return residue;
 }
 
 /** Batches of the current run (since its restart, else all the tracker has seen). */
