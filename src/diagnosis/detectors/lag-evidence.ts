@@ -227,7 +227,9 @@ export function fileAdmissionEvidence(ctx: DetectorContext): boolean {
   }
   const last = backlogs[backlogs.length - 1]!;
   const enough = analysis.signal === 'files' ? 2 : 2 * MIN_ABS.bytes!;
-  if (last < highest || last - backlogs[0]! - pauseResidue(recent, backlogs) < enough) return false;
+  const rise = last - backlogs[0]!;
+  // The residue last: most batches of a capped file source fail on the rise alone.
+  if (last < highest || rise < enough || rise - pauseResidue(recent, backlogs) < enough) return false;
   return neverFell || mannKendallS(backlogs) >= mannKendallCritical(backlogs.length);
 }
 
