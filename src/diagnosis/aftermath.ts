@@ -193,11 +193,10 @@ const TREND_POINTS = 8;
  * Seconds until the backlog left by the disruption drains down to `normal` (the level before it:
  * a query read after its batches always has some behind). From the rates while the catch-up is
  * young: the backlog's rows (Kafka offsets behind, or time behind × arrivals) ÷ (the rate the
- * catch-up batches read − arrivals), the spare throughput actually seen, at most `admitted` (what a
- * binding cap admits per interval: the first intervals after a restart are short, on the trigger's
- * clock). Once the catch-up has TREND_POINTS batches, from the trend of the backlog over them
- * (`current`, `series` and `normal` in one unit; files and bytes have only this). Infinity when it
- * is not draining; null when nothing says yet.
+ * catch-up reads, `catchUpReadRate`, − arrivals), the spare throughput actually seen, at most
+ * `admitted` (what a binding cap admits per interval). Once the catch-up has TREND_POINTS batches,
+ * from the trend of the backlog over them (`current`, `series` and `normal` in one unit; files and
+ * bytes have only this). Infinity when it is not draining; null when nothing says yet.
  */
 export function catchUpEtaSec(
   features: readonly BatchFeatures[],
@@ -208,6 +207,7 @@ export function catchUpEtaSec(
   unit: 'seconds' | 'rows' | 'other',
   normal = 0,
   admitted = Infinity,
+  triggerMs = 0,
 ): number | null {
   const isTime = unit !== 'other';
   if (current === null) return null;
@@ -215,16 +215,10 @@ export function catchUpEtaSec(
   if (excess <= 0) return 0;
   const xs: number[] = [];
   const ys: number[] = [];
-  let rows = 0;
-  let firstStart = Infinity;
-  let lastEnd = -Infinity;
   // The newest 24 batches of the catch-up.
   for (let i = features.length - 1; i >= 0 && xs.length < 24; i -= 1) {
     const f = features[i]!;
     if (f.t < disruption.catchUpFromMs) break;
-    rows += f.rows;
-    firstStart = Math.min(firstStart, f.t);
-    lastEnd = Math.max(lastEnd, f.t + f.d);
     const value = series[i];
     if (value === undefined || !Number.isFinite(value)) continue;
     xs.unshift((f.t + f.d) / 1000);
@@ -234,11 +228,40 @@ export function catchUpEtaSec(
     const slope = theilSen(xs, ys);
     if (Number.isFinite(slope)) return slope < 0 ? excess / -slope : Infinity;
   }
-  const spanSec = (lastEnd - firstStart) / 1000;
-  if (!isTime || arrivalRate === null || !(arrivalRate > 0) || xs.length < 2 || !(spanSec > 0)) return null;
-  const reading = Math.min(rows / spanSec, admitted);
+  if (!isTime || arrivalRate === null || !(arrivalRate > 0) || xs.length < 2) return null;
+  const read = catchUpReadRate(features, disruption.catchUpFromMs, triggerMs);
+  if (read === null) return null;
+  const reading = Math.min(read, admitted);
   if (reading <= arrivalRate) return Infinity;
   return unit === 'rows' ? excess / (reading - arrivalRate) : (excess * arrivalRate) / (reading - arrivalRate);
+}
+
+/**
+ * Rows per second the catch-up's batches read, from its second batch on (the first one's interval is
+ * not the usual one: after a restart it ends at the trigger clock's next tick, after a stall it reads
+ * what piled up) to the end of the newest one's interval (`triggerMs` at least: a batch shorter than
+ * the trigger read what arrived over its whole interval). Null before the catch-up's second batch.
+ */
+export function catchUpReadRate(features: readonly BatchFeatures[], catchUpFromMs: number, triggerMs: number): number | null {
+  const n = features.length;
+  const first = n - batchesSince(features, catchUpFromMs);
+  if (n - first < 2) return null;
+  let rows = 0;
+  for (let i = first + 1; i < n; i += 1) rows += features[i]!.rows;
+  const latest = features[n - 1]!;
+  const spanSec = (latest.t + Math.max(latest.d, triggerMs) - features[first + 1]!.t) / 1000;
+  return spanSec > 0 ? rows / spanSec : null;
+}
+
+/**
+ * Whether the catch-up's first batch read more than twice what the batches after it read (median):
+ * an uncapped source read the whole backlog at once. False when no batch followed it yet.
+ */
+export function giantFirstBatch(features: readonly BatchFeatures[], catchUpFromMs: number): boolean {
+  const n = features.length;
+  const first = n - batchesSince(features, catchUpFromMs);
+  if (n - first < 2) return false;
+  return features[first]!.rows > 2 * median(features.slice(first + 1).map((f) => f.rows));
 }
 
 /** Up to 16 finite values of `valueAt` at the newest batches that started before the disruption, newest first. */

@@ -3,7 +3,7 @@
  * found in src/diagnosis/aftermath.ts): quiet while its backlog drains within the catch-up budget,
  * past it "Catching up after …" with the drain's ETA and the catch-up as the cause.
  */
-import { admittedSince, batchesSince, catchUpEtaSec, levelBefore, valuesBefore, withoutDisruption, type Disruption } from '../aftermath.js';
+import { admittedSince, batchesSince, catchUpEtaSec, catchUpReadRate, giantFirstBatch, levelBefore, valuesBefore, withoutDisruption, type Disruption } from '../aftermath.js';
 import { TUNING } from '../engine-options.js';
 import * as fmt from '../format.js';
 import { median, quantile } from '../statistics.js';
@@ -37,7 +37,7 @@ export function judgeAftermath(ctx: DetectorContext, disruption: Disruption): Fi
   const stallMs = info.stallOpenedAt !== undefined ? Date.parse(info.stallOpenedAt) : Number.NaN;
   // A hung batch says nothing about capacity or partitions; a restart's giant first batch is itself
   // a cause (uncapped catch-up), so it stays.
-  const result = aftermathFinding({ ...ctx, features: withoutDisruption(ctx.features, disruption) }, info, behind, eta, elapsedSec);
+  const result = aftermathFinding({ ...ctx, features: withoutDisruption(ctx.features, disruption) }, info, behind, eta, elapsedSec, disruption.catchUpFromMs);
   // Normal is what the signal read before the disruption; the memo keeps the disruption for the
   // incident's later updates.
   const cap = (v: number) => (isTime ? Math.min(v, TUNING.lagLevelSec / 2) : v);
@@ -77,9 +77,9 @@ function catchUpEta(ctx: DetectorContext, disruption: Disruption, behind: number
   if (analysis.signal === 'kafka' && latest.kafkaBehind !== null && latest.kafkaBehind > 0) {
     const offsets = ctx.features.map((f) => f.kafkaBehind ?? Number.NaN);
     const normal = levelBefore(valuesBefore(ctx.features, disruption, (i) => offsets[i]));
-    return catchUpEtaSec(ctx.features, disruption, latest.kafkaBehind, offsets, analysis.arrivalRate, 'rows', normal, admitted);
+    return catchUpEtaSec(ctx.features, disruption, latest.kafkaBehind, offsets, analysis.arrivalRate, 'rows', normal, admitted, analysis.triggerMs ?? 0);
   }
-  return catchUpEtaSec(ctx.features, disruption, behind, analysis.series, analysis.arrivalRate, isTime ? 'seconds' : 'other', level, admitted);
+  return catchUpEtaSec(ctx.features, disruption, behind, analysis.series, analysis.arrivalRate, isTime ? 'seconds' : 'other', level, admitted, analysis.triggerMs ?? 0);
 }
 
 /** An open aftermath incident, updated from its memo and the drain trend since. */
@@ -94,7 +94,7 @@ export function ongoingAftermath(ctx: DetectorContext, memo: Record<string, numb
   const eta = analysis.drainEtaSec ?? (analysis.trendPerMin !== null && analysis.trendPerMin > 0 ? Infinity : null);
   const features = ctx.disruption ? withoutDisruption(ctx.features, ctx.disruption) : ctx.features;
   const elapsedSec = (ctx.latest.t + ctx.latest.d - (memo.aftermathCatchUpMs ?? ctx.latest.t)) / 1000;
-  return aftermathFinding({ ...ctx, features }, info, behind, eta, elapsedSec);
+  return aftermathFinding({ ...ctx, features }, info, behind, eta, elapsedSec, memo.aftermathCatchUpMs ?? null);
 }
 
 /** "Catching up after …": what happened, how much waits, how long it takes at the recent rate. */
@@ -104,6 +104,7 @@ function aftermathFinding(
   behind: number,
   eta: number | null,
   elapsedSec: number,
+  catchUpFromMs: number | null,
 ): Finding {
   const { analysis } = ctx;
   const result = finding(ctx, 'fire', {});
@@ -112,13 +113,17 @@ function aftermathFinding(
     info.what === 'stall'
       ? `a ${fmt.ms(info.durationMs)} stall (a batch hung from ${clock(startMs)}${info.stallOpenedAt ? ', reported as stalled' : ''})`
       : `a restart after ${fmt.ms(info.durationMs)} down`;
-  // Under a binding cap the drain runs at what the cap admits, whatever the cluster could process.
+  // Under a binding cap the drain runs at what the cap admits, whatever the cluster could process;
+  // before the cap shows in a run of equal reads, the catch-up's reads say it.
+  const read = analysis.cappedRows === null && catchUpFromMs !== null ? catchUpReadRate(ctx.features, catchUpFromMs, analysis.triggerMs ?? 0) : null;
   const rate =
     analysis.cappedRows !== null && ctx.disruption !== null
       ? ` (the cap admits about ${fmt.rate(admittedSince(ctx.features, ctx.disruption, analysis.cappedRows, analysis.triggerMs))})`
-      : analysis.capacity !== null
-        ? ` (${fmt.rate(analysis.capacity)} processed)`
-        : '';
+      : read !== null && analysis.capacity !== null && read < 0.9 * analysis.capacity
+        ? ` (the batches since read about ${fmt.rate(read)}; the query processes ${fmt.rate(analysis.capacity)})`
+        : analysis.capacity !== null
+          ? ` (${fmt.rate(analysis.capacity)} processed)`
+          : '';
   const budget = TUNING.catchUpBudgetSec;
   const head = `Catching up after ${what}: ${waitingText(ctx, behind)} waiting`;
   if (eta === null) result.summary = head;
@@ -129,7 +134,7 @@ function aftermathFinding(
     result.summary = `${head}, about ${fmt.seconds(eta)} to drain at the recent processing rate${rate}${over ? `: past the ${fmt.seconds(budget)} catch-up budget${since}` : ''}`;
   }
   if (eta !== null && Number.isFinite(eta) && ctx.explain) {
-    const { cause, advice } = catchingUp(ctx, info, what, behind, eta, elapsedSec);
+    const { cause, advice } = catchingUp(ctx, info, what, behind, eta, elapsedSec, catchUpFromMs);
     // After a restart, an uncapped giant first batch already says it (and what cap to set).
     const oversized = result.causes.some((c) => c.code === 'oversized_batches');
     if (!oversized) result.causes = [cause, ...result.causes];
@@ -151,6 +156,7 @@ function catchingUp(
   behindSec: number,
   etaSec: number,
   elapsedSec: number,
+  catchUpFromMs: number | null,
 ): { cause: Cause; advice: Advice[] } {
   const budget = TUNING.catchUpBudgetSec;
   const over = elapsedSec + etaSec > budget;
@@ -165,7 +171,9 @@ function catchingUp(
       text: `To drain sooner, add workers for the catch-up: at the recent rate the backlog needs about ${fmt.seconds(etaSec)}; twice the spare throughput halves that.`,
     });
   }
-  if (ctx.analysis.cappedRows === null && ctx.facts.sourceKinds.includes('kafka') && ctx.analysis.capacity !== null) {
+  // Only after a giant first batch: equal reads since are a cap already binding.
+  const giant = catchUpFromMs !== null && giantFirstBatch(ctx.features, catchUpFromMs);
+  if (giant && ctx.analysis.cappedRows === null && ctx.facts.sourceKinds.includes('kafka') && ctx.analysis.capacity !== null) {
     const target = Math.max(ctx.analysis.triggerMs, 10_000);
     const value = fmt.niceCeil((ctx.analysis.capacity * target) / 1000);
     advice.push({
