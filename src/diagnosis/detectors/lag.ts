@@ -48,7 +48,7 @@ import type { BatchFeatures } from '../batch-features.js';
 import { admitsLess } from '../cap-binding.js';
 import { TUNING } from '../engine-options.js';
 import { signalValue } from '../query-analysis.js';
-import { mannKendallZ, median, quantile } from '../statistics.js';
+import { median, quantile } from '../statistics.js';
 import { CLEAR, type DetectorContext, type Finding } from './detector.js';
 import { aftermathInfo, judgeAftermath, ongoingAftermath } from './lag-aftermath.js';
 import { admissionEvidence, converging, creepEvidence, driftEvidence, fileAdmissionEvidence, levelEvidence, runLength, trendEvidence } from './lag-evidence.js';
@@ -170,10 +170,13 @@ export function detectLag(ctx: DetectorContext): Finding {
 const YOUNG_RUN = 32;
 /** Batches an open incident's signal must have held level, all of them since it opened. */
 const SETTLED_BATCHES = 24;
-/** |Mann–Kendall z| under this over those batches: no trend either way. */
-const SETTLED_MAX_Z = 2;
-/** The newest value within this factor of their median: not rising off the level now. */
+/**
+ * The medians of those batches' older and newer halves within this factor of each other (no trend
+ * either way), and the median of the newest 3 within it of the whole (not rising off the level now).
+ */
 const SETTLED_SPREAD = 1.25;
+/** The newer half's median at most this factor over the older half's: a level, not a slow climb. */
+const SETTLED_RISE = 1.1;
 
 /**
  * An incident opened in a query's first batches (`youngSince`) whose signal has since held one
@@ -199,8 +202,15 @@ function settledLevel(ctx: DetectorContext, memo: Record<string, number>, ceilin
     values.push(value);
   }
   const current = values[values.length - 1]!;
-  if (current > ceiling || current > SETTLED_SPREAD * median(values)) return false;
-  return Math.abs(mannKendallZ(values)) < SETTLED_MAX_Z;
+  const recent = median(values.slice(-3));
+  if (current > ceiling || recent > SETTLED_SPREAD * median(values)) return false;
+  // Halves, not a rank test: near capacity each batch's length carries the last one's, so noise
+  // wanders for dozens of batches and a Mann–Kendall z (which assumes independent values) swings
+  // past 2 on a level that holds; the newest value alone is past the spread one batch in five.
+  const half = SETTLED_BATCHES / 2;
+  const older = median(values.slice(0, half));
+  const newer = median(values.slice(half));
+  return newer <= SETTLED_RISE * older && older <= SETTLED_SPREAD * newer;
 }
 
 /** Batches just before a cap binding that slowed into it: at most this many are counted to it. */
