@@ -65,6 +65,22 @@ describe('scoring a random draw', () => {
     expect(early.falseAlarms.map((a) => a.kind)).toEqual(['lag']);
   });
 
+  it('notes a missed episode that began while a false alarm opened before it was still open', () => {
+    const before = label.earliestIndex - 3;
+    const stillOpen = scoreRandom(sim, run([change('opened', 'lag', before)]));
+    expect(stillOpen.episodes[0]).toMatchObject({ incidents: 0, openAtOnset: true });
+    const resolved = scoreRandom(sim, run([change('opened', 'lag', before), change('resolved', 'lag', before + 1, before)]));
+    expect(resolved.episodes[0]).toMatchObject({ incidents: 0, openAtOnset: false });
+    // Re-opened within its cool-down (an update after the resolution) before the onset: open again.
+    const relapsed = scoreRandom(sim, run([change('opened', 'lag', before), change('resolved', 'lag', before + 1, before), change('updated', 'lag', before + 2, before)]));
+    expect(relapsed.episodes[0]).toMatchObject({ openAtOnset: true });
+    // Another kind open at the onset is not a lag alert.
+    expect(scoreRandom(sim, run([change('opened', 'stalled', before)])).episodes[0]).toMatchObject({ openAtOnset: false });
+    expect(judgeTargets([stillOpen, resolved])[3]!.detail).toBe(
+      '2 with none (never opened; 1 of them while a lag false alarm opened before the onset was still open), 0 with two or more',
+    );
+  });
+
   it('keeps a false alarm\'s text at opening beside its latest text', () => {
     const at = label.earliestIndex - 1;
     const later = change('updated', 'lag', at + 2, at);

@@ -24,6 +24,8 @@ export interface GroupSummary {
   strictFound: number;
   late: number;
   missed: number;
+  /** Of those, episodes that began while a lag false alarm opened before them was still open. */
+  missedOpenAtOnset: number;
   falseAlarms: number;
   /** False alarms by incident kind. */
   falseAlarmsByKind: Record<string, number>;
@@ -83,6 +85,7 @@ export function summarize(group: string, draws: DrawScore[]): GroupSummary {
     strictFound: strict.filter((e) => e.found).length,
     late: eps.filter((e) => e.late).length,
     missed: eps.filter((e) => e.incidents === 0).length,
+    missedOpenAtOnset: eps.filter((e) => e.incidents === 0 && e.openAtOnset === true).length,
     falseAlarms,
     falseAlarmsByKind: draws.reduce<Record<string, number>>((acc, d) => {
       for (const alarm of d.falseAlarms) acc[alarm.kind] = (acc[alarm.kind] ?? 0) + 1;
@@ -143,7 +146,7 @@ export function judgeTargets(draws: DrawScore[]): Target[] {
       value: `${eps.length - all.notExactlyOne}/${eps.length} episodes (mean ${all.incidentsPerEpisode?.toFixed(2) ?? '—'})`,
       met: eps.length > 0 && all.notExactlyOne === 0,
       // A miss counts here too; the split says which of the two the channel saw: silence or repeats.
-      detail: `${all.missed} with none (never opened), ${all.notExactlyOne - all.missed} with two or more`,
+      detail: `${all.missed} with none (never opened${all.missedOpenAtOnset > 0 ? `; ${all.missedOpenAtOnset} of them while a lag false alarm opened before the onset was still open` : ''}), ${all.notExactlyOne - all.missed} with two or more`,
     },
     {
       name: 'p95 delay ≤ 8 batches',

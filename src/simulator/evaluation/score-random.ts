@@ -28,6 +28,11 @@ export interface EpisodeScore {
   delayMin: number | null;
   /** Distinct lag incidents opened from 2 reports before the onset to AFTERMATH_MS after the end. */
   incidents: number;
+  /**
+   * A lag incident opened before that (a false alarm) was still open at the onset: the channel had
+   * an open alert through it, though none opened for it. Absent in files written before it was recorded.
+   */
+  openAtOnset?: boolean;
   /** Reports from true recovery to the last of those incidents resolving (null: no recovery, or still open). */
   resolutionDelayReports: number | null;
   /** True recovery happened but the incident was still open when the run ended. */
@@ -77,6 +82,23 @@ export interface DrawScore {
   parseErrors: number;
   /** What each query of the draw was (family, one line, admission cap), for the worst-draws list and the cap table. */
   queries: { family: string; description: string; reports: number; capped: boolean; triggerMs: number; units: number | null }[];
+}
+
+/** Whether a lag incident opened before report `before` was still open at report `at`. */
+function lagOpenAt(changes: RandomQueryRun['changes'], before: number, at: number): boolean {
+  const early = new Set<string>();
+  const open = new Set<string>();
+  for (const { index, change } of changes) {
+    if (index > at) break;
+    if (change.incident.kind !== 'lag') continue;
+    const key = incidentKey(change.incident);
+    if (change.type === 'opened' && index < before) early.add(key);
+    if (!early.has(key)) continue;
+    // An update after a resolution is a relapse: the incident is open again.
+    if (change.type === 'resolved') open.delete(key);
+    else open.add(key);
+  }
+  return open.size > 0;
 }
 
 /** Each time an incident came back within its cool-down, as an opening at that report. */
@@ -136,6 +158,7 @@ export function scoreRandom(sim: SimulatedRandom, runs: RandomQueryRun[]): DrawS
         delayReports: first ? first.index - label.onsetIndex : null,
         delayMin: first ? (first.atMs - label.onsetMs) / 60_000 : null,
         incidents: new Set(mine.map((o) => incidentKey(o.latest))).size,
+        openAtOnset: lagOpenAt(run.changes, label.earliestIndex, label.onsetIndex),
         resolutionDelayReports,
         unresolved,
         staticDelayReports: staticIndex >= 0 ? staticIndex - label.onsetIndex : null,
