@@ -188,6 +188,8 @@ function usualPace(features: readonly BatchFeatures[], end: number): number {
 
 /** Catch-up batches the drain trend needs before it is trusted over the rates (noise on a fast query). */
 const TREND_POINTS = 8;
+/** Catch-up batches a flat count (files, bytes) must hold before it reads as not draining. */
+const FLAT_POINTS = 5;
 
 /**
  * Seconds until the backlog left by the disruption drains down to `normal` (the level before it:
@@ -226,7 +228,8 @@ export function catchUpEtaSec(
   }
   if (xs.length >= TREND_POINTS || (!isTime && xs.length >= 3)) {
     const slope = theilSen(xs, ys);
-    if (Number.isFinite(slope)) return slope < 0 ? excess / -slope : Infinity;
+    // A few whole files drained slowly read flat over 3 batches: "not draining" takes 5.
+    if (Number.isFinite(slope)) return slope < 0 ? excess / -slope : xs.length >= FLAT_POINTS ? Infinity : null;
   }
   if (!isTime || arrivalRate === null || !(arrivalRate > 0) || xs.length < 2) return null;
   const read = catchUpReadRate(features, disruption.catchUpFromMs, triggerMs);
