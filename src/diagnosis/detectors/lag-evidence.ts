@@ -236,15 +236,22 @@ export function fileAdmissionEvidence(ctx: DetectorContext): boolean {
 /** A batch this many times the window's median duration is slow (a pause, or lost capacity). */
 const SLOW_BATCH = 1.5;
 
+/** Slow batches in a row past which they are lost capacity rather than a pause that may yet end. */
+const PAUSE_MAX_BATCHES = 3;
+
 /**
  * What the backlog rose by right after slow batches that were followed by a batch of the usual
  * duration: the residue of a pause (a GC pause, a slow commit), listed at the next planning, which
- * the batches after it read down. Batches that stay slow are lost capacity, whose files do count.
+ * the batches after it read down. Batches that stay slow are lost capacity, whose files do count;
+ * the newest slow batches, fewer than PAUSE_MAX_BATCHES, may still be a pause (two GC pauses back
+ * to back), so their rises wait as residue.
  */
 function pauseResidue(recent: readonly BatchFeatures[], backlogs: readonly number[]): number {
   const slow = SLOW_BATCH * median(recent.map((f) => f.d));
   let residue = 0;
-  let endedLater = false;
+  let trailing = 0;
+  while (trailing < recent.length && recent[recent.length - 1 - trailing]!.d > slow) trailing += 1;
+  let endedLater = trailing > 0 && trailing < PAUSE_MAX_BATCHES;
   for (let i = recent.length - 1; i >= 1; i -= 1) {
     if (!(recent[i]!.d > slow)) endedLater = true;
     const step = backlogs[i]! - backlogs[i - 1]!;

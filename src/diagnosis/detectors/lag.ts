@@ -18,7 +18,8 @@
  * - admission: a capped Kafka query reads its cap in every batch while the offsets behind rise at
  *   each, by steps of a like size (what arrives beyond the cap, exactly, with no arrival estimate);
  *   a capped Delta or Auto Loader query reads its cap in 8 batches while the files waiting never fall
- *   (what a pause left behind, a jump right after a slow batch, not counted);
+ *   (what a pause left behind, a jump right after a slow batch that a usual one ended or that is
+ *   one of the newest 2, not counted);
  * - saturation: with no backlog figure at all, the cap read in every batch since reads rose into it
  *   out of a steady state (`capBoundBatches`, 2 fewer after a steady ramp or a back-to-back
  *   build-up into the cap, more when the rise was within the reads' noise and no trend of the
