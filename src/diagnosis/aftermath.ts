@@ -189,7 +189,7 @@ function usualPace(features: readonly BatchFeatures[], end: number): number {
 /** Catch-up batches the drain trend needs before it is trusted over the rates (noise on a fast query). */
 const TREND_POINTS = 8;
 /** Catch-up batches a flat count (files, bytes) must hold before it reads as not draining. */
-const FLAT_POINTS = 5;
+export const FLAT_POINTS = 5;
 
 /**
  * Seconds until the backlog left by the disruption drains down to `normal` (the level before it:
@@ -247,8 +247,8 @@ export function catchUpEtaSec(
  */
 export function catchUpReadRate(features: readonly BatchFeatures[], catchUpFromMs: number, triggerMs: number): number | null {
   const n = features.length;
-  const first = n - batchesSince(features, catchUpFromMs);
-  if (n - first < 2) return null;
+  const first = catchUpFirst(features, catchUpFromMs);
+  if (first === null || n - first < 2) return null;
   let rows = 0;
   for (let i = first + 1; i < n; i += 1) rows += features[i]!.rows;
   const latest = features[n - 1]!;
@@ -258,13 +258,25 @@ export function catchUpReadRate(features: readonly BatchFeatures[], catchUpFromM
 
 /**
  * Whether the catch-up's first batch read more than twice what the batches after it read (median):
- * an uncapped source read the whole backlog at once. False when no batch followed it yet.
+ * an uncapped source read the whole backlog at once. False when no batch followed it yet, or when
+ * it is no longer known.
  */
 export function giantFirstBatch(features: readonly BatchFeatures[], catchUpFromMs: number): boolean {
   const n = features.length;
-  const first = n - batchesSince(features, catchUpFromMs);
-  if (n - first < 2) return false;
+  const first = catchUpFirst(features, catchUpFromMs);
+  if (first === null || n - first < 2) return false;
   return features[first]!.rows > 2 * median(features.slice(first + 1).map((f) => f.rows));
+}
+
+/**
+ * Index of the catch-up's first batch in the ring; null when the ring no longer reaches back before
+ * it (its first batch may be gone) or a restart since began another run.
+ */
+function catchUpFirst(features: readonly BatchFeatures[], catchUpFromMs: number): number | null {
+  const first = features.length - batchesSince(features, catchUpFromMs);
+  if (first === 0) return null;
+  for (let i = first + 1; i < features.length; i += 1) if (features[i]!.restart) return null;
+  return first;
 }
 
 /** Up to 16 finite values of `valueAt` at the newest batches that started before the disruption, newest first. */

@@ -313,6 +313,8 @@ describe('lag on progress the engine was not tuned on', () => {
     expect(incident.aftermath?.stallOpenedAt).toBeDefined();
     expect(incident.causes[0]!.code).toBe('catching_up');
     expect(incident.advice[0]!.text).toMatch(/hung for 40m/);
+    // The batch after the stall read all that piled up at once: a cap keeps a catch-up in normal batches.
+    expect(incident.advice.map((a) => a.setting)).toContain('maxOffsetsPerTrigger');
     const short = run(spec(12), 140, { cores: 32 });
     expect(short.changes.some((c) => c.type === 'opened' && c.incident.kind === 'stalled')).toBe(true);
     expect(openedLag(short)).toHaveLength(0);

@@ -3,7 +3,7 @@
  * found in src/diagnosis/aftermath.ts): quiet while its backlog drains within the catch-up budget,
  * past it "Catching up after …" with the drain's ETA and the catch-up as the cause.
  */
-import { admittedSince, batchesSince, catchUpEtaSec, catchUpReadRate, giantFirstBatch, levelBefore, valuesBefore, withoutDisruption, type Disruption } from '../aftermath.js';
+import { FLAT_POINTS, admittedSince, batchesSince, catchUpEtaSec, catchUpReadRate, giantFirstBatch, levelBefore, valuesBefore, withoutDisruption, type Disruption } from '../aftermath.js';
 import { TUNING } from '../engine-options.js';
 import * as fmt from '../format.js';
 import { median, quantile } from '../statistics.js';
@@ -29,7 +29,8 @@ export function judgeAftermath(ctx: DetectorContext, disruption: Disruption): Fi
   if (isTime && (behind - level) * 1000 < Math.max(2 * 60_000, analysis.triggerMs)) return null;
   if (!isTime && behind <= 0) return null;
   const eta = catchUpEta(ctx, disruption, behind, level, isTime);
-  if (eta === null) return batchesSince(ctx.features, disruption.catchUpFromMs) < 4 ? CLEAR : null;
+  // Quiet while nothing says yet: 4 batches, or as many as a flat count of files needs.
+  if (eta === null) return batchesSince(ctx.features, disruption.catchUpFromMs) < (isTime ? 4 : FLAT_POINTS) ? CLEAR : null;
   // The budget is for the whole catch-up, from its start (a restart's giant first batch counts).
   const elapsedSec = (ctx.latest.t + ctx.latest.d - disruption.catchUpFromMs) / 1000;
   if (elapsedSec + eta <= TUNING.catchUpBudgetSec) return CLEAR;
@@ -77,9 +78,9 @@ function catchUpEta(ctx: DetectorContext, disruption: Disruption, behind: number
   if (analysis.signal === 'kafka' && latest.kafkaBehind !== null && latest.kafkaBehind > 0) {
     const offsets = ctx.features.map((f) => f.kafkaBehind ?? Number.NaN);
     const normal = levelBefore(valuesBefore(ctx.features, disruption, (i) => offsets[i]));
-    return catchUpEtaSec(ctx.features, disruption, latest.kafkaBehind, offsets, analysis.arrivalRate, 'rows', normal, admitted, analysis.triggerMs ?? 0);
+    return catchUpEtaSec(ctx.features, disruption, latest.kafkaBehind, offsets, analysis.arrivalRate, 'rows', normal, admitted, analysis.triggerMs);
   }
-  return catchUpEtaSec(ctx.features, disruption, behind, analysis.series, analysis.arrivalRate, isTime ? 'seconds' : 'other', level, admitted, analysis.triggerMs ?? 0);
+  return catchUpEtaSec(ctx.features, disruption, behind, analysis.series, analysis.arrivalRate, isTime ? 'seconds' : 'other', level, admitted, analysis.triggerMs);
 }
 
 /** An open aftermath incident, updated from its memo and the drain trend since. */
@@ -115,7 +116,7 @@ function aftermathFinding(
       : `a restart after ${fmt.ms(info.durationMs)} down`;
   // Under a binding cap the drain runs at what the cap admits, whatever the cluster could process;
   // before the cap shows in a run of equal reads, the catch-up's reads say it.
-  const read = analysis.cappedRows === null && catchUpFromMs !== null ? catchUpReadRate(ctx.features, catchUpFromMs, analysis.triggerMs ?? 0) : null;
+  const read = analysis.cappedRows === null && catchUpFromMs !== null ? catchUpReadRate(ctx.features, catchUpFromMs, analysis.triggerMs) : null;
   const rate =
     analysis.cappedRows !== null && ctx.disruption !== null
       ? ` (the cap admits about ${fmt.rate(admittedSince(ctx.features, ctx.disruption, analysis.cappedRows, analysis.triggerMs))})`

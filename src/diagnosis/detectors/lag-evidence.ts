@@ -243,8 +243,8 @@ const PAUSE_MAX_BATCHES = 3;
  * What the backlog rose by right after slow batches that were followed by a batch of the usual
  * duration: the residue of a pause (a GC pause, a slow commit), listed at the next planning, which
  * the batches after it read down. Batches that stay slow are lost capacity, whose files do count;
- * the newest slow batches, fewer than PAUSE_MAX_BATCHES, may still be a pause (two GC pauses back
- * to back), so their rises wait as residue.
+ * while the newest batches are slow, fewer than PAUSE_MAX_BATCHES of them, they may still be a
+ * pause (two GC pauses back to back), so the rise after each slow one among them waits as residue.
  */
 function pauseResidue(recent: readonly BatchFeatures[], backlogs: readonly number[]): number {
   const slow = SLOW_BATCH * median(recent.map((f) => f.d));

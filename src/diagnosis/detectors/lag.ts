@@ -172,8 +172,9 @@ const YOUNG_RUN = 32;
 /** Batches an open incident's signal must have held level, all of them since it opened. */
 const SETTLED_BATCHES = 24;
 /**
- * The medians of those batches' older and newer halves within this factor of each other (no trend
- * either way), and the median of the newest 3 within it of the whole (not rising off the level now).
+ * The older half's median of those batches at most this factor over the newer half's (not draining
+ * fast), and the median of the newest 3 at most this factor over all of them (not rising off the
+ * level now).
  */
 const SETTLED_SPREAD = 1.25;
 /** The newer half's median at most this factor over the older half's: a level, not a slow climb. */

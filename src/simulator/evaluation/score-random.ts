@@ -84,15 +84,18 @@ export interface DrawScore {
   queries: { family: string; description: string; reports: number; capped: boolean; triggerMs: number; units: number | null }[];
 }
 
-/** Whether a lag incident opened before report `before` was still open at report `at`. */
-function lagOpenAt(changes: RandomQueryRun['changes'], before: number, at: number): boolean {
+/**
+ * Whether a lag incident opened before report `before`, other than one an earlier episode claimed
+ * (`claimed`: its own incident, still open), was still open at report `at`.
+ */
+function lagOpenAt(changes: RandomQueryRun['changes'], before: number, at: number, claimed: ReadonlySet<string>): boolean {
   const early = new Set<string>();
   const open = new Set<string>();
   for (const { index, change } of changes) {
     if (index > at) break;
     if (change.incident.kind !== 'lag') continue;
     const key = incidentKey(change.incident);
-    if (change.type === 'opened' && index < before) early.add(key);
+    if (change.type === 'opened' && index < before && !claimed.has(key)) early.add(key);
     if (!early.has(key)) continue;
     // An update after a resolution is a relapse: the incident is open again.
     if (change.type === 'resolved') open.delete(key);
@@ -136,6 +139,8 @@ export function scoreRandom(sim: SimulatedRandom, runs: RandomQueryRun[]): DrawS
     const lagLabels = q.labels.filter((l): l is LagLabel => l.kind === 'lag');
     const inEpisode = (o: Opening, l: LagLabel) => o.index >= l.earliestIndex && o.atMs <= l.endMs + AFTERMATH_MS;
     for (const label of lagLabels) {
+      // Incidents earlier episodes claimed, before this one's are.
+      const claimedKeys = new Set([...claimed].map((o) => incidentKey(o.latest)));
       const mine = opened.filter((o) => o.kind === 'lag' && !claimed.has(o) && inEpisode(o, label));
       for (const o of mine) claimed.add(o);
       const first = mine[0] ?? null;
@@ -158,7 +163,7 @@ export function scoreRandom(sim: SimulatedRandom, runs: RandomQueryRun[]): DrawS
         delayReports: first ? first.index - label.onsetIndex : null,
         delayMin: first ? (first.atMs - label.onsetMs) / 60_000 : null,
         incidents: new Set(mine.map((o) => incidentKey(o.latest))).size,
-        openAtOnset: lagOpenAt(run.changes, label.earliestIndex, label.onsetIndex),
+        openAtOnset: lagOpenAt(run.changes, label.earliestIndex, label.onsetIndex, claimedKeys),
         resolutionDelayReports,
         unresolved,
         staticDelayReports: staticIndex >= 0 ? staticIndex - label.onsetIndex : null,
