@@ -251,7 +251,8 @@ function pauseResidue(recent: readonly BatchFeatures[], backlogs: readonly numbe
   let residue = 0;
   let trailing = 0;
   while (trailing < recent.length && recent[recent.length - 1 - trailing]!.d > slow) trailing += 1;
-  let endedLater = trailing > 0 && trailing < PAUSE_MAX_BATCHES;
+  // Set at the newest batch anyway when it is not slow.
+  let endedLater = trailing < PAUSE_MAX_BATCHES;
   for (let i = recent.length - 1; i >= 1; i -= 1) {
     if (!(recent[i]!.d > slow)) endedLater = true;
     const step = backlogs[i]! - backlogs[i - 1]!;
