@@ -133,6 +133,21 @@ describe('a capped file source after a GC pause it drains slowly', () => {
     expect(openings).toEqual([]);
   });
 
+  it('stays quiet when a second pause follows a few batches later: both jumps are residue', () => {
+    // A 25 s pause, then a 15 s one 4 batches later: the files waiting jump after each from none,
+    // a rise over the long window that only the pauses made.
+    const pauses = [40, 110, 180].flatMap((atBatch) => [
+      { type: 'gc' as const, atBatch, pauseMs: 25_000 },
+      { type: 'gc' as const, atBatch: atBatch + 4, pauseMs: 15_000 },
+    ]);
+    const openings: string[] = [];
+    for (let seed = 1; seed <= 8; seed += 1) {
+      const run = runStream(spec(pauses), 240, {}, seed);
+      for (const c of openedIn(run, 'lag')) openings.push(`seed ${seed} at #${c.index}: ${c.incident.summary}`);
+    }
+    expect(openings).toEqual([]);
+  });
+
   it('still opens when the same query loses capacity and its batches stay slow', () => {
     // From batch 60 on each core processes 600 rows/s instead of 1,700: a batch takes about 7.8 s,
     // which admits about 3,600 rows/s against 4,800 arriving (a third more than it reads). Every

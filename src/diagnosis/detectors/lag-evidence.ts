@@ -67,7 +67,8 @@ const ARRIVAL_SPAN = 16;
  * A steady drift too slow for the short window: over the last 24 batches the signal rises with a
  * strong Mann–Kendall trend, and the rates confirm arrivals exceed what is admitted or processed,
  * uncapped at each of the last three batches (so a random walk at exactly the cap or near capacity
- * does not count), and the newest 8 batches still rise on the whole.
+ * does not count), and the newest 8 batches still rise on the whole. A file backlog must rise by
+ * more than what pauses left behind (`pausesMadeRise`).
  *
  * The rates are read over the last few batches, not the whole window, on purpose: this evidence
  * alone opens about a sixth of all lag incidents, steps and ramps among them, while the window still
@@ -94,8 +95,10 @@ export function driftEvidence(ctx: DetectorContext, minAbs: number): boolean {
   // burst: it can keep rising while the offsets visibly drain.
   if (analysis.signal === 'kafka' && offsetsDraining(ctx.features)) return false;
   const arrival = analysis.cappedSource ? analysis.cappedSource.arrival : analysis.arrivalRate;
+  const fileBacklog = analysis.signal === 'files' || analysis.signal === 'bytes';
+  if (fileBacklog && pausesMadeRise(ctx, values)) return false;
   if (analysis.cappedRows !== null) {
-    if (arrival === null) return analysis.signal === 'files' || analysis.signal === 'bytes';
+    if (arrival === null) return fileBacklog;
     const interval = Math.max(analysis.triggerMs, median(ctx.features.slice(-8).map((f) => f.d)));
     if (!(interval > 0) || arrival < 1.02 * (analysis.cappedRows / (interval / 1000))) return false;
   } else if (analysis.loadFactor === null || analysis.loadFactor < 1.03 || !arrivalsOutran(ctx.features, analysis.capacity)) {
@@ -113,6 +116,21 @@ export function driftEvidence(ctx: DetectorContext, minAbs: number): boolean {
 }
 
 const DRIFT_WINDOW = 24;
+
+/**
+ * The drift window's rise on a file backlog is within what pauses left behind (`pauseResidue`):
+ * two pauses a few batches apart lift the files waiting twice from where they stood, a rise over
+ * the long window that a capped query then reads down a file at a time.
+ */
+function pausesMadeRise(ctx: DetectorContext, values: readonly number[]): boolean {
+  const rise = values[values.length - 1]! - values[0]!;
+  return rise - pauseResidue(ctx.features.slice(-values.length), values) < fileRiseNeeded(ctx.analysis.signal);
+}
+
+/** The least rise of a file backlog that counts: two files, or twice the bytes' own floor. */
+function fileRiseNeeded(signal: string): number {
+  return signal === 'files' ? 2 : 2 * MIN_ABS.bytes!;
+}
 
 /** The newest batches of the drift window that must still rise on the whole (Theil–Sen). */
 const DRIFT_RECENT = 8;
@@ -226,7 +244,7 @@ export function fileAdmissionEvidence(ctx: DetectorContext): boolean {
     backlogs.push(backlog);
   }
   const last = backlogs[backlogs.length - 1]!;
-  const enough = analysis.signal === 'files' ? 2 : 2 * MIN_ABS.bytes!;
+  const enough = fileRiseNeeded(analysis.signal);
   const rise = last - backlogs[0]!;
   // The residue last: most batches of a capped file source fail on the rise alone.
   if (last < highest || rise < enough || rise - pauseResidue(recent, backlogs) < enough) return false;
