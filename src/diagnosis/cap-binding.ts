@@ -187,6 +187,8 @@ export function capBindingIn(
       continue;
     }
     if (f.rows <= 0 || f.d <= 0) break;
+    // The batches on either side of an idle stretch read part of an interval: not the feed's level.
+    if (bordersIdleStretch(features, i, analysis.triggerMs)) continue;
     paces.push(f.rows / f.d);
     reads.push(f.rows);
     // Reads at the cap (an earlier, shorter binding) hide the feed's level and noise.
@@ -454,6 +456,25 @@ function readsFollowIntervals(features: readonly BatchFeatures[], cap: number, p
     intervals.push(f.t - before.t);
   }
   return correlation(reads, intervals) >= FOLLOW_CORRELATION;
+}
+
+/** Idle time between two batches past which input had stopped: this many trigger intervals, or batch durations. */
+const IDLE_STRETCH = 2;
+
+/**
+ * The batch at `i` ends into or begins out of an idle stretch: its next batch started, or it did,
+ * over IDLE_STRETCH trigger intervals (or batch durations, back to back) after the one before ended.
+ * Idle reports are not in the ring, so the stretch shows as that gap alone.
+ */
+function bordersIdleStretch(features: readonly BatchFeatures[], i: number, triggerMs: number): boolean {
+  const f = features[i]!;
+  const next = features[i + 1];
+  const previous = features[i - 1];
+  return (next !== undefined && !next.restart && idleStretch(f, next, triggerMs)) || (previous !== undefined && !f.restart && idleStretch(previous, f, triggerMs));
+}
+
+function idleStretch(a: BatchFeatures, b: BatchFeatures, triggerMs: number): boolean {
+  return b.t - (a.t + a.d) > IDLE_STRETCH * Math.max(triggerMs, a.d, b.d);
 }
 
 /** Standard deviation of the noise in `reads` (newest first), from the median batch-to-batch change. */

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { QueryTracker } from '../../src/diagnosis/query-tracker.js';
 import { parseProgress } from '../../src/progress/parse-progress.js';
-import { constantRate, StreamSimulator, steppedRate, withBursts, type StreamSpec } from '../../src/simulator/index.js';
+import { constantRate, StreamSimulator, steppedRate, withBursts, withIdleGaps, type StreamSpec } from '../../src/simulator/index.js';
 import { CAPPED_TRIGGER_MS as TRIGGER_MS, MIN, START, cappedNoBacklogSpec, opened, runStream } from './run-stream.js';
 
 /** A burst whose excess pins a 1 s trigger's cap for 8 to 10 batches. */
@@ -126,6 +126,23 @@ describe('a capped query falling behind with no backlog figure', () => {
       const run = runStream(cappedNoBacklogSpec(constantRate(462), { source, processing, triggerMs: 3_000, arrivalNoise: 0.008 }), 300, {}, seed);
       expect({ seed, lag: opened(run, 'lag').map((c) => c.incident.summary) }).toEqual({ seed, lag: [] });
     }
+  });
+
+  it('stays quiet on a nearly noiseless feed far below its cap when its input resumes after an idle stretch', () => {
+    // 790 rows/s with 0.03 % noise under a cap of 94,000 per 74 s trigger (63 %) over 14 partitions:
+    // every batch reads about 58,500 rows, give or take a few dozen, which look like a cap. Input
+    // stops for 15 and 40 minutes; the batches into and out of each stretch read part of an
+    // interval. Before, those partial reads made the reads look as if they rose into a cap, and
+    // lag opened 8 batches after input resumed.
+    const gaps = [{ atMs: START + 60 * MIN, durationMs: 15 * MIN }, { atMs: START + 120 * MIN, durationMs: 40 * MIN }];
+    const source = { kind: 'kafka' as const, partitions: 14, maxOffsetsPerTrigger: 94_000 };
+    const processing = { rowsPerSecPerCore: 546, cores: 4, overheadMs: 1_000 };
+    const openings: string[] = [];
+    for (let seed = 1; seed <= 12; seed += 1) {
+      const spec = cappedNoBacklogSpec(withIdleGaps(constantRate(790), gaps), { source, processing, triggerMs: 74_000, arrivalNoise: 0.0003 });
+      for (const c of opened(runStream(spec, 200, {}, seed), 'lag')) openings.push(`seed ${seed} #${c.index} ${c.incident.summary}`);
+    }
+    expect(openings).toEqual([]);
   });
 
   it('keeps counting a binding through a restart', () => {
