@@ -247,15 +247,17 @@ export function capBindingIn(
 /**
  * Batches a binding out of a steady feed must last, for a rise `sigmas` standard deviations out of
  * the reads before it (SURVIVAL); `truncated` when some of those reads were at the cap
- * (TRUNCATED_RISE_SIGMAS); the shortest whatever those say when the reads' own trend reached the cap
- * (`trending`); RAMP_LEAD fewer than the shortest when the reads `ramp`ed (or built up) into the cap.
+ * (TRUNCATED_RISE_SIGMAS); RAMP_LEAD fewer than the shortest whatever those say when the reads' own
+ * trend reached the cap (`trending`), and when the reads `ramp`ed (or built up) into the cap and
+ * the rise stands out of their noise.
  */
 function bindingBatches(sigmas: number, truncated: boolean, ramp: boolean, trending: boolean): number {
   const shortest = TUNING.capBoundBatches;
   const longest = NEAR_CAP_FACTOR * shortest;
+  // A trend that carried the reads to the cap is input outgrowing it, as a ramp is.
+  if (trending) return shortest - RAMP_LEAD;
   let batches: number;
-  if (trending) batches = shortest;
-  else if (truncated) batches = sigmas >= TRUNCATED_RISE_SIGMAS ? shortest : longest;
+  if (truncated) batches = sigmas >= TRUNCATED_RISE_SIGMAS ? shortest : longest;
   else batches = Math.min(longest, Math.max(shortest, Math.ceil(SURVIVAL / (sigmas * sigmas))));
   return ramp && batches === shortest ? shortest - RAMP_LEAD : batches;
 }
@@ -266,8 +268,12 @@ function bindingBatches(sigmas: number, truncated: boolean, ramp: boolean, trend
  */
 const TREND_READS = 24;
 const TREND_MIN = 16;
-/** The slower half of a trend's window rises at least at this fraction of the faster half's pace. */
-const TREND_STEADY_PACE = 0.5;
+/**
+ * The slower half of a trend's window rises at least at this fraction of the faster half's pace: a
+ * step leaves one half flat, while back to back a ramp's reads compound (each is what arrived over
+ * the batch before, which the read before lengthened), its newer half two to three times as steep.
+ */
+const TREND_STEADY_PACE = 1 / 3;
 
 /**
  * Whether the reads before the binding at index `first` (TREND_READS of them, else TREND_MIN, back
@@ -312,9 +318,10 @@ function risesInto(reads: readonly number[], cap: number): boolean {
 
 /**
  * Batches fewer a binding needs when the reads rose into the cap batch after batch (`rampedInto`)
- * and the rise stands out of their noise: input still growing as it reaches the cap keeps growing
- * past it, and its first read at the cap comes a batch or two after the input passed it (each
- * read is what arrived over the interval before), while a burst jumps to the cap at once.
+ * and the rise stands out of their noise, or their trend carried them to it (`trendsInto`): input
+ * still growing as it reaches the cap keeps growing past it, and its first read at the cap comes a
+ * batch or two after the input passed it (each read is what arrived over the interval before),
+ * while a burst jumps to the cap at once.
  */
 const RAMP_LEAD = 2;
 

@@ -21,8 +21,8 @@
  *   (what a pause left behind, a jump right after a slow batch that a usual one ended or that is
  *   one of the newest 2, not counted);
  * - saturation: with no backlog figure at all, the cap read in every batch since reads rose into it
- *   out of a steady state (`capBoundBatches`, 2 fewer after a steady ramp or a back-to-back
- *   build-up into the cap, more when the rise was within the reads' noise and no trend of the
+ *   out of a steady state (`capBoundBatches`, 2 fewer after a steady ramp, a trend of the reads
+ *   into the cap or a back-to-back build-up into it, more when the rise was within the reads' noise and no trend of the
  *   reads before carried them to the cap), or for longer than the catch-up budget when the
  *   binding followed a hiccup (a slow batch, a restart) whose backlog it may be draining (after a
  *   restart, sooner: as soon as the backlog estimated from the arrivals before it will not drain
