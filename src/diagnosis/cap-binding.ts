@@ -10,7 +10,7 @@
 import { capExceededInRun, capTolerance, readsAtCap } from './admission-cap.js';
 import { MIN_DISRUPTION_MS, batchesSince } from './aftermath.js';
 import type { BatchFeatures } from './batch-features.js';
-import { idleBefore, type Analysis } from './query-analysis.js';
+import { idleBefore, idleStretch, type Analysis } from './query-analysis.js';
 import { TUNING } from './engine-options.js';
 import { correlation, mad, mannKendallCritical, mannKendallS, median, theilSenPerStep } from './statistics.js';
 
@@ -23,7 +23,8 @@ export interface CapBound {
    * The reads rose into the cap out of a steady state: batches with data whose typical read is at
    * least MIN_RISE below the cap (or whose own trend carried them into it), none of the last of
    * them or the first at the cap slow for its rows (a GC pause, a hung write), no restart among
-   * them, and the cap tight around its reads.
+   * them, and the cap tight around its reads. The batches on either side of an idle stretch read
+   * part of an interval and are left out.
    * Then what waits at each trigger is new input, not a hiccup's residue. (A run with no such rise
    * before it is no binding at all: a feed that reads the same count every batch.)
    */
@@ -32,9 +33,9 @@ export interface CapBound {
   readBefore: number | null;
   /**
    * Batches at the cap that open lag, with at least `capBoundMinMs` (the catch-up budget opens it
-   * whatever this says): `capBoundBatches` after a rise that stands out of the noise or that the
-   * reads' trend carried into the cap (RAMP_LEAD fewer after a steady ramp or a back-to-back
-   * build-up into it), up to NEAR_CAP_FACTOR times that after one within the noise; null after a
+   * whatever this says): `capBoundBatches` after a rise that stands out of the noise (RAMP_LEAD
+   * fewer after a steady ramp or a back-to-back build-up into it, or when the reads' trend carried
+   * them into the cap), up to NEAR_CAP_FACTOR times that after one within the noise; null after a
    * hiccup (then the budget). Either way, once the batches at the cap admit less than arrived
    * before (`admitsLess`), the lag detector opens `capBoundBatches` batches after the first slow
    * one, with no floor in time.
@@ -203,7 +204,7 @@ export function capBindingIn(
   // A feed next to its cap is no rise into it, unless its own trend carried it there (a slow
   // ramp's last reads below the cap are within MIN_RISE of it, and it goes on past).
   const nearCap = rise < MIN_RISE * cap;
-  if (nearCap && !trendsInto(features, first, cap)) return null;
+  if (nearCap && !trendsInto(features, first, cap, analysis.triggerMs)) return null;
   // Within the noise of the reads before, a feed just under its cap pins it for a few batches by
   // chance (its backlog is a random walk): such a binding must last longer to count (SURVIVAL).
   const sigmas = rise / noiseOf(before);
@@ -239,7 +240,7 @@ export function capBindingIn(
   // steady level.
   const ramp = first >= 2 * STEADY_BEFORE && (rampedInto(reads, cap) || builtUpInto(features, first, cap, partitions));
   // A rise under MIN_RISE got past the check above only by trending into the cap.
-  const trending = nearCap || trendsInto(features, first, cap);
+  const trending = nearCap || trendsInto(features, first, cap, analysis.triggerMs);
   const batchesToOpen = bindingBatches(sigmas, before.length < paces.length, ramp, trending);
   return { cap, sinceMs: features[first]!.t, fromSteady: true, readBefore, batchesToOpen, pace, dips: 0, arrivalBefore, low, high };
 }
@@ -272,26 +273,29 @@ const TREND_MIN = 16;
  * The slower half of a trend's window rises at least at this fraction of the faster half's pace: a
  * step leaves one half flat, while back to back a ramp's reads compound (each is what arrived over
  * the batch before, which the read before lengthened), its newer half two to three times as steep.
+ * On a fixed trigger a ramp's reads keep one pace, and a step still leaves a half flat.
  */
 const TREND_STEADY_PACE = 1 / 3;
 
 /**
  * Whether the reads before the binding at index `first` (TREND_READS of them, else TREND_MIN, back
- * to a restart) rose with a Mann–Kendall-significant trend (1 %), through both halves of the window
- * at a like pace (TREND_STEADY_PACE), whose Theil–Sen line reaches the cap, within a standard
- * deviation of the reads around it, by the first read at it. The wait for a rise within the reads'
- * noise (SURVIVAL) assumes a feed that stays where it was, just under its cap; a feed whose own
- * trend carries it to the cap and past it is input outgrowing the cap, however noisy its last reads
- * under it were. A burst on a flat feed leaves no significant trend, and a step up to a level just
- * under the cap, which does, leaves one half of either window flat. Noisy ramps fail the pace test
- * too at times: they wait as before.
+ * to a restart or an idle stretch) rose with a Mann–Kendall-significant trend (1 %), through both
+ * halves of the window (the slower at least TREND_STEADY_PACE of the faster), whose Theil–Sen line
+ * reaches the cap, within a standard deviation of the reads around it, by the first read at it.
+ * The wait for a rise within the reads' noise (SURVIVAL) assumes a feed that stays where it was,
+ * just under its cap; a feed whose own trend carries it to the cap and past it is input outgrowing
+ * the cap, however noisy its last reads under it were. A burst on a flat feed leaves no
+ * significant trend, and a step up to a level just under the cap, which does, leaves one half of
+ * either window flat. Noisy ramps fail the pace test too at times: they wait as before.
  */
-function trendsInto(features: readonly BatchFeatures[], first: number, cap: number): boolean {
+function trendsInto(features: readonly BatchFeatures[], first: number, cap: number, triggerMs: number): boolean {
   const reads: number[] = [];
   for (let i = first - 1; i >= 0 && reads.length < TREND_READS; i -= 1) {
     const f = features[i]!;
     if (f.restart || !(f.rows > 0)) break;
     reads.push(f.rows);
+    // The read out of an idle stretch is the window's oldest: before it the feed was not arriving.
+    if (i > 0 && idleStretch(features[i - 1]!, f, triggerMs)) break;
   }
   if (reads.length < TREND_MIN) return false;
   reads.reverse();
@@ -465,23 +469,14 @@ function readsFollowIntervals(features: readonly BatchFeatures[], cap: number, p
   return correlation(reads, intervals) >= FOLLOW_CORRELATION;
 }
 
-/** Idle time between two batches past which input had stopped: this many trigger intervals, or batch durations. */
-const IDLE_STRETCH = 2;
-
 /**
- * The batch at `i` ends into or begins out of an idle stretch: its next batch started, or it did,
- * over IDLE_STRETCH trigger intervals (or batch durations, back to back) after the one before ended.
- * Idle reports are not in the ring, so the stretch shows as that gap alone.
+ * The batch at `i` ends into or begins out of an idle stretch (`idleStretch`): it read part of an
+ * interval, not what the feed brings in one.
  */
 function bordersIdleStretch(features: readonly BatchFeatures[], i: number, triggerMs: number): boolean {
-  const f = features[i]!;
   const next = features[i + 1];
   const previous = features[i - 1];
-  return (next !== undefined && !next.restart && idleStretch(f, next, triggerMs)) || (previous !== undefined && !f.restart && idleStretch(previous, f, triggerMs));
-}
-
-function idleStretch(a: BatchFeatures, b: BatchFeatures, triggerMs: number): boolean {
-  return b.t - (a.t + a.d) > IDLE_STRETCH * Math.max(triggerMs, a.d, b.d);
+  return (next !== undefined && idleStretch(features[i]!, next, triggerMs)) || (previous !== undefined && idleStretch(previous, features[i]!, triggerMs));
 }
 
 /** Standard deviation of the noise in `reads` (newest first), from the median batch-to-batch change. */

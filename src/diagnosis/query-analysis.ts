@@ -320,6 +320,21 @@ function runStarted(a: BatchFeatures): boolean {
   return a.restart !== 1 && a.batchId !== 0;
 }
 
+/** Idle time between two batches past which input had stopped: this many trigger intervals, or batch durations. */
+const IDLE_STRETCH = 2;
+
+/**
+ * Input stopped between batch a and the next batch b: b started over IDLE_STRETCH trigger intervals
+ * (or batch durations, back to back) after a ended, and not as a restart (downtime is the
+ * restart's). One trigger that found no data leaves a gap of about 2T − d, under it; a driver that
+ * stalled between batches leaves such a gap too, and its batches are as partial. (`arrivalRateAt`
+ * compares with the usual gap between starts instead: it runs as a batch is added, before the
+ * trigger interval is inferred.)
+ */
+export function idleStretch(a: BatchFeatures, b: BatchFeatures, triggerMs: number): boolean {
+  return !b.restart && b.t - (a.t + a.d) > IDLE_STRETCH * Math.max(triggerMs, a.d, b.d);
+}
+
 /**
  * Idle time between batch a and the next batch b (a ended early). Module level, not a closure in
  * the loop: tsx compiles with keepNames, so every closure created costs a defineProperty.

@@ -134,8 +134,9 @@ describe('a capped file source after a GC pause it drains slowly', () => {
   });
 
   it('stays quiet when a second pause follows a few batches later: both jumps are residue', () => {
-    // A 25 s pause, then a 15 s one 4 batches later: the files waiting jump after each from none,
-    // a rise over the long window that only the pauses made.
+    // A 25 s pause, then a 15 s one 4 batches later: the files waiting jump after the first from
+    // none and after the second from what the first left, a rise over the long window that only
+    // the pauses made.
     const pauses = [40, 110, 180].flatMap((atBatch) => [
       { type: 'gc' as const, atBatch, pauseMs: 25_000 },
       { type: 'gc' as const, atBatch: atBatch + 4, pauseMs: 15_000 },
@@ -143,6 +144,10 @@ describe('a capped file source after a GC pause it drains slowly', () => {
     const openings: string[] = [];
     for (let seed = 1; seed <= 8; seed += 1) {
       const run = runStream(spec(pauses), 240, {}, seed);
+      const files = run.json.map(filesWaiting);
+      expect(files[41]! - files[40]!, `seed ${seed}`).toBeGreaterThanOrEqual(3);
+      expect(files[45]! - files[44]!, `seed ${seed}`).toBeGreaterThanOrEqual(1);
+      expect(files[45]!, `seed ${seed}`).toBeGreaterThan(files[41]! - 2);
       for (const c of openedIn(run, 'lag')) openings.push(`seed ${seed} at #${c.index}: ${c.incident.summary}`);
     }
     expect(openings).toEqual([]);

@@ -5,7 +5,7 @@
  */
 import { TUNING } from '../engine-options.js';
 import type { BatchFeatures } from '../batch-features.js';
-import { medianArrival, signalValue } from '../query-analysis.js';
+import { medianArrival, signalValue, type LagSignalKind } from '../query-analysis.js';
 import { mannKendallCritical, mannKendallS, mannKendallZ, median, quantile, theilSen } from '../statistics.js';
 import type { DetectorContext } from './detector.js';
 import { MIN_ABS, isTimeSignal } from './lag-signal.js';
@@ -67,8 +67,8 @@ const ARRIVAL_SPAN = 16;
  * A steady drift too slow for the short window: over the last 24 batches the signal rises with a
  * strong Mann–Kendall trend, and the rates confirm arrivals exceed what is admitted or processed,
  * uncapped at each of the last three batches (so a random walk at exactly the cap or near capacity
- * does not count), and the newest 8 batches still rise on the whole. A file backlog must rise by
- * more than what pauses left behind (`pausesMadeRise`).
+ * does not count), and the newest 8 batches still rise on the whole. A capped file backlog must
+ * rise by more than what pauses left behind and still stands (`pausesMadeRise`).
  *
  * The rates are read over the last few batches, not the whole window, on purpose: this evidence
  * alone opens about a sixth of all lag incidents, steps and ramps among them, while the window still
@@ -95,10 +95,12 @@ export function driftEvidence(ctx: DetectorContext, minAbs: number): boolean {
   // burst: it can keep rising while the offsets visibly drain.
   if (analysis.signal === 'kafka' && offsetsDraining(ctx.features)) return false;
   const arrival = analysis.cappedSource ? analysis.cappedSource.arrival : analysis.arrivalRate;
-  const fileBacklog = analysis.signal === 'files' || analysis.signal === 'bytes';
-  if (fileBacklog && pausesMadeRise(ctx, values)) return false;
+  const isTime = isTimeSignal(analysis.signal);
   if (analysis.cappedRows !== null) {
-    if (arrival === null) return fileBacklog;
+    // A capped file source reads what pauses left down a file at a time (uncapped, the next batch
+    // takes it all).
+    if (!isTime && pausesMadeRise(ctx.features.slice(-DRIFT_WINDOW), values, analysis.signal)) return false;
+    if (arrival === null) return !isTime;
     const interval = Math.max(analysis.triggerMs, median(ctx.features.slice(-8).map((f) => f.d)));
     if (!(interval > 0) || arrival < 1.02 * (analysis.cappedRows / (interval / 1000))) return false;
   } else if (analysis.loadFactor === null || analysis.loadFactor < 1.03 || !arrivalsOutran(ctx.features, analysis.capacity)) {
@@ -111,24 +113,24 @@ export function driftEvidence(ctx: DetectorContext, minAbs: number): boolean {
   // levelled off leaves a strong rise over the window behind it, but a flat or falling newest stretch.
   if (!(theilSen(ends.slice(-DRIFT_RECENT), values.slice(-DRIFT_RECENT)) > 0)) return false;
   const slopePerSec = theilSen(ends, values);
-  const isTime = isTimeSignal(analysis.signal);
   return isTime ? slopePerSec >= 0.01 : slopePerSec > 0;
 }
 
 const DRIFT_WINDOW = 24;
 
 /**
- * The drift window's rise on a file backlog is within what pauses left behind (`pauseResidue`):
- * two pauses a few batches apart lift the files waiting twice from where they stood, a rise over
- * the long window that a capped query then reads down a file at a time.
+ * The rise of a file backlog (`backlogs`, one per batch of `window`) is within what pauses left
+ * behind and still stands (`pauseResidue`): two pauses a few batches apart lift the files waiting
+ * twice from where they stood, a rise over the long window that a capped query then reads down a
+ * file at a time.
  */
-function pausesMadeRise(ctx: DetectorContext, values: readonly number[]): boolean {
-  const rise = values[values.length - 1]! - values[0]!;
-  return rise - pauseResidue(ctx.features.slice(-values.length), values) < fileRiseNeeded(ctx.analysis.signal);
+function pausesMadeRise(window: readonly BatchFeatures[], backlogs: readonly number[], signal: LagSignalKind): boolean {
+  const rise = backlogs[backlogs.length - 1]! - backlogs[0]!;
+  return rise - pauseResidue(window, backlogs) < fileRiseNeeded(signal);
 }
 
 /** The least rise of a file backlog that counts: two files, or twice the bytes' own floor. */
-function fileRiseNeeded(signal: string): number {
+function fileRiseNeeded(signal: LagSignalKind): number {
   return signal === 'files' ? 2 : 2 * MIN_ABS.bytes!;
 }
 
@@ -263,6 +265,8 @@ const PAUSE_MAX_BATCHES = 3;
  * the batches after it read down. Batches that stay slow are lost capacity, whose files do count;
  * while the newest batches are slow, fewer than PAUSE_MAX_BATCHES of them, they may still be a
  * pause (two GC pauses back to back), so the rise after each slow one among them waits as residue.
+ * Only what still stands counts: a jump the batches since have read down is no residue any more,
+ * and a later rise is new ground lost.
  */
 function pauseResidue(recent: readonly BatchFeatures[], backlogs: readonly number[]): number {
   const slow = SLOW_BATCH * median(recent.map((f) => f.d));
@@ -271,10 +275,12 @@ function pauseResidue(recent: readonly BatchFeatures[], backlogs: readonly numbe
   while (trailing < recent.length && recent[recent.length - 1 - trailing]!.d > slow) trailing += 1;
   // Set at the newest batch anyway when it is not slow.
   let endedLater = trailing < PAUSE_MAX_BATCHES;
+  let lowestSince = Infinity;
   for (let i = recent.length - 1; i >= 1; i -= 1) {
     if (!(recent[i]!.d > slow)) endedLater = true;
+    lowestSince = Math.min(lowestSince, backlogs[i]!);
     const step = backlogs[i]! - backlogs[i - 1]!;
-    if (step > 0 && recent[i - 1]!.d > slow && endedLater) residue += step;
+    if (step > 0 && recent[i - 1]!.d > slow && endedLater) residue += Math.max(0, Math.min(step, lowestSince - backlogs[i - 1]!));
   }
   return residue;
 }

@@ -14,24 +14,25 @@
  * - drift: a slow steady rise over 24 batches that the rates confirm (arrivals above what is
  *   admitted or processed) and that does not slow down over the window (a query settling towards
  *   its steady batch duration after a start, o/(1−ρ), rises ever more slowly) nor stop in its
- *   newest 8 batches (a step, or a walk near capacity that levelled off);
+ *   newest 8 batches (a step, or a walk near capacity that levelled off), and on a capped file
+ *   source is more than the files pauses left behind;
  * - admission: a capped Kafka query reads its cap in every batch while the offsets behind rise at
  *   each, by steps of a like size (what arrives beyond the cap, exactly, with no arrival estimate);
  *   a capped Delta or Auto Loader query reads its cap in 8 batches while the files waiting never fall
  *   (what a pause left behind, a jump right after a slow batch that a usual one ended or that is
  *   one of the newest 2, not counted);
  * - saturation: with no backlog figure at all, the cap read in every batch since reads rose into it
- *   out of a steady state (`capBoundBatches`, 2 fewer after a steady ramp, a trend of the reads
- *   into the cap or a back-to-back build-up into it, more when the rise was within the reads' noise and no trend of the
- *   reads before carried them to the cap), or for longer than the catch-up budget when the
- *   binding followed a hiccup (a slow batch, a restart) whose backlog it may be draining (after a
- *   restart, sooner: as soon as the backlog estimated from the arrivals before it will not drain
- *   within the budget even at the most hopeful arrival rate, aftermath.ts; while that estimate
- *   drains it in time no other evidence opens either); when the
- *   batches at the cap stay slow and admit clearly less than arrived before (capacity lost),
- *   `capBoundBatches` after the first slow batch, however the binding began (cap-binding.ts; the
- *   tracker follows the binding past the ring); an
- *   incident opened on other evidence while such a binding holds reads and stays open as it;
+ *   out of a steady state, idle stretches aside (`capBoundBatches`, 2 fewer after a steady ramp,
+ *   a trend of the reads into the cap or a back-to-back build-up into it, more when the rise was
+ *   within the reads' noise and no trend of the reads before carried them to the cap), or for
+ *   longer than the catch-up budget when the binding followed a hiccup (a slow batch, a restart)
+ *   whose backlog it may be draining (after a restart, sooner: as soon as the backlog estimated
+ *   from the arrivals before it will not drain within the budget even at the most hopeful arrival
+ *   rate, aftermath.ts; while that estimate drains it in time no other evidence opens either);
+ *   when the batches at the cap stay slow and admit clearly less than arrived before (capacity
+ *   lost), `capBoundBatches` after the first slow batch, however the binding began (cap-binding.ts;
+ *   the tracker follows the binding past the ring); an incident opened on other evidence while
+ *   such a binding holds reads and stays open as it;
  * - level: a backlog of more than `lagLevelSec` that will not drain within the catch-up budget
  *   (a sudden one waits for its drain to show when the rates say it will drain in half of it).
  * Trends are vetoed when uncapped durations are only converging to o/(1−ρ) with ρ < 1, the
