@@ -246,10 +246,8 @@ export function fileAdmissionEvidence(ctx: DetectorContext): boolean {
     backlogs.push(backlog);
   }
   const last = backlogs[backlogs.length - 1]!;
-  const enough = fileRiseNeeded(analysis.signal);
-  const rise = last - backlogs[0]!;
   // The residue last: most batches of a capped file source fail on the rise alone.
-  if (last < highest || rise < enough || rise - pauseResidue(recent, backlogs) < enough) return false;
+  if (last < highest || last - backlogs[0]! < fileRiseNeeded(analysis.signal) || pausesMadeRise(recent, backlogs, analysis.signal)) return false;
   return neverFell || mannKendallS(backlogs) >= mannKendallCritical(backlogs.length);
 }
 
