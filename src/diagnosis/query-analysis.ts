@@ -8,6 +8,7 @@
  */
 import { capFromReads, capTolerance } from './admission-cap.js';
 import type { BatchFeatures } from './batch-features.js';
+import { inputRamp, type InputRamp } from './input-ramp.js';
 import { median, quantileInPlace, theilSen } from './statistics.js';
 
 export type LagSignalKind = 'kafka' | 'kinesis' | 'files' | 'bytes' | 'duration';
@@ -34,6 +35,8 @@ export interface Analysis {
   capacity: number | null;
   /** arrival ÷ capacity (DS2's ρ). */
   loadFactor: number | null;
+  /** Arrivals rising steadily through the newest batches (input-ramp.ts); null when capped. */
+  inputRamp: InputRamp | null;
   /** Rows every recent batch read when they all read the same (an admission cap reached). */
   cappedRows: number | null;
   /** With several Kafka sources: the one whose reads are capped, with its own arrival rate. */
@@ -385,6 +388,7 @@ class LazyAnalysis implements Analysis {
   private arrivalMemo: number | null | undefined;
   private capacityMemo: number | null | undefined;
   private cappedMemo: number | null | undefined;
+  private rampMemo: InputRamp | null | undefined;
   private trendMemo: { trendPerMin: number | null; drainEtaSec: number | null } | undefined;
 
   private detached = false;
@@ -460,6 +464,12 @@ class LazyAnalysis implements Analysis {
     const arrival = this.arrivalRate;
     const capacity = this.capacity;
     return arrival !== null && capacity !== null && capacity > 0 ? arrival / capacity : null;
+  }
+
+  get inputRamp(): InputRamp | null {
+    // A cap's reads are what it admits, not what arrived.
+    if (this.rampMemo === undefined) this.rampMemo = this.cappedRows === null ? inputRamp(this.features) : null;
+    return this.rampMemo;
   }
 
   get cappedRows(): number | null {

@@ -256,22 +256,31 @@ function fileCapTooLow(ctx: DetectorContext, cap: number, interval: number): Exp
 
 function insufficientCapacity(ctx: DetectorContext, capped: boolean): Explained | null {
   const { analysis, latest } = ctx;
-  const rho = analysis.loadFactor;
   const interval = intervalSec(ctx);
   const backToBack = analysis.triggerMs === 0 || latest.d >= analysis.triggerMs;
-  if (rho === null || analysis.arrivalRate === null || analysis.capacity === null) return null;
+  if (analysis.loadFactor === null || analysis.arrivalRate === null || analysis.capacity === null) return null;
+  // A ramp's arrivals have outrun the recent median: where the ramp has got to is the load now (no
+  // higher than the newest batches have shown: the line runs on past a ramp that levelled off).
+  const ramp = analysis.inputRamp;
+  const rampNow = ramp !== null ? Math.min(ramp.nowPerSec, ramp.recentHighPerSec) : 0;
+  const rampLoad = rampNow / analysis.capacity;
+  const rising = ramp !== null && rampLoad > analysis.loadFactor;
+  const rho = rising ? rampLoad : analysis.loadFactor;
   // With a cap that is the bottleneck, capacity matters only if it is short of arrivals too.
   if (rho < (capped ? 1.0 : 0.95)) return null;
   const needed = Math.max(1.05, rho * 1.15);
+  const arriving = rising
+    ? `the input has risen steadily over the last ${ramp.batches} batches (${fmt.rate(ramp.risePerMin)} more every minute) to about ${fmt.rate(rampNow)} now,`
+    : `${fmt.rate(analysis.arrivalRate)} arrive`;
   return {
     cause: {
       code: 'insufficient_capacity',
       confidence: clamp(capped ? 0.35 + (rho - 1) : 0.6 + (rho - 1) * 1.5, 0.3, 0.95),
-      evidence: `${fmt.rate(analysis.arrivalRate)} arrive while the query processes ${fmt.count(analysis.capacity)} rows per second of busy time (rows ÷ addBatch): load factor ${rho.toFixed(2)}${backToBack ? ', batches run back to back' : ''}.`,
+      evidence: `${arriving} while the query processes ${fmt.count(analysis.capacity)} rows per second of busy time (rows ÷ addBatch): load factor ${rho.toFixed(2)}${rising ? ' and rising' : ''}${backToBack ? ', batches run back to back' : ''}.`,
     },
     advice: [
       {
-        text: `Give the query about ${fmt.factor(needed)} its current throughput (load factor ${rho.toFixed(2)} plus headroom to drain the backlog): more or larger workers. ${
+        text: `Give the query about ${fmt.factor(needed)} its current throughput (load factor ${rho.toFixed(2)} plus headroom to drain the backlog${rising ? ', more if the input keeps rising' : ''}): more or larger workers. ${
           backToBack
             ? 'A longer trigger interval will not help: batches already run back to back, and a longer interval only adds idle time.'
             : `A longer trigger interval than ${fmt.seconds(interval)} will not help: it only adds idle time.`

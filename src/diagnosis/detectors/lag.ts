@@ -33,6 +33,9 @@
  *   lost), `capBoundBatches` after the first slow batch, however the binding began (cap-binding.ts;
  *   the tracker follows the binding past the ring); an incident opened on other evidence while
  *   such a binding holds reads and stays open as it;
+ * - ramp: uncapped, the arrival rates of the newest 24 batches rose steadily and their line reaches
+ *   1.1 × the capacity by now, while batches overrun the trigger, lengthen, and run longer than any
+ *   before (input-ramp.ts: the median arrival the trend's load test reads trails a ramp);
  * - level: a backlog of more than `lagLevelSec` that will not drain within the catch-up budget
  *   (a sudden one waits for its drain to show when the rates say it will drain in half of it).
  * Trends are vetoed when uncapped durations are only converging to o/(1−ρ) with ρ < 1, the
@@ -53,7 +56,7 @@ import { signalValue } from '../query-analysis.js';
 import { median, quantile } from '../statistics.js';
 import { CLEAR, type DetectorContext, type Finding } from './detector.js';
 import { aftermathInfo, judgeAftermath, ongoingAftermath } from './lag-aftermath.js';
-import { admissionEvidence, converging, creepEvidence, driftEvidence, fileAdmissionEvidence, levelEvidence, runLength, trendEvidence } from './lag-evidence.js';
+import { admissionEvidence, converging, creepEvidence, driftEvidence, fileAdmissionEvidence, levelEvidence, rampEvidence, runLength, trendEvidence } from './lag-evidence.js';
 import { finding, stillFiring } from './lag-finding.js';
 import { LAG_SIGNALS, MIN_ABS, isTimeSignal } from './lag-signal.js';
 
@@ -138,7 +141,8 @@ export function detectLag(ctx: DetectorContext): Finding {
       creepEvidence(ctx) ||
       driftEvidence(ctx, minAbs) ||
       admissionEvidence(ctx) ||
-      fileAdmissionEvidence(ctx)) &&
+      fileAdmissionEvidence(ctx) ||
+      rampEvidence(ctx)) &&
     !converging(ctx);
   const level = isTime && levelEvidence(ctx, values);
   if (!trend && !level) return CLEAR;
