@@ -277,3 +277,15 @@ export function extractFacts(p: Progress): QueryFacts {
     eventTimeSpreadMs: spread,
   };
 }
+
+/**
+ * Rows per second batch `i` read over the time since the batch before it began (what arrived in
+ * that time when it read all there was; what the query admits when it read the cap), null across a
+ * restart or without a batch before.
+ */
+export function intervalRate(features: readonly BatchFeatures[], i: number): number | null {
+  const f = features[i]!;
+  const previous = features[i - 1];
+  if (previous === undefined || f.restart || !(f.t > previous.t)) return null;
+  return f.rows / ((f.t - previous.t) / 1000);
+}

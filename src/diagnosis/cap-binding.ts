@@ -9,7 +9,7 @@
  */
 import { capExceededInRun, capTolerance, readsAtCap } from './admission-cap.js';
 import { MIN_DISRUPTION_MS, batchesSince } from './aftermath.js';
-import type { BatchFeatures } from './batch-features.js';
+import { intervalRate, type BatchFeatures } from './batch-features.js';
 import { idleBefore, idleStretch, type Analysis } from './query-analysis.js';
 import { TUNING } from './engine-options.js';
 import { correlation, mad, mannKendallCritical, mannKendallS, median, theilSenPerStep } from './statistics.js';
@@ -195,7 +195,7 @@ export function capBindingIn(
     // Reads at the cap (an earlier, shorter binding) hide the feed's level and noise.
     if (readsAtCap(f.rows, cap, partitions)) continue;
     before.push(f.rows);
-    const rate = admitted(features, i);
+    const rate = intervalRate(features, i);
     if (rate !== null) arrivals.push(rate);
   }
   if (before.length < STEADY_MIN) return null;
@@ -386,18 +386,6 @@ function builtUpInto(features: readonly BatchFeatures[], first: number, cap: num
   const b = features[first - 1]!.rows;
   if (!(a > level + Math.max(BUILD_UP_SIGMAS * noiseOf(steady), MIN_RISE * cap))) return false;
   return b - a >= a - level && b < cap && !readsAtCap(b, cap, partitions);
-}
-
-/**
- * Rows per second batch `i` read over the time since the batch before it began (what arrived in
- * that time when it read all there was; what the query admits when it read the cap), null across a
- * restart or without a batch before.
- */
-function admitted(features: readonly BatchFeatures[], i: number): number | null {
-  const f = features[i]!;
-  const previous = features[i - 1];
-  if (previous === undefined || f.restart || !(f.t > previous.t)) return null;
-  return f.rows / ((f.t - previous.t) / 1000);
 }
 
 /** What the binding admits must fall this far short of the arrivals before it to say capacity was lost. */

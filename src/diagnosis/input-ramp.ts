@@ -1,11 +1,13 @@
 /**
- * An input ramp: the arrival rate rising steadily over the newest batches of a run, and where that
- * rise has carried it by now. A ramp's newest arrivals are what matter, and the median arrival
- * rate of the last few batches trails them by half its window (more on Kafka, whose arrivals are
- * offsets over up to 5 batches): near capacity that lag hides a load factor already past 1 for
- * several batches.
+ * An input ramp: the arrival rate rising over the newest batches of a run, and where that rise has
+ * carried it by now. A ramp's newest arrivals are what matter, and the median arrival rate of the
+ * last few batches trails them by half its window (more on Kafka, whose arrivals are offsets over up
+ * to 5 batches): near capacity that lag hides a load factor already past 1 for several batches. A
+ * step up inside the window reads as a ramp too, its line running past the new level: for opening
+ * lag both say the input went past capacity, and what is stated to a person is bounded by the
+ * newest rates (`recentHighPerSec`).
  */
-import type { BatchFeatures } from './batch-features.js';
+import { intervalRate, type BatchFeatures } from './batch-features.js';
 import { mannKendallCritical, mannKendallS, median, theilSen } from './statistics.js';
 
 export interface InputRamp {
@@ -19,7 +21,7 @@ export interface InputRamp {
   recentHighPerSec: number;
   /** How fast the arrival rate rises: rows/s per minute. */
   risePerMin: number;
-  /** Batches the fit read. */
+  /** Batches the rates were read over (RAMP_WINDOW). */
   batches: number;
 }
 
@@ -30,7 +32,7 @@ const RECENT_BATCHES = 4;
 export const RAMP_WINDOW = 24;
 
 /**
- * The ramp in the newest RAMP_WINDOW batches, or null when their arrival rates do not rise steadily
+ * The ramp in the newest RAMP_WINDOW batches, or null when their arrival rates do not rise
  * (Mann–Kendall, one-sided at about 1 %) or a restart falls inside the window.
  *
  * For an uncapped source only (the caller's to know): each batch then reads what arrived between
@@ -41,28 +43,27 @@ export const RAMP_WINDOW = 24;
 export function inputRamp(features: readonly BatchFeatures[]): InputRamp | null {
   const n = features.length;
   if (n <= RAMP_WINDOW) return null;
+  const last = features[n - 1]!;
+  // Seconds before the newest batch's end, so the line's intercept is the rate now.
+  const endMs = last.t + last.d;
   const xs: number[] = [];
   const ys: number[] = [];
   for (let i = n - RAMP_WINDOW; i < n; i += 1) {
-    const f = features[i]!;
-    if (f.restart) return null;
-    const previous = features[i - 1]!;
-    if (f.t > previous.t) {
-      xs.push((previous.t + f.t) / 2 / 1000);
-      ys.push(f.rows / ((f.t - previous.t) / 1000));
-    }
+    if (features[i]!.restart) return null;
+    const rate = intervalRate(features, i);
+    if (rate === null) continue;
+    xs.push(((features[i - 1]!.t + features[i]!.t) / 2 - endMs) / 1000);
+    ys.push(rate);
   }
   if (ys.length < RAMP_WINDOW - 2 || mannKendallS(ys) < mannKendallCritical(ys.length)) return null;
   const slope = theilSen(xs, ys);
   if (!(slope > 0)) return null;
-  const intercept = median(ys.map((y, i) => y - slope * xs[i]!));
-  const last = features[n - 1]!;
   let recentHigh = 0;
   for (let i = Math.max(0, ys.length - RECENT_BATCHES); i < ys.length; i += 1) recentHigh = Math.max(recentHigh, ys[i]!);
   return {
-    nowPerSec: intercept + (slope * (last.t + last.d)) / 1000,
+    nowPerSec: median(ys.map((y, i) => y - slope * xs[i]!)),
     recentHighPerSec: recentHigh,
     risePerMin: slope * 60,
-    batches: ys.length,
+    batches: RAMP_WINDOW,
   };
 }

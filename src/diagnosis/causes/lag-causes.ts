@@ -270,7 +270,7 @@ function insufficientCapacity(ctx: DetectorContext, capped: boolean): Explained 
   if (rho < (capped ? 1.0 : 0.95)) return null;
   const needed = Math.max(1.05, rho * 1.15);
   const arriving = rising
-    ? `the input has risen steadily over the last ${ramp.batches} batches (${fmt.rate(ramp.risePerMin)} more every minute) to about ${fmt.rate(rampNow)} now,`
+    ? `the input has risen over the last ${ramp.batches} batches (${fmt.rate(ramp.risePerMin)} more every minute) to about ${fmt.rate(rampNow)} now,`
     : `${fmt.rate(analysis.arrivalRate)} arrive`;
   return {
     cause: {

@@ -19,7 +19,7 @@
  * - admission: a capped Kafka query reads its cap in every batch while the offsets behind rise at
  *   each, by steps of a like size (what arrives beyond the cap, exactly, with no arrival estimate);
  *   a capped Delta or Auto Loader query reads its cap in 8 batches while the files waiting never fall
- *   (what a pause left behind, a jump right after a slow batch that a usual one ended or that is
+ *   or rise with a Mann–Kendall trend at about 1.6 % (what a pause left behind, a jump right after a slow batch that a usual one ended or that is
  *   one of the newest 2, not counted);
  * - saturation: with no backlog figure at all, the cap read in every batch since reads rose into it
  *   out of a steady state, idle stretches aside (`capBoundBatches`, 2 fewer after a steady ramp,
@@ -33,9 +33,10 @@
  *   lost), `capBoundBatches` after the first slow batch, however the binding began (cap-binding.ts;
  *   the tracker follows the binding past the ring); an incident opened on other evidence while
  *   such a binding holds reads and stays open as it;
- * - ramp: uncapped, the arrival rates of the newest 24 batches rose steadily and their line reaches
- *   1.1 × the capacity by now, while batches overrun the trigger, lengthen, and run longer than any
- *   before (input-ramp.ts: the median arrival the trend's load test reads trails a ramp);
+ * - ramp: uncapped, the arrival rates of the newest 24 batches rose and their line reaches 1.1 ×
+ *   the capacity by now, while batches overrun the trigger, lengthen, and run longer than the
+ *   query's usual ones by the growth ratio (input-ramp.ts: the median arrival the trend's load test
+ *   reads trails a ramp);
  * - level: a backlog of more than `lagLevelSec` that will not drain within the catch-up budget
  *   (a sudden one waits for its drain to show when the rates say it will drain in half of it).
  * Trends are vetoed when uncapped durations are only converging to o/(1−ρ) with ρ < 1, the
