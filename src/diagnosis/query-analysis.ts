@@ -35,7 +35,7 @@ export interface Analysis {
   capacity: number | null;
   /** arrival ÷ capacity (DS2's ρ). */
   loadFactor: number | null;
-  /** Arrivals rising steadily through the newest batches (input-ramp.ts); null when capped. */
+  /** Arrivals rising through the newest batches (input-ramp.ts); null when capped. */
   inputRamp: InputRamp | null;
   /** Rows every recent batch read when they all read the same (an admission cap reached). */
   cappedRows: number | null;

@@ -55,7 +55,6 @@ function featuresOf(spec: StreamSpec, reports: number, seed: number): { features
 /** The spec's arrival rate (before noise) at `ms`. */
 const arrivalAt = (spec: StreamSpec, ms: number) => (spec.arrival as (t: number) => number)(ms);
 
-
 describe('inputRamp', () => {
   it.each([1, 2, 3, 4, 5, 6])('reads where a ramp has got to, nearer than the recent median (seed %i)', (seed) => {
     // 60 % to 130 % of capacity over an hour on a 2-minute trigger: 2.3 points of capacity more

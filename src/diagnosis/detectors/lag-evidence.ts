@@ -466,9 +466,9 @@ export function trendEvidence(
  * `withinHistory`). The trend's own load test reads the median arrival of the last few batches,
  * which a ramp outruns; this reads where the ramp has got to. It opens on the line, a forecast
  * a batch or so ahead of the rates, while the capacity cause states no more than the newest rates
- * have shown: bounding the opening by them too put 1 more ramp past its deadline and 143 to 210
- * later (of 1,500 forced ramps in two modes), and a test that the rates rise through both halves
- * of the window (no step) 1 to 2 more.
+ * have shown. Bounding the opening by them too put 1 more ramp past its deadline and opened 143 to
+ * 210 later (of 1,500 forced ramps in each of two modes); asking the rates to rise through both
+ * halves of the window (no step) put 1 to 2 more past it.
  *
  * On 1,500 forced ramps in each reporting mode (seeds 920000–) it found 3 to 8 more within the
  * deadline and opened sooner on a fifth to two fifths of them; on 16,000 draws of the quiet

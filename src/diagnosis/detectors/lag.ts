@@ -19,8 +19,8 @@
  * - admission: a capped Kafka query reads its cap in every batch while the offsets behind rise at
  *   each, by steps of a like size (what arrives beyond the cap, exactly, with no arrival estimate);
  *   a capped Delta or Auto Loader query reads its cap in 8 batches while the files waiting never fall
- *   or rise with a Mann–Kendall trend at about 1.6 % (what a pause left behind, a jump right after a slow batch that a usual one ended or that is
- *   one of the newest 2, not counted);
+ *   or rise with a Mann–Kendall trend at about 1.6 % (what a pause left behind, a jump right after
+ *   a slow batch that a usual one ended or that is one of the newest 2, not counted);
  * - saturation: with no backlog figure at all, the cap read in every batch since reads rose into it
  *   out of a steady state, idle stretches aside (`capBoundBatches`, 2 fewer after a steady ramp,
  *   a trend of the reads into the cap or a back-to-back build-up into it, more when the rise was
