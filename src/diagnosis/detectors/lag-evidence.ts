@@ -382,8 +382,7 @@ export function converging(ctx: DetectorContext): boolean {
   // every batch does): the fit below, on eight noisy pairs, is the weaker witness (a 10 % overload
   // with 14 % noise often reads ρ < 0.97). The capacity is rows per second of busy time, so a
   // healthy step in load, whose durations rise towards o/(1−ρ), still reads under 1.
-  const overrunning = analysis.triggerMs <= 0 || median(ctx.features.slice(-3).map((f) => f.d)) > analysis.triggerMs;
-  if (overrunning && analysis.loadFactor !== null && analysis.loadFactor >= CONVERGING_MAX_LOAD) return false;
+  if (overrunning(ctx) && analysis.loadFactor !== null && analysis.loadFactor >= CONVERGING_MAX_LOAD) return false;
   const recent = ctx.features.slice(-9);
   if (recent.length < 6 || recent.some((f) => f.restart && f !== recent[0])) return false;
   const previous: number[] = [];
@@ -451,8 +450,7 @@ export function trendEvidence(
   if (analysis.signal === 'kafka' && !offsetsRise(finiteWindow(ctx, n))) return false;
   if (analysis.signal === 'duration' || (analysis.signal === 'kafka' && ctx.latest.kafkaBehind === 0)) {
     // Backlog inside the batches: they must overrun the trigger.
-    const lastDurations = ctx.features.slice(-3).map((f) => f.d);
-    if (analysis.triggerMs > 0 && median(lastDurations) <= analysis.triggerMs) return false;
+    if (!overrunning(ctx)) return false;
   }
   return true;
 }
@@ -480,10 +478,9 @@ export function rampEvidence(ctx: DetectorContext): boolean {
   const { analysis, features } = ctx;
   const n = features.length;
   if (analysis.cappedRows !== null || n <= RAMP_WINDOW) return false;
-  const { triggerMs } = analysis;
   const last = features[n - 1]!.d;
-  // Backlog inside the batches: they overrun the trigger (back to back, every batch does).
-  if (triggerMs > 0 && (median([features[n - 3]!.d, features[n - 2]!.d, last]) <= triggerMs || last < 1.1 * triggerMs)) return false;
+  // Backlog inside the batches: they overrun the trigger, the newest clearly.
+  if (!overrunning(ctx) || last < 1.1 * analysis.triggerMs) return false;
   const durations = features.slice(-8).map((f) => f.d);
   if (mannKendallS(durations, 0.005) < mannKendallCritical(durations.length)) return false;
   if (withinHistory(ctx, features.map((f) => f.d), last / TUNING.lagGrowthRatio, n - RAMP_WINDOW)) return false;
@@ -494,6 +491,15 @@ export function rampEvidence(ctx: DetectorContext): boolean {
 
 /** Where a ramp's arrivals must have got to, as a multiple of the capacity (a 10 % overload). */
 const RAMP_MIN_LOAD = 1.1;
+
+/**
+ * The newest batches overrun the trigger (the median of the last 3 is longer than it): back to
+ * back, with no trigger, every batch does.
+ */
+function overrunning(ctx: DetectorContext): boolean {
+  const { triggerMs } = ctx.analysis;
+  return triggerMs <= 0 || median(ctx.features.slice(-3).map((f) => f.d)) > triggerMs;
+}
 
 /** The most of a trend's rise its newest batch may make alone. */
 const ONE_STEP_SHARE = 0.75;
