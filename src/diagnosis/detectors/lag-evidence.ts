@@ -187,36 +187,59 @@ function oneBatchSpike(values: readonly number[]): boolean {
 
 /** Batches the admission evidence looks at. */
 const ADMISSION_WINDOW = 5;
+/**
+ * Batches its rank test looks at, and the Mann–Kendall S the offsets behind need over them: 18 of
+ * the 28 pairs net (one-sided p ≈ 0.016 with no ties), as the file admission asks (FILE_RISE_S).
+ */
+const ADMISSION_RANK_WINDOW = 8;
+const ADMISSION_RISE_S = 18;
 
 /**
  * A capped Kafka query whose arrivals outrun its cap: each of the last batches read the cap, and
  * the offsets behind rose at every one of them by 5 % of the cap or more on the whole. With the cap
  * binding, what arrives beyond it is exactly that growth, so this needs no arrival estimate (which
  * lags a step by its smoothing window), and it says so long before the backlog is large when
- * batches are short (a 2 s back-to-back query loses a fraction of a second per batch).
+ * batches are short (a 2 s back-to-back query loses a fraction of a second per batch). Noisy
+ * arrivals a few per cent past the cap leave the offsets behind lower for a batch now and then, so
+ * a rise over the last 8 batches at the cap, to its highest now, by as much per batch, with a
+ * Mann–Kendall trend (ADMISSION_RISE_S) counts too.
  */
 export function admissionEvidence(ctx: DetectorContext): boolean {
   const { analysis } = ctx;
   const cap = analysis.cappedRows;
   if (cap === null || analysis.cappedSource !== null || ctx.features.length < ADMISSION_WINDOW) return false;
   if (runLength(ctx) < ADMISSION_WINDOW + 2) return false;
-  const recent = ctx.features.slice(-ADMISSION_WINDOW);
   // Floored shares read up to P − 1 under the cap (admission-cap.ts): more than 1 % of a small one.
   // Past a tenth of the cap that spread is what noisy uncapped input shows too: no cap to read.
   const floors = ctx.facts.kafkaPartitions - 1;
   const tolerance = floors <= 0.1 * cap ? Math.max(0.01 * cap, floors) : 0.01 * cap;
-  let previous: number | null = null;
+  return offsetsOutrunCap(ctx, cap, tolerance, ADMISSION_WINDOW, true) || offsetsOutrunCap(ctx, cap, tolerance, ADMISSION_RANK_WINDOW, false);
+}
+
+/**
+ * The last `count` batches of the run read the cap (within `tolerance`) and their offsets behind
+ * rose by 5 % of the cap per batch or more on the whole, no one step making more than 0.6 of it
+ * (one slow batch, a GC pause, on a steady feed that merely looks capped adds it all at once):
+ * at every batch (`everyBatch`), else to their highest now with a Mann–Kendall trend.
+ */
+function offsetsOutrunCap(ctx: DetectorContext, cap: number, tolerance: number, count: number, everyBatch: boolean): boolean {
+  if (ctx.features.length < count || runLength(ctx) < count + 2) return false;
+  const recent = ctx.features.slice(-count);
+  const behind: number[] = [];
+  let highest = -Infinity;
   let largestStep = 0;
   for (const f of recent) {
     if (f.kafkaBehind === null || f.restart || Math.abs(f.rows - cap) > tolerance) return false;
-    if (previous !== null && f.kafkaBehind <= previous) return false;
-    largestStep = previous === null ? 0 : Math.max(largestStep, f.kafkaBehind - previous);
-    previous = f.kafkaBehind;
+    const previous = behind.length > 0 ? behind[behind.length - 1]! : null;
+    if (everyBatch && previous !== null && f.kafkaBehind <= previous) return false;
+    if (previous !== null) largestStep = Math.max(largestStep, f.kafkaBehind - previous);
+    highest = Math.max(highest, f.kafkaBehind);
+    behind.push(f.kafkaBehind);
   }
-  const rise = recent[recent.length - 1]!.kafkaBehind! - recent[0]!.kafkaBehind!;
-  // Arrivals beyond a binding cap add about the same at every batch; one slow batch (a GC pause)
-  // on a steady feed that merely looks capped adds it all at once.
-  return rise >= 0.05 * cap * (ADMISSION_WINDOW - 1) && largestStep <= 0.6 * rise;
+  const last = behind[behind.length - 1]!;
+  const rise = last - behind[0]!;
+  if (last < highest || rise < 0.05 * cap * (count - 1) || largestStep > 0.6 * rise) return false;
+  return everyBatch || mannKendallS(behind) >= ADMISSION_RISE_S;
 }
 
 /** Batches the file admission evidence looks at: a file backlog moves in whole files. */
