@@ -41,7 +41,8 @@
  *   reads trails a ramp);
  * - level: a backlog of more than `lagLevelSec` that will not drain within the catch-up budget
  *   (a sudden one waits for its drain to show when the rates say it will drain in half of it).
- * Trends are vetoed when uncapped durations are only converging to o/(1−ρ) with ρ < 1, the
+ * Trends are vetoed when uncapped durations are only converging to o/(1−ρ) with ρ < 1 (unless
+ * the arrivals, or a ramp of them read so at two batches in a row, are clearly past capacity), the
  * load factor says capacity is comfortably above arrivals, Kafka's time behind rises while its
  * offsets behind do not (a drift or a creep: while they fall batch after batch), or (a drift) the
  * rise is one outsized batch (lag-evidence.ts). After a stall
