@@ -522,8 +522,16 @@ export function nextCapBound(
       const follow = batchesSince(features, previous.sinceMs) < FOLLOW_BATCHES_KEPT ? FOLLOW_BATCHES : FOLLOW_BATCHES_KEPT;
       if (readsFollowIntervals(features, previous.cap, partitions, follow)) return null;
       // Reads that spread wider than a cap's as the run goes on: a steady feed that merely looked
-      // capped for a few batches (its rise into the "cap" was chance), at most a catch-up.
+      // capped for a few batches (its rise into the "cap" was chance), at most a catch-up. Unless
+      // the ring, read again with the new highest, still shows a rise out of a steady state: the
+      // reads now too far below it were the rise's last step short of the cap, as capBindingIn
+      // takes them (a binding kept since its first batch, with no chance correlation of the reads
+      // and intervals to drop it, was else never to open on a 15 % overload).
       const spread = spreadsPastCap(low, high, previous.cap, partitions);
+      if (spread && previous.fromSteady && previous.dips === 0) {
+        const again = capBindingIn(features, analysis, partitions, runMaxRows);
+        if (again !== null && again.fromSteady) return again;
+      }
       const next = spread && previous.fromSteady ? { ...previous, fromSteady: false, readBefore: null, batchesToOpen: null } : previous;
       // After a dip the backlog was empty: the count starts again, the judgement of how it began stays.
       return { ...next, sinceMs: previous.dips === 0 ? previous.sinceMs : latest.t, dips: 0, low, high };

@@ -5,10 +5,15 @@
  * offsets apart from batch to batch, while back-to-back batches start a few per cent apart. Those
  * few offsets can correlate with the intervals by chance, which is no sign of an uncapped feed
  * reading what arrived over each interval (that would move the reads by as many per cent as the
- * intervals), so the binding must hold through them. Generated streams, 30 seeds.
+ * intervals), so the binding must hold through them. Generated streams, 30 seeds. Held that way,
+ * a binding whose first read fell short of the cap must not be taken for a catch-up when a later
+ * read spreads the reads past one cap's through that first read alone (a drawn scenario).
  */
 import { describe, expect, it } from 'vitest';
+import { QueryTracker } from '../../src/diagnosis/query-tracker.js';
+import { parseProgress } from '../../src/progress/parse-progress.js';
 import { steppedRate, type StreamSpec } from '../../src/simulator/index.js';
+import { drawScenario, simulateRandom, type LagLabel } from '../../src/simulator/random/index.js';
 import { MIN, START, opened, runStream } from './run-stream.js';
 
 const CAP = 60_000;
@@ -46,3 +51,25 @@ describe('a cap read as floored shares, batches back to back, no backlog figure'
   });
 });
 
+
+describe('a binding whose first read fell short of the cap (a small cap over 105 partitions)', () => {
+  it('opens on a 15 % overload once the reads spread past a cap only through that first read', () => {
+    // Drawn (seed 1229065): Spark 3.0-era reports, 2 s trigger, 105 partitions capped at 4,500
+    // offsets. The first read at the cap (4,451) was the rise's last step; when a later read reached
+    // 4,505 the reads spread past what floored shares of one cap do, the binding was taken for a
+    // catch-up, and lag never opened.
+    const sim = simulateRandom(drawScenario(1_229_065, { family: 'step-overload', mode: 'no-metrics' }));
+    const query = sim.queries[0]!;
+    const label = query.labels.find((l): l is LagLabel => l.kind === 'lag')!;
+    const tracker = QueryTracker.create('q', query.query.spec.name ?? null);
+    const openings: number[] = [];
+    query.batches.forEach((batch, index) => {
+      const parsed = parseProgress(batch.progress as never);
+      if (!parsed.ok) throw new Error(parsed.error);
+      for (const change of tracker.observe(parsed.progress)) if (change.type === 'opened' && change.incident.kind === 'lag') openings.push(index);
+    });
+    expect(openings.filter((i) => i < label.earliestIndex)).toEqual([]);
+    expect(openings.length).toBeGreaterThan(0);
+    expect(openings[0]! - label.onsetIndex).toBeLessThanOrEqual(9);
+  });
+});
