@@ -431,10 +431,10 @@ const CONVERGING_MAX_LOAD = 1.08;
 /**
  * The input's ramp (input-ramp.ts) stood at `load` × the capacity or more, no higher than the
  * newest rates have shown, at the newest batch and at the one before it. The median arrival rate
- * the load factor reads trails a ramp (on 1,000 forced ramps per reporting mode, 1 to 2 more
- * found in time in five of the seven modes, and 11 to 20 sooner in each). Over 24 batches one noisy rate can make a
- * wander near capacity read as a ramp for a batch: on 1,500 forced slow catch-ups at 86-93 % load,
- * 3 opened on such a batch when one reading sufficed.
+ * the load factor reads trails a ramp (on 1,000 forced ramps per reporting mode, 1 to 2 more found
+ * in time in five of the seven modes, and 11 to 20 sooner in each). Over 24 batches one noisy rate
+ * can make a wander near capacity read as a ramp for a batch: on 1,500 forced slow catch-ups at
+ * 86-93 % load, 3 opened on such a batch when one reading sufficed.
  */
 function rampedPast(ctx: DetectorContext, load: number): boolean {
   const { analysis } = ctx;
