@@ -10,11 +10,8 @@
  * read spreads the reads past one cap's through that first read alone (a drawn scenario).
  */
 import { describe, expect, it } from 'vitest';
-import { QueryTracker } from '../../src/diagnosis/query-tracker.js';
-import { parseProgress } from '../../src/progress/parse-progress.js';
 import { steppedRate, type StreamSpec } from '../../src/simulator/index.js';
-import { drawScenario, simulateRandom, type LagLabel } from '../../src/simulator/random/index.js';
-import { MIN, START, opened, runStream } from './run-stream.js';
+import { MIN, START, drawnLagOpenings, opened, runStream } from './run-stream.js';
 
 const CAP = 60_000;
 const STEP_AT = START + 5 * MIN;
@@ -58,16 +55,8 @@ describe('a binding whose first read fell short of the cap (a small cap over 105
     // offsets. The first read at the cap (4,451) was the rise's last step; when a later read reached
     // 4,505 the reads spread past what floored shares of one cap do, the binding was taken for a
     // catch-up, and lag never opened.
-    const sim = simulateRandom(drawScenario(1_229_065, { family: 'step-overload', mode: 'no-metrics' }));
-    const query = sim.queries[0]!;
-    const label = query.labels.find((l): l is LagLabel => l.kind === 'lag')!;
-    const tracker = QueryTracker.create('q', query.query.spec.name ?? null);
-    const openings: number[] = [];
-    query.batches.forEach((batch, index) => {
-      const parsed = parseProgress(batch.progress as never);
-      if (!parsed.ok) throw new Error(parsed.error);
-      for (const change of tracker.observe(parsed.progress)) if (change.type === 'opened' && change.incident.kind === 'lag') openings.push(index);
-    });
+    const { openings, labels } = drawnLagOpenings(1_229_065, 'step-overload', 'no-metrics');
+    const label = labels[0]!;
     expect(openings.filter((i) => i < label.earliestIndex)).toEqual([]);
     expect(openings.length).toBeGreaterThan(0);
     expect(openings[0]! - label.onsetIndex).toBeLessThanOrEqual(9);

@@ -8,30 +8,15 @@
  * Generated scenarios from the randomized corpus (labels and deadline from its ground truth).
  */
 import { describe, expect, it } from 'vitest';
-import { QueryTracker } from '../../src/diagnosis/query-tracker.js';
-import { parseProgress } from '../../src/progress/parse-progress.js';
-import { drawScenario, simulateRandom, type Family, type LagLabel, type ReportingMode } from '../../src/simulator/random/index.js';
-
-/** Indexes of the reports at which the query's tracker opened lag. */
-function lagOpenings(seed: number, family: Family, mode: ReportingMode) {
-  const sim = simulateRandom(drawScenario(seed, { family, mode }));
-  const query = sim.queries[0]!;
-  const tracker = QueryTracker.create('q', query.query.spec.name ?? null);
-  const openings: number[] = [];
-  query.batches.forEach((batch, index) => {
-    const parsed = parseProgress(batch.progress as never);
-    if (!parsed.ok) throw new Error(parsed.error);
-    for (const change of tracker.observe(parsed.progress)) if (change.type === 'opened' && change.incident.kind === 'lag') openings.push(index);
-  });
-  return { openings, labels: query.labels.filter((l): l is LagLabel => l.kind === 'lag') };
-}
+import type { ReportingMode } from '../../src/simulator/random/index.js';
+import { drawnLagOpenings } from './run-stream.js';
 
 describe('an uncapped ramp past capacity whose durations still fit a converging line', () => {
   it.each([
     [963_360, 'oss-planning'],
     [963_001, 'dbr-17.1'],
   ] as [number, ReportingMode][])('opens within the deadline (seed %i, %s)', (seed, mode) => {
-    const { openings, labels } = lagOpenings(seed, 'ramp-overload', mode);
+    const { openings, labels } = drawnLagOpenings(seed, 'ramp-overload', mode);
     const label = labels.find((l) => l.strict)!;
     expect(label).toBeDefined();
     const first = openings.find((i) => i >= label.earliestIndex);
@@ -43,7 +28,7 @@ describe('an uncapped ramp past capacity whose durations still fit a converging 
 
 describe('a wander near capacity that reads as a ramp for one batch', () => {
   it('opens nothing before the restart whose catch-up is the episode (89 % load, no source metrics)', () => {
-    const { openings, labels } = lagOpenings(964_031, 'slow-catch-up', 'no-metrics');
+    const { openings, labels } = drawnLagOpenings(964_031, 'slow-catch-up', 'no-metrics');
     const onset = labels[0]!.onsetIndex;
     expect(openings.filter((i) => i < onset - 2)).toEqual([]);
   });

@@ -4,6 +4,7 @@ import { QueryTracker } from '../../src/diagnosis/query-tracker.js';
 import type { IncidentChange } from '../../src/diagnosis/types.js';
 import { parseProgress } from '../../src/progress/parse-progress.js';
 import { DEFAULT_START_MS, StreamSimulator, type SimulatedBatch, type StreamSpec } from '../../src/simulator/index.js';
+import { drawScenario, simulateRandom, type Family, type LagLabel, type ReportingMode } from '../../src/simulator/random/index.js';
 
 export const START = DEFAULT_START_MS;
 export const MIN = 60_000;
@@ -64,4 +65,20 @@ export function cappedNoBacklogSpec(arrival: StreamSpec['arrival'], extra: Parti
     platform: 'spark-3.0',
     ...extra,
   };
+}
+
+/**
+ * A scenario drawn from the randomized corpus (its first query) through parser and tracker: the
+ * indexes of the reports at which lag opened, and the query's lag labels (ground truth).
+ */
+export function drawnLagOpenings(seed: number, family: Family, mode: ReportingMode): { openings: number[]; labels: LagLabel[] } {
+  const query = simulateRandom(drawScenario(seed, { family, mode })).queries[0]!;
+  const tracker = QueryTracker.create('q', query.query.spec.name ?? null);
+  const openings: number[] = [];
+  query.batches.forEach((batch, index) => {
+    const parsed = parseProgress(batch.progress as never);
+    if (!parsed.ok) throw new Error(parsed.error);
+    for (const change of tracker.observe(parsed.progress)) if (change.type === 'opened' && change.incident.kind === 'lag') openings.push(index);
+  });
+  return { openings, labels: query.labels.filter((l): l is LagLabel => l.kind === 'lag') };
 }
