@@ -151,6 +151,14 @@ export function capBindingIn(
     high = Math.max(high, features[i]!.rows);
   }
   if (first < 0) return null;
+  // Its first read may top the rest: a batch whose backlog was no more than the cap reads all of
+  // it, up to the cap itself, while the batches after it read floored shares, up to P − 1 less.
+  // The reads after it say where the floors put them (a 49 % capacity drop over 21 partitions
+  // capped at 562 never opened: the first read, 562, cut out every later one, 548 to 554).
+  if (features.length - first >= 3) {
+    high = -Infinity;
+    for (let i = first + 1; i < features.length; i += 1) high = Math.max(high, features[i]!.rows);
+  }
   // A read of the run further below its highest than reads at one cap spread was not at the cap:
   // a rise's last step short of it, or a batch that found the backlog empty. The run starts after
   // the last such read (none left: the newest batch is not at the cap).

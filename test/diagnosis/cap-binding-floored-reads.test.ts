@@ -62,3 +62,17 @@ describe('a binding whose first read fell short of the cap (a small cap over 105
     expect(openings[0]! - label.onsetIndex).toBeLessThanOrEqual(9);
   });
 });
+
+describe('a binding whose first read topped the rest (the cap itself, before floored shares)', () => {
+  it('opens on a capacity drop although that read sits more than floored shares above the later ones', () => {
+    // Drawn (seed 1243546): Spark 3.0-era reports, back to back, 21 partitions capped at 562;
+    // capacity falls to 1 / 1.49 of the input. The first read at the cap read 562, the cap itself;
+    // every later one, floored shares of it, read 548 to 554. Measured from 562 they were all too
+    // far below it to be at the cap, no binding formed, and lag never opened.
+    const { openings, labels } = drawnLagOpenings(1_243_546, 'capacity-drop', 'no-metrics');
+    const label = labels[0]!;
+    expect(openings.filter((i) => i < label.earliestIndex)).toEqual([]);
+    expect(openings.length).toBeGreaterThan(0);
+    expect(openings[0]!).toBeLessThanOrEqual(label.deadlineIndex);
+  });
+});
