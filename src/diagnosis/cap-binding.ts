@@ -146,8 +146,11 @@ export function capBindingIn(
   // The run of reads at the cap, and how widely they spread.
   let first = -1;
   let high = -Infinity;
+  // The highest read after the run's first.
+  let highAfterFirst = -Infinity;
   for (let i = features.length - 1; i >= 0 && readsAtCap(features[i]!.rows, cap, partitions); i -= 1) {
     first = i;
+    highAfterFirst = high;
     high = Math.max(high, features[i]!.rows);
   }
   if (first < 0) return null;
@@ -155,10 +158,7 @@ export function capBindingIn(
   // it, up to the cap itself, while the batches after it read floored shares, up to P − 1 less.
   // The reads after it say where the floors put them (a 49 % capacity drop over 21 partitions
   // capped at 562 never opened: the first read, 562, cut out every later one, 548 to 554).
-  if (features.length - first >= 3) {
-    high = -Infinity;
-    for (let i = first + 1; i < features.length; i += 1) high = Math.max(high, features[i]!.rows);
-  }
+  if (features.length - first >= 3) high = highAfterFirst;
   // A read of the run further below its highest than reads at one cap spread was not at the cap:
   // a rise's last step short of it, or a batch that found the backlog empty. The run starts after
   // the last such read (none left: the newest batch is not at the cap).

@@ -28,6 +28,11 @@ export interface InputRamp {
 /** Newest batches whose highest rate bounds what a ramp is said to have reached. */
 const RECENT_BATCHES = 4;
 
+/** Where the ramp has got to by what the newest rates have shown: its line, no higher than they went. */
+export function shownPerSec(ramp: InputRamp): number {
+  return Math.min(ramp.nowPerSec, ramp.recentHighPerSec);
+}
+
 /** Batches of one run a ramp is read over: long enough that a burst of a few batches is no trend. */
 export const RAMP_WINDOW = 24;
 

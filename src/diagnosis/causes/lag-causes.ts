@@ -8,6 +8,7 @@ import { admitsLess } from '../cap-binding.js';
 import type { DetectorContext } from '../detectors/detector.js';
 import { TUNING } from '../engine-options.js';
 import * as fmt from '../format.js';
+import { shownPerSec } from '../input-ramp.js';
 import { median } from '../statistics.js';
 import type { Advice, Cause } from '../types.js';
 import { clamp, rank, type Explained } from './explained.js';
@@ -262,7 +263,7 @@ function insufficientCapacity(ctx: DetectorContext, capped: boolean): Explained 
   // A ramp's arrivals have outrun the recent median: where the ramp has got to is the load now (no
   // higher than the newest batches have shown: the line runs on past a ramp that levelled off).
   const ramp = analysis.inputRamp;
-  const rampNow = ramp !== null ? Math.min(ramp.nowPerSec, ramp.recentHighPerSec) : 0;
+  const rampNow = ramp !== null ? shownPerSec(ramp) : 0;
   const rampLoad = rampNow / analysis.capacity;
   const rising = ramp !== null && rampLoad > analysis.loadFactor;
   const rho = rising ? rampLoad : analysis.loadFactor;

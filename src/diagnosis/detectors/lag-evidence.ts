@@ -5,7 +5,7 @@
  */
 import { TUNING } from '../engine-options.js';
 import type { BatchFeatures } from '../batch-features.js';
-import { RAMP_WINDOW, inputRamp, type InputRamp } from '../input-ramp.js';
+import { RAMP_WINDOW, inputRamp, shownPerSec, type InputRamp } from '../input-ramp.js';
 import { medianArrival, signalValue, type LagSignalKind } from '../query-analysis.js';
 import { mannKendallCritical, mannKendallS, mannKendallZ, median, quantile, theilSen } from '../statistics.js';
 import type { DetectorContext } from './detector.js';
@@ -406,8 +406,7 @@ export function converging(ctx: DetectorContext): boolean {
   // every batch does): the fit below, on eight noisy pairs, is the weaker witness (a 10 % overload
   // with 14 % noise often reads ρ < 0.97). The capacity is rows per second of busy time, so a
   // healthy step in load, whose durations rise towards o/(1−ρ), still reads under 1.
-  if (overrunning(ctx) && analysis.loadFactor !== null && analysis.loadFactor >= CONVERGING_MAX_LOAD) return false;
-  if (overrunning(ctx) && rampedPast(ctx, CONVERGING_MAX_LOAD)) return false;
+  if (overrunning(ctx) && ((analysis.loadFactor !== null && analysis.loadFactor >= CONVERGING_MAX_LOAD) || rampedPast(ctx, CONVERGING_MAX_LOAD))) return false;
   const recent = ctx.features.slice(-9);
   if (recent.length < 6 || recent.some((f) => f.restart && f !== recent[0])) return false;
   const previous: number[] = [];
@@ -440,7 +439,7 @@ function rampedPast(ctx: DetectorContext, load: number): boolean {
   const { analysis } = ctx;
   if (analysis.capacity === null || analysis.capacity <= 0) return false;
   const least = load * analysis.capacity;
-  const past = (ramp: InputRamp | null) => ramp !== null && Math.min(ramp.nowPerSec, ramp.recentHighPerSec) >= least;
+  const past = (ramp: InputRamp | null) => ramp !== null && shownPerSec(ramp) >= least;
   return past(analysis.inputRamp) && past(inputRamp(ctx.features.slice(0, -1)));
 }
 
