@@ -3,6 +3,7 @@ import type { Incident, IncidentChange, IncidentKind } from '../../src/diagnosis
 import {
   alarmOpeningText,
   judgeTargets,
+  percentDown,
   scoreRandom,
   summarize,
   wilsonInterval,
@@ -145,6 +146,14 @@ describe('scoring a random draw', () => {
     expect(round(wilsonInterval(0, 50))).toEqual([0, 7.1]);
     expect(round(wilsonInterval(50, 50))).toEqual([92.9, 100]);
     expect(wilsonInterval(0, 0)).toEqual({ low: 0, high: 1 });
+  });
+
+  it('rounds a recall down, so one just under a target never reads as the target', () => {
+    expect(percentDown(294 / 297)).toBe('98.9');
+    expect(percentDown(0.99)).toBe('99.0');
+    expect(percentDown(0.29)).toBe('29.0');
+    expect(percentDown(1)).toBe('100.0');
+    expect(percentDown(0)).toBe('0.0');
   });
 
   it('splits the recall on sustained overload by whether the reports can show the backlog', () => {

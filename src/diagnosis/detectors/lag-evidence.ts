@@ -193,6 +193,11 @@ const ADMISSION_WINDOW = 5;
  */
 const ADMISSION_RANK_WINDOW = 8;
 const ADMISSION_RISE_S = 18;
+/**
+ * How far below the window's highest the newest offsets behind may read, as a share of the rise, in
+ * the rank test: noise a few per cent past the cap dips them for a batch at any time, the newest too.
+ */
+const ADMISSION_DIP = 0.1;
 
 /**
  * A capped Kafka query whose arrivals outrun its cap: each of the last batches read the cap, and
@@ -201,8 +206,8 @@ const ADMISSION_RISE_S = 18;
  * lags a step by its smoothing window), and it says so long before the backlog is large when
  * batches are short (a 2 s back-to-back query loses a fraction of a second per batch). Noisy
  * arrivals a few per cent past the cap leave the offsets behind lower for a batch now and then, so
- * a rise over the last 8 batches at the cap, to its highest now, by as much per batch, with a
- * Mann–Kendall trend (ADMISSION_RISE_S) counts too.
+ * a rise over the last 8 batches at the cap, to within ADMISSION_DIP of its highest now, by as
+ * much per batch, with a Mann–Kendall trend (ADMISSION_RISE_S) counts too.
  */
 export function admissionEvidence(ctx: DetectorContext): boolean {
   const { analysis } = ctx;
@@ -220,7 +225,8 @@ export function admissionEvidence(ctx: DetectorContext): boolean {
  * The last `count` batches of the run read the cap (within `tolerance`) and their offsets behind
  * rose by 5 % of the cap per batch or more on the whole, no one step making more than 0.6 of it
  * (one slow batch, a GC pause, on a steady feed that merely looks capped adds it all at once):
- * at every batch (`everyBatch`), else to their highest now with a Mann–Kendall trend.
+ * at every batch (`everyBatch`), else to near their highest now (ADMISSION_DIP) with a
+ * Mann–Kendall trend.
  */
 function offsetsOutrunCap(ctx: DetectorContext, cap: number, tolerance: number, count: number, everyBatch: boolean): boolean {
   if (ctx.features.length < count || runLength(ctx) < count + 2) return false;
@@ -238,7 +244,7 @@ function offsetsOutrunCap(ctx: DetectorContext, cap: number, tolerance: number, 
   }
   const last = behind[behind.length - 1]!;
   const rise = last - behind[0]!;
-  if (last < highest || rise < 0.05 * cap * (count - 1) || largestStep > 0.6 * rise) return false;
+  if (last < highest - ADMISSION_DIP * rise || rise < 0.05 * cap * (count - 1) || largestStep > 0.6 * rise) return false;
   return everyBatch || mannKendallS(behind) >= ADMISSION_RISE_S;
 }
 

@@ -8,5 +8,5 @@ export { StaticBacklogRule, type StaticRuleOptions } from './static-backlog-rule
 export { runRandomEngine, TICK_MS, type RandomQueryRun } from './run-random.js';
 export { alarmOpeningText, scoreRandom, type DrawScore, type EpisodeScore, type StallScore, type Alarm } from './score-random.js';
 export { compareDraws, DrawMismatchError, type DrawMove, type EpisodeMove, type EpisodeOutcome } from './compare-draws.js';
-export { summarize, groupBy, judgeTargets, percentile, wilsonInterval, type GroupSummary, type Spread, type Target } from './random-summary.js';
+export { summarize, groupBy, judgeTargets, percentDown, percentile, wilsonInterval, type GroupSummary, type Spread, type Target } from './random-summary.js';
 export { scoreRealTrace, type RealTraceLabels, type RealTraceScore, type RealOpening } from './score-real.js';

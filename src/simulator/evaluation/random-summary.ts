@@ -131,7 +131,7 @@ export function judgeTargets(draws: DrawScore[]): Target[] {
   return [
     {
       name: 'recall ≥ 99 % for sustained overload ≥ 10 %',
-      value: recall === null ? 'no such episodes' : `${(recall * 100).toFixed(1)} % (${all.strictFound}/${all.strictEpisodes}; ${intervalText(all.strictFound, all.strictEpisodes)})`,
+      value: recall === null ? 'no such episodes' : `${percentDown(recall)} % (${all.strictFound}/${all.strictEpisodes}; ${intervalText(all.strictFound, all.strictEpisodes)})`,
       met: recall !== null && recall >= 0.99,
       detail: blindRecall(draws),
     },
@@ -165,13 +165,21 @@ function modeRecallTarget(draws: DrawScore[]): Target {
     .filter((g) => g.strictEpisodes > 0)
     .map((g) => ({ mode: g.group, found: g.strictFound, n: g.strictEpisodes, recall: g.strictFound / g.strictEpisodes }))
     .sort((a, b) => a.recall - b.recall);
-  const text = (m: (typeof modes)[number]) => `${m.mode} ${(m.recall * 100).toFixed(1)} % (${m.found}/${m.n}; ${intervalText(m.found, m.n)})`;
+  const text = (m: (typeof modes)[number]) => `${m.mode} ${percentDown(m.recall)} % (${m.found}/${m.n}; ${intervalText(m.found, m.n)})`;
   return {
     name: 'recall ≥ 99 % for sustained overload ≥ 10 % in every reporting mode',
     value: modes.length === 0 ? 'no such episodes' : `lowest: ${text(modes[0]!)}`,
     met: modes.length > 0 && modes.every((m) => m.recall >= 0.99),
-    detail: modes.length > 1 ? modes.slice(1).map((m) => `${m.mode} ${(m.recall * 100).toFixed(1)} %`).join(', ') : undefined,
+    detail: modes.length > 1 ? modes.slice(1).map((m) => `${m.mode} ${percentDown(m.recall)} %`).join(', ') : undefined,
   };
+}
+
+/**
+ * A share as a percentage to one decimal, rounded down: beside a "≥ 99 %" target, 294 of 297
+ * (98.99 %) must not read 99.0 and NOT met. (The epsilon keeps 0.29 × 1000 from flooring to 289.)
+ */
+export function percentDown(share: number): string {
+  return (Math.floor(share * 1000 + 1e-9) / 10).toFixed(1);
 }
 
 /**
