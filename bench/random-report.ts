@@ -3,7 +3,7 @@
  * seeds to replay them.
  */
 
-import { alarmOpeningText, type DrawScore, type GroupSummary, type Spread } from '../src/simulator/evaluation/index.js';
+import { alarmOpeningText, percentDown, type DrawScore, type GroupSummary, type Spread } from '../src/simulator/evaluation/index.js';
 import { FAMILIES } from '../src/simulator/random/index.js';
 
 /** What the worst-draws list needs of the run's flags. */
@@ -15,7 +15,8 @@ export interface WorstOptions {
 
 const f1 = (x: number | null) => (x === null ? '—' : Number.isInteger(x) ? String(x) : x.toFixed(1));
 const spreadText = (s: Spread) => (s.n === 0 ? '—' : `${f1(s.p50)}/${f1(s.p95)}/${f1(s.max)}`);
-const pctText = (a: number, b: number) => (b === 0 ? '—' : `${((a / b) * 100).toFixed(1)}%`);
+// Rounded down as the targets are, so the table and the targets below it agree.
+const pctText = (a: number, b: number) => (b === 0 ? '—' : `${percentDown(a / b)}%`);
 
 export function table(title: string, groups: GroupSummary[]): string {
   const header = [
