@@ -18,8 +18,8 @@
  *   source is more than the files pauses left behind;
  * - admission: a capped Kafka query reads its cap in every batch while the offsets behind rise at
  *   each of 5, or over 8 to near their highest now with a Mann–Kendall trend at about 1.6 % (noisy
- *   input leaves them lower for a batch now and then, the newest too), by steps of a like size (what arrives beyond the
- *   cap, exactly, with no arrival estimate);
+ *   input leaves them lower for a batch now and then, the newest too), by steps of a like size
+ *   (what arrives beyond the cap, exactly, with no arrival estimate);
  *   a capped Delta or Auto Loader query reads its cap in 8 batches while the files waiting never fall
  *   or rise with a Mann–Kendall trend at about 1.6 % (what a pause left behind, a jump right after
  *   a slow batch that a usual one ended or that is one of the newest 2, not counted);

@@ -219,6 +219,6 @@ function blindRecall(draws: DrawScore[]): string {
       if (episode.found) bucket[0] += 1;
     }
   }
-  const pct = ([found, n]: number[]) => (n ? `${((found! / n) * 100).toFixed(1)} % (${found}/${n})` : '—');
+  const pct = ([found, n]: number[]) => (n ? `${percentDown(found! / n)} % (${found}/${n})` : '—');
   return `where a backlog figure or the batch durations show it: ${pct(count.seen)}; capped with no backlog figure at all (no-metrics): ${pct(count.blind)}`;
 }
