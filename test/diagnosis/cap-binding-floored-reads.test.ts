@@ -10,22 +10,10 @@
  * read spreads the reads past one cap's through that first read alone (a drawn scenario).
  */
 import { describe, expect, it } from 'vitest';
-import { steppedRate, type StreamSpec } from '../../src/simulator/index.js';
-import { MIN, START, drawnLagOpenings, opened, runStream } from './run-stream.js';
+import { STEP_AT, STEP_CAP as CAP, cappedStepSpec, drawnLagOpenings, opened, runStream } from './run-stream.js';
 
-const CAP = 60_000;
-const STEP_AT = START + 5 * MIN;
-
-/** 8 partitions capped at 60,000 offsets; the input steps from about 80 % to 160 % of what the cap admits. */
-const spec: StreamSpec = {
-  name: 'orders_raw',
-  arrival: steppedRate(12_600, [{ atMs: STEP_AT, rowsPerSec: 25_000 }]),
-  arrivalNoise: 0.07,
-  processing: { rowsPerSecPerCore: 3_000, cores: 16, overheadMs: 1_000 },
-  triggerMs: 2_000,
-  source: { kind: 'kafka', partitions: 8, maxOffsetsPerTrigger: CAP },
-  platform: 'spark-3.0',
-};
+/** The input steps from about 80 % to 160 % of what the cap admits. */
+const spec = cappedStepSpec(25_000, 0.07, 'spark-3.0');
 
 describe('a cap read as floored shares, batches back to back, no backlog figure', () => {
   it('opens lag on the 8th batch at the cap, whatever chance correlation the few offsets of rounding show', () => {

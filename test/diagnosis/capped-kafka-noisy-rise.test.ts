@@ -9,23 +9,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { mannKendallS } from '../../src/diagnosis/statistics.js';
-import { steppedRate, type StreamSpec } from '../../src/simulator/index.js';
 import { drawScenario, simulateRandom } from '../../src/simulator/random/index.js';
-import { MIN, START, drawnLagOpenings, opened, runStream } from './run-stream.js';
+import { STEP_AT, STEP_CAP as CAP, cappedStepSpec, drawnLagOpenings, opened, runStream } from './run-stream.js';
 
-const CAP = 60_000;
-const STEP_AT = START + 5 * MIN;
-
-/** 8 partitions capped at 60,000 offsets (about 15,800 rows/s); the input steps from about 80 % to 111 % of that. */
-const spec: StreamSpec = {
-  name: 'orders_raw',
-  arrival: steppedRate(12_600, [{ atMs: STEP_AT, rowsPerSec: 17_500 }]),
-  arrivalNoise: 0.12,
-  processing: { rowsPerSecPerCore: 3_000, cores: 16, overheadMs: 1_000 },
-  triggerMs: 2_000,
-  source: { kind: 'kafka', partitions: 8, maxOffsetsPerTrigger: CAP },
-  platform: 'spark-3.5',
-};
+/** The input steps from about 80 % to 111 % of what the cap admits. */
+const spec = cappedStepSpec(17_500, 0.12, 'spark-3.5');
 
 interface Report {
   numInputRows: number;

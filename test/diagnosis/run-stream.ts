@@ -3,7 +3,7 @@ import type { EngineOptions } from '../../src/diagnosis/engine.js';
 import { QueryTracker } from '../../src/diagnosis/query-tracker.js';
 import type { IncidentChange } from '../../src/diagnosis/types.js';
 import { parseProgress } from '../../src/progress/parse-progress.js';
-import { DEFAULT_START_MS, StreamSimulator, type SimulatedBatch, type StreamSpec } from '../../src/simulator/index.js';
+import { DEFAULT_START_MS, StreamSimulator, steppedRate, type SimulatedBatch, type StreamSpec } from '../../src/simulator/index.js';
 import { drawScenario, simulateRandom, type Family, type LagLabel, type ReportingMode } from '../../src/simulator/random/index.js';
 
 export const START = DEFAULT_START_MS;
@@ -64,6 +64,27 @@ export function cappedNoBacklogSpec(arrival: StreamSpec['arrival'], extra: Parti
     source: { kind: 'kafka', partitions: 8, maxOffsetsPerTrigger: 80_000 },
     platform: 'spark-3.0',
     ...extra,
+  };
+}
+
+/** Cap of `cappedStepSpec`, offsets a batch over its 8 partitions (about 15,800 rows/s at its 2 s trigger, back to back). */
+export const STEP_CAP = 60_000;
+/** When `cappedStepSpec`'s input steps up. */
+export const STEP_AT = START + 5 * MIN;
+
+/**
+ * A Kafka query on 8 partitions capped at STEP_CAP whose input steps at STEP_AT from 12,600 rows/s
+ * (about 80 % of what the cap admits) to `rowsPerSecAfter`, with `arrivalNoise`, on `platform`'s reports.
+ */
+export function cappedStepSpec(rowsPerSecAfter: number, arrivalNoise: number, platform: StreamSpec['platform']): StreamSpec {
+  return {
+    name: 'orders_raw',
+    arrival: steppedRate(12_600, [{ atMs: STEP_AT, rowsPerSec: rowsPerSecAfter }]),
+    arrivalNoise,
+    processing: { rowsPerSecPerCore: 3_000, cores: 16, overheadMs: 1_000 },
+    triggerMs: 2_000,
+    source: { kind: 'kafka', partitions: 8, maxOffsetsPerTrigger: STEP_CAP },
+    platform,
   };
 }
 
