@@ -205,7 +205,8 @@ export function signalValue(f: BatchFeatures, kind: LagSignalKind): number {
 
 /**
  * Trigger interval from the gaps between batch starts that had idle time before them (the
- * previous batch ended early); null when batches always ran back to back.
+ * previous batch ended early); null when batches always ran back to back, or when the only idle
+ * time was input that stopped between batches that otherwise run back to back.
  */
 export function inferTriggerMs(features: readonly BatchFeatures[]): number | null {
   // Gaps go straight into typed scratch buffers (this runs every few batches of every query).
@@ -219,11 +220,14 @@ export function inferTriggerMs(features: readonly BatchFeatures[]): number | nul
   let offGridGap = 0;
   /** Idle time before the previous batch (false after a restart): carried, not judged twice. */
   let idleBeforePrev = false;
+  /** The shortest span of a batch that started on schedule and was followed back to back: T is at most that. */
+  let overrunSpan = Infinity;
   for (let i = 1; i < features.length; i += 1) {
     const prev = features[i - 1]!;
     const cur = features[i]!;
     const startedOnSchedule = idleBeforePrev;
     idleBeforePrev = idleGap(prev, cur);
+    if (startedOnSchedule && !idleBeforePrev && !cur.restart && runStarted(prev)) overrunSpan = Math.min(overrunSpan, cur.t - prev.t);
     if (!idleBeforePrev || !runStarted(prev)) continue;
     const gap = cur.t - prev.t;
     gaps[gapCount++] = gap;
@@ -238,11 +242,19 @@ export function inferTriggerMs(features: readonly BatchFeatures[]): number | nul
   }
   if (gapCount < 3) return null;
   // Idle triggers without a report make some gaps whole multiples of T: the low quantile is T.
-  if (onScheduleCount >= 3) return Math.round(quantileInPlace(onSchedule, onScheduleCount, 0.2));
   // A query near its capacity overruns most triggers, so few gaps start on the grid, and the gaps
   // after an overrun are shorter than T: their low quantile reads T short (a 7 s trigger as 6 s,
   // and 9 s batches as overrunning it by half). The grid itself still shows in the starts.
-  return gridInterval(features, gridStarts, gapCount, offGridGap) ?? Math.round(quantileInPlace(gaps, gapCount, 0.2));
+  const interval =
+    onScheduleCount >= 3
+      ? Math.round(quantileInPlace(onSchedule, onScheduleCount, 0.2))
+      : (gridInterval(features, gridStarts, gapCount, offGridGap) ?? Math.round(quantileInPlace(gaps, gapCount, 0.2)));
+  // Spark starts a batch at once only when the one before ran past the next grid point, so a batch
+  // that started on the grid and was followed back to back took at least T (both starts up to
+  // GRID_LATE_MS late). An interval longer than that is no trigger: the gaps were input that
+  // stopped, between batches that run back to back (a back-to-back query showed the length of its
+  // idle stretches, 30 s to 8 min, as its trigger).
+  return interval > overrunSpan + 2 * GRID_LATE_MS ? null : interval;
 }
 
 const GAPS = new Float64Array(256);
