@@ -101,9 +101,16 @@ function withInputStops(triggerMs: number, count: number, duration: (i: number) 
     const d = Math.round(duration(i));
     out.push(batch(i, start, d));
     const end = start + d;
-    const resumeAt = i % 12 === 11 ? end + stopMs + Math.floor(random.next() * 2_000) : end;
-    const nextPoint = triggerMs > 0 ? Math.floor(start / triggerMs) * triggerMs + triggerMs : 0;
-    start = triggerMs > 0 && resumeAt < nextPoint ? nextPoint + Math.floor(random.next() * 5) : triggerMs > 0 && resumeAt > end ? Math.ceil(resumeAt / triggerMs) * triggerMs + Math.floor(random.next() * 5) : resumeAt + 3;
+    const stopped = i % 12 === 11;
+    const resumeAt = stopped ? end + stopMs + Math.floor(random.next() * 2_000) : end;
+    if (triggerMs === 0) {
+      start = resumeAt + 3;
+      continue;
+    }
+    // The next grid point after this start (at once when the batch ran past it); after a stop, the
+    // first grid point once input is back.
+    const point = stopped ? Math.ceil(resumeAt / triggerMs) * triggerMs : Math.floor(start / triggerMs) * triggerMs + triggerMs;
+    start = resumeAt > point ? resumeAt : point + Math.floor(random.next() * 5);
   }
   return out;
 }
