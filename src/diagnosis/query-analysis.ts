@@ -214,20 +214,21 @@ export function inferTriggerMs(features: readonly BatchFeatures[]): number | nul
   const gaps = size <= GAPS.length ? GAPS : new Float64Array(size);
   const onSchedule = size <= ON_SCHEDULE.length ? ON_SCHEDULE : new Float64Array(size);
   const gridStarts = size <= GRID_STARTS.length ? GRID_STARTS : new Float64Array(size);
+  const overrunSpans = size <= OVERRUN_SPANS.length ? OVERRUN_SPANS : new Float64Array(size);
   let gapCount = 0;
+  let overrunCount = 0;
   let onScheduleCount = 0;
   /** The longest gap after a batch that started back to back: at most T (see gridInterval). */
   let offGridGap = 0;
   /** Idle time before the previous batch (false after a restart): carried, not judged twice. */
   let idleBeforePrev = false;
-  /** The shortest span of a batch that started on schedule and was followed back to back: T is at most that. */
-  let overrunSpan = Infinity;
   for (let i = 1; i < features.length; i += 1) {
     const prev = features[i - 1]!;
     const cur = features[i]!;
     const startedOnSchedule = idleBeforePrev;
     idleBeforePrev = idleGap(prev, cur);
-    if (startedOnSchedule && !idleBeforePrev && !cur.restart && runStarted(prev)) overrunSpan = Math.min(overrunSpan, cur.t - prev.t);
+    // A batch that started on schedule and was followed back to back: their span is at least T.
+    if (startedOnSchedule && !idleBeforePrev && !cur.restart && runStarted(prev)) overrunSpans[overrunCount++] = cur.t - prev.t;
     if (!idleBeforePrev || !runStarted(prev)) continue;
     const gap = cur.t - prev.t;
     gaps[gapCount++] = gap;
@@ -250,16 +251,21 @@ export function inferTriggerMs(features: readonly BatchFeatures[]): number | nul
       ? Math.round(quantileInPlace(onSchedule, onScheduleCount, 0.2))
       : (gridInterval(features, gridStarts, gapCount, offGridGap) ?? Math.round(quantileInPlace(gaps, gapCount, 0.2)));
   // Spark starts a batch at once only when the one before ran past the next grid point, so a batch
-  // that started on the grid and was followed back to back took at least T (both starts up to
-  // GRID_LATE_MS late). An interval longer than that is no trigger: the gaps were input that
-  // stopped, between batches that run back to back (a back-to-back query showed the length of its
-  // idle stretches, 30 s to 8 min, as its trigger).
-  return interval > overrunSpan + 2 * GRID_LATE_MS ? null : interval;
+  // that started on the grid and was followed back to back took at least T. An interval well past
+  // what such batches took is no trigger: the gaps were input that stopped, between batches that
+  // run back to back (a back-to-back query showed its idle stretches, 30 s to 8 min, as its
+  // trigger). Their median, with room: a start the driver delayed, or work between batches that
+  // reads as idle time, leaves one such span short of T now and then.
+  if (overrunCount > 0 && interval > OVERRUN_ROOM * quantileInPlace(overrunSpans, overrunCount, 0.5) + 2 * GRID_LATE_MS) return null;
+  return interval;
 }
 
 const GAPS = new Float64Array(256);
 const ON_SCHEDULE = new Float64Array(256);
 const GRID_STARTS = new Float64Array(256);
+const OVERRUN_SPANS = new Float64Array(256);
+/** How far past the median span of batches that overran their trigger an inferred interval may be. */
+const OVERRUN_ROOM = 1.5;
 
 /**
  * The longest interval, in whole ms, that fits Spark's schedule (ProcessingTimeExecutor): a batch
@@ -315,7 +321,9 @@ const GRID_MIN_MS = 100;
 
 /**
  * Whether the newest batch adds a gap `inferTriggerMs` counts. Each gap depends only on its own pair
- * of batches, so without a new one an inference that found too few gaps still finds too few.
+ * of batches, so without a new one an inference that found too few gaps still finds too few. (A null
+ * from the overrun check can also end as batches leave the ring: the tracker's refresh every few
+ * batches sees to that.)
  */
 export function newestGapCounts(features: readonly BatchFeatures[]): boolean {
   const n = features.length;

@@ -143,6 +143,28 @@ describe('inferTriggerMs when the input stops now and then', () => {
     expect(Math.abs(inferred! - 4_000)).toBeLessThanOrEqual(10);
   });
 
+  it('keeps the trigger when one start on the grid came late and its batch ran past the next point', () => {
+    // 6 s batches on a 10 s trigger and every fourth 11 s, except that one start on the grid comes
+    // 600 ms late (a driver busy elsewhere) and that batch takes 9.6 s: it ends past the next grid
+    // point, so the next batch follows at once, 9.6 s after it started. One such pair in a ring must
+    // not rule out the trigger that the 11 s batches, followed at once 11 s after they started,
+    // confirm.
+    const out: BatchFeatures[] = [];
+    let start = 1_789_400_000_000 + 1_234;
+    for (let i = 0; i < 100; i += 1) {
+      const d = i === 83 ? 9_600 : i % 4 === 1 ? 11_000 : 6_000;
+      out.push(batch(i, start, d));
+      const end = start + d;
+      const nextPoint = Math.floor(start / 10_000) * 10_000 + 10_000;
+      // Batch 83 follows a 6 s batch, so it starts on the grid: 600 ms late here.
+      start = end >= nextPoint ? end : nextPoint + (i === 82 ? 600 : 2);
+    }
+    const ring = out.slice(-48);
+    const late = ring.findIndex((f) => f.batchId === 83);
+    expect(ring[late + 1]!.t - ring[late]!.t).toBeLessThan(10_000);
+    expect(inferTriggerMs(ring)).toBe(10_000);
+  });
+
   it('shows no trigger of minutes for a drawn 2 s query whose input stops', () => {
     // Dev seed 621242 (idle gaps at a 2 s trigger, batches back to back between them): the trigger
     // the query's status showed read 3.6 min for 47 batches and 8.5 min for 8.
