@@ -209,19 +209,25 @@ function threadCpuOf(stderr: string): ThreadCpu | null {
   return m ? { main: Number(m[1]), helpers: Number(m[2]) } : null;
 }
 
+/**
+ * The start of a child's command line: `/usr/bin/time` when `timed` and installed, pinned to core 0
+ * when taskset is, then node.
+ */
+function pinnedNode(timed: boolean): string[] {
+  const cmd: string[] = [];
+  if (timed && existsSync('/usr/bin/time')) cmd.push('/usr/bin/time', '-f', TIME_FORMAT);
+  if (existsSync('/usr/bin/taskset')) cmd.push('taskset', '-c', '0');
+  cmd.push(process.execPath);
+  return cmd;
+}
+
 /** `nodeArgs`: node's own options before the script (the thread-time preload). */
 function runCli(
   file: string,
   nodeArgs: string[] = [],
 ): { ms: number; cpuMs: number | null; maxRssKb: number | null; queries: number; exitCode: number | null; stderr: string; threads: ThreadCpu | null } {
   const out = `${file}.out.json`;
-  const node = process.execPath;
-  const useTaskset = existsSync('/usr/bin/taskset');
-  const useTime = existsSync('/usr/bin/time');
-  const cmd: string[] = [];
-  if (useTime) cmd.push('/usr/bin/time', '-f', TIME_FORMAT);
-  if (useTaskset) cmd.push('taskset', '-c', '0');
-  cmd.push(node, ...nodeArgs, 'bin/streamdoctor.mjs', 'diagnose', file, '--format', 'json');
+  const cmd = [...pinnedNode(true), ...nodeArgs, 'bin/streamdoctor.mjs', 'diagnose', file, '--format', 'json'];
   const fd = openSync(out, 'w');
   const t0 = performance.now();
   const result = spawnSync(cmd[0]!, cmd.slice(1), { stdio: ['ignore', fd, 'pipe'], maxBuffer: 64 * 1024 * 1024 });
@@ -310,9 +316,7 @@ const ENGINE_URL = new URL('../dist/src/diagnosis/engine.js', import.meta.url).h
 
 /** First and second pass of the engine alone, ms; null when the child failed. */
 function runEnginePasses(file: string): { reports: number; passes: number[] } | null {
-  const cmd: string[] = [];
-  if (existsSync('/usr/bin/taskset')) cmd.push('taskset', '-c', '0');
-  cmd.push(process.execPath, '-e', ENGINE_PASSES_CHILD, file, PARSE_PROGRESS_URL, ENGINE_URL);
+  const cmd = [...pinnedNode(false), '-e', ENGINE_PASSES_CHILD, file, PARSE_PROGRESS_URL, ENGINE_URL];
   const result = spawnSync(cmd[0]!, cmd.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1024 ** 2 });
   try {
     return JSON.parse(result.stdout.toString()) as { reports: number; passes: number[] };
@@ -324,10 +328,7 @@ function runEnginePasses(file: string): { reports: number; passes: number[] } | 
 
 /** `normalize`: also run each value through parseProgress (the breakdown: what the engine adds beyond). */
 function runJsonParse(file: string, normalize = false, nodeArgs: string[] = []): { ms: number; cpuMs: number | null; lines: number; threads: ThreadCpu | null } {
-  const cmd: string[] = [];
-  if (existsSync('/usr/bin/time')) cmd.push('/usr/bin/time', '-f', TIME_FORMAT);
-  if (existsSync('/usr/bin/taskset')) cmd.push('taskset', '-c', '0');
-  cmd.push(process.execPath, ...nodeArgs, '-e', JSON_PARSE_CHILD, file, READ_INPUT_URL, ...(normalize ? [PARSE_PROGRESS_URL] : []));
+  const cmd = [...pinnedNode(true), ...nodeArgs, '-e', JSON_PARSE_CHILD, file, READ_INPUT_URL, ...(normalize ? [PARSE_PROGRESS_URL] : [])];
   const t0 = performance.now();
   const result = spawnSync(cmd[0]!, cmd.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
   const ms = performance.now() - t0;

@@ -13,8 +13,12 @@ import { runRandomEngine } from '../../src/simulator/evaluation/index.js';
 import { QueryTracker } from '../../src/diagnosis/query-tracker.js';
 import { parseProgress } from '../../src/progress/parse-progress.js';
 
-/** A run of `count` batches on a trigger of `triggerMs`, durations from `duration(i)`, on Spark's grid. */
-function schedule(triggerMs: number, count: number, duration: (i: number) => number, seed = 1): BatchFeatures[] {
+/**
+ * A run of `count` batches on a trigger of `triggerMs` (0: back to back), durations from
+ * `duration(i)`, on Spark's grid. With `stopMs`, input stops that long after every twelfth batch,
+ * and the batch after a stop starts when input is back (on the grid's next point).
+ */
+function schedule(triggerMs: number, count: number, duration: (i: number) => number, seed = 1, stopMs = 0): BatchFeatures[] {
   const random = new SeededRandom(seed);
   const out: BatchFeatures[] = [];
   let start = 1_789_400_000_000 + 1_234; // a run's first batch starts off the grid
@@ -22,8 +26,16 @@ function schedule(triggerMs: number, count: number, duration: (i: number) => num
     const d = Math.round(duration(i));
     out.push(batch(i, start, d));
     const end = start + d;
-    const nextPoint = Math.floor(start / triggerMs) * triggerMs + triggerMs;
-    start = end >= nextPoint ? end : nextPoint + Math.floor(random.next() * 5);
+    const stopped = stopMs > 0 && i % 12 === 11;
+    const resumeAt = stopped ? end + stopMs + Math.floor(random.next() * 2_000) : end;
+    if (triggerMs === 0) {
+      start = resumeAt + 3;
+      continue;
+    }
+    // The next grid point after this start (at once when the batch ran past it); after a stop, the
+    // first grid point once input is back.
+    const point = stopped ? Math.ceil(resumeAt / triggerMs) * triggerMs : Math.floor(start / triggerMs) * triggerMs + triggerMs;
+    start = !stopped && end >= point ? end : point + Math.floor(random.next() * 5);
   }
   return out;
 }
@@ -89,32 +101,6 @@ describe('inferTriggerMs when most batches overrun the trigger', () => {
   });
 });
 
-/**
- * A run whose input stops three times for `stopMs`: batches run back to back (`triggerMs` 0) or on
- * Spark's grid, and the batch after a stop starts when input is back (on the grid's next point).
- */
-function withInputStops(triggerMs: number, count: number, duration: (i: number) => number, stopMs: number, seed = 1): BatchFeatures[] {
-  const random = new SeededRandom(seed);
-  const out: BatchFeatures[] = [];
-  let start = 1_789_400_000_000 + 1_234;
-  for (let i = 0; i < count; i += 1) {
-    const d = Math.round(duration(i));
-    out.push(batch(i, start, d));
-    const end = start + d;
-    const stopped = i % 12 === 11;
-    const resumeAt = stopped ? end + stopMs + Math.floor(random.next() * 2_000) : end;
-    if (triggerMs === 0) {
-      start = resumeAt + 3;
-      continue;
-    }
-    // The next grid point after this start (at once when the batch ran past it); after a stop, the
-    // first grid point once input is back.
-    const point = stopped ? Math.ceil(resumeAt / triggerMs) * triggerMs : Math.floor(start / triggerMs) * triggerMs + triggerMs;
-    start = resumeAt > point ? resumeAt : point + Math.floor(random.next() * 5);
-  }
-  return out;
-}
-
 describe('inferTriggerMs when the input stops now and then', () => {
   it('takes no trigger from the stops of a query whose batches run back to back', () => {
     // The gaps before the batches after each stop were the only ones with idle time, and their
@@ -122,7 +108,7 @@ describe('inferTriggerMs when the input stops now and then', () => {
     // after a stop and was followed at once took 0.9-1.4 s, which no trigger that long allows.
     for (let seed = 1; seed <= 10; seed += 1) {
       const random = new SeededRandom(seed);
-      const features = withInputStops(0, 48, () => 900 + 500 * random.next(), 83_000, seed);
+      const features = schedule(0, 48, () => 900 + 500 * random.next(), seed, 83_000);
       expect(inferTriggerMs(features), `seed ${seed}`).toBeNull();
     }
   });
@@ -131,14 +117,14 @@ describe('inferTriggerMs when the input stops now and then', () => {
     // 4.4-5 s batches on a 4 s trigger: back to back except after a stop.
     for (let seed = 1; seed <= 10; seed += 1) {
       const random = new SeededRandom(seed);
-      const inferred = inferTriggerMs(withInputStops(4_000, 48, () => 4_400 + 600 * random.next(), 83_000, seed));
+      const inferred = inferTriggerMs(schedule(4_000, 48, () => 4_400 + 600 * random.next(), seed, 83_000));
       if (inferred !== null) expect(Math.abs(inferred - 4_000), `seed ${seed}: ${inferred}`).toBeLessThanOrEqual(10);
     }
   });
 
   it('still reads the trigger of a query that ends its batches early between the stops', () => {
     const random = new SeededRandom(3);
-    const inferred = inferTriggerMs(withInputStops(4_000, 48, () => 1_500 + 1_000 * random.next(), 83_000, 3));
+    const inferred = inferTriggerMs(schedule(4_000, 48, () => 1_500 + 1_000 * random.next(), 3, 83_000));
     expect(inferred).not.toBeNull();
     expect(Math.abs(inferred! - 4_000)).toBeLessThanOrEqual(10);
   });
