@@ -57,6 +57,12 @@ async function run(text: string, user: string, channel = CHANNEL): Promise<{ res
   return record.responses[0] as { response_type?: string; text: string; blocks?: unknown[] };
 }
 
+/** Mentions, broadcasts and links that would be live in mrkdwn (plain_text is never parsed, so it is left out). */
+function liveMarkup(message: unknown): string[] {
+  const json = JSON.stringify(message).replace(/"type":"plain_text","text":"(?:[^"\\]|\\.)*"/g, '');
+  return json.match(/<!channel>|<!here>|<@U0DEV00002>|<http:\/\/evil\|click>/g) ?? [];
+}
+
 describe('channel scope of /stream commands', () => {
   it('mute of another channel’s stream is refused with what to type; with #channel only its members may', async () => {
     const { sensor } = await world();
@@ -98,6 +104,48 @@ describe('channel scope of /stream commands', () => {
     expect(await h!.store.routing.resolve(sensor)).toBe(CHANNEL);
   });
 
+  it('watch job|pipeline checks membership of every channel its streams alert in now, default and pipeline routes too', async () => {
+    const { ledger } = await world();
+    // payments_ledger runs in job 4242 / pipeline p-ledger with no route of its own: the private default channel gets it.
+    await h!.store.streams.upsert({ queryId: ledger.queryId, name: ledger.name, jobId: '4242', pipelineId: 'p-ledger' });
+    await h!.store.routing.removeRoute('query', ledger.queryId);
+    h!.deps.routingDefaults = { defaultChannel: PAYMENTS };
+    const ledgerChannel = async () => h!.store.routing.resolve((await h!.store.streams.get(ledger.queryId))!, h!.deps.routingDefaults);
+    for (const text of ['watch job 4242', 'watch pipeline p-ledger']) {
+      expect((await run(text, DEV)).text, text).toContain(`alerts in <#${PAYMENTS}>, and only its members may watch it from another channel`);
+    }
+    // A pipeline route, which a job route outranks, counts as well.
+    h!.deps.routingDefaults = undefined;
+    await h!.store.routing.setRoute('pipeline', 'p-ledger', PAYMENTS);
+    expect((await run('watch job 4242', DEV)).text).toContain(`alerts in <#${PAYMENTS}>, and only its members may watch it`);
+    expect(await ledgerChannel()).toBe(PAYMENTS);
+    expect(JSON.stringify((await run('status', DEV)).blocks)).not.toContain(ledger.name);
+    const byMember = await run('watch job 4242', MARIA);
+    expect(byMember.response_type).toBe('in_channel');
+    expect(await ledgerChannel()).toBe(CHANNEL);
+  });
+
+  it('a stream routed to a private channel the caller is not in reads exactly as a missing one', async () => {
+    const { ledger } = await world();
+    const paymentsOrders = await seedScenario(h!.store, 'kafka-uncapped-overload-12pct', { name: 'payments_orders' });
+    await h!.store.routing.setRoute('query', paymentsOrders.queryId, CHANNEL);
+    const missing = 'nosuch_stream';
+    // Typo, exact name, partial name, with `tune`, `mute` and `watch`: the reply a missing name gets.
+    for (const [hidden, command] of [['payments_ledgr', 'tune'], [ledger.name, 'tune'], ['ledg', 'mute'], [ledger.name, 'watch']] as const) {
+      const duration = command === 'mute' ? ' 1h' : '';
+      const asMissing = (await run(`${command} ${missing}${duration}`, DEV)).text;
+      const reply = (await run(`${command} ${hidden}${duration}`, DEV)).text;
+      expect(reply, `${command} ${hidden}`).toBe(asMissing.replace(missing, hidden));
+      expect(reply).not.toContain(PAYMENTS);
+    }
+    // The ambiguous `payments` is one visible match for Dev, two candidates for a member of #payments.
+    expect((await run('status payments', DEV)).text).toContain('payments_orders');
+    expect((await run('status payments', DEV)).text).not.toContain(ledger.name);
+    expect((await run('status payments', MARIA)).text).toContain(`matches 2 streams`);
+    expect((await run('tune payments_ledgr', MARIA)).text).toContain(`Did you mean: • \`${ledger.name}\``);
+    expect(await h!.store.routing.resolve(ledger)).toBe(PAYMENTS);
+  });
+
   it('status all and tune hide streams routed to a private channel the caller is not in', async () => {
     const { ledger, sensor } = await world();
     const devAll = JSON.stringify((await run('status all', DEV)).blocks);
@@ -106,7 +154,7 @@ describe('channel scope of /stream commands', () => {
     const mariaAll = JSON.stringify((await run('status all', MARIA)).blocks);
     expect(mariaAll).toContain(ledger.name);
     const tune = await run(`tune ${ledger.name}`, DEV);
-    expect(tune.text).toContain('No stream called `payments_ledger` that you can see');
+    expect(tune.text).toContain('No stream called `payments_ledger`.');
     expect((await run(`tune ${ledger.name}`, MARIA)).text).not.toContain('No stream called');
   });
 
@@ -116,5 +164,16 @@ describe('channel scope of /stream commands', () => {
     const reply = await run(`mute ${sensor.name} <#${STREAMING}|streaming> 2h`, MARIA);
     expect(reply.text).toContain(`could not check that you are a member of <#${STREAMING}> (\`missing_scope\`), so nothing changed`);
     expect(await h!.store.silences.isSilenced(sensor.queryId)).toBe(false);
+  });
+
+  it('the "name the channel" hint shows a hostile query name literally, backticks included', async () => {
+    const { sensor } = await world();
+    const hostile = 'sensor <!channel> <@U0DEV00002> <http://evil|click> `tick` & >';
+    await h!.store.streams.upsert({ queryId: sensor.queryId, name: hostile });
+    for (const text of ['mute sensor 1h', 'unmute sensor', 'ack sensor']) {
+      const reply = await run(text, DEV);
+      expect(reply.text, text).toContain(`name the channel: \`/stream ${text.split(' ')[0]} sensor &lt;!channel&gt; &lt;@U0DEV00002&gt; &lt;http://evil|click&gt; ˋtickˋ &amp; &gt; #streaming`);
+      expect(liveMarkup(reply), text).toEqual([]);
+    }
   });
 });

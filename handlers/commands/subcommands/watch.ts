@@ -2,21 +2,22 @@
 import type { WatchTarget } from '../../../src/slack/command-text.js';
 import { channelMention, inlineCode, userMention } from '../../../src/slack/mrkdwn.js';
 import { checkChannel } from '../../../src/slack/operations/channel-check.js';
-import { lookupStream } from '../../../src/slack/operations/stream-lookup.js';
-import { CallerChannels } from '../../../src/slack/operations/channel-scope.js';
+import { CallerChannels, channelOf, findVisibleStream } from '../../../src/slack/operations/channel-scope.js';
 import { replyInChannel, replyPrivately, scopeOf, type CommandContext } from '../command-context.js';
 
 const DATABRICKS_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
-type Resolved = { ok: true; id: string; label: string } | { ok: false; message: string };
+/** `current`: every channel the target's alerts go to now (a job or pipeline may feed several). */
+type Resolved = { ok: true; id: string; label: string; current: string[] } | { ok: false; message: string };
 
 /**
  * Channel scope: moving or removing a route takes alerts away from the channel they go to now, so
  * the caller must be in that channel (or type the command there), and in the destination. Routes
  * written by name in the watch file are looked up; anything Slack will not confirm is refused.
  */
-async function mayReroute(ctx: CommandContext, channels: CallerChannels, from: string | null, to: string | null, label: string, subcommand: string): Promise<string | null> {
-  for (const [channel, role] of [[from, 'alerts in'], [to, 'would alert in']] as const) {
+async function mayReroute(ctx: CommandContext, channels: CallerChannels, from: readonly string[], to: string | null, label: string, subcommand: string): Promise<string | null> {
+  const checks = [...from.map((channel) => [channel, 'alerts in'] as const), [to, 'would alert in'] as const];
+  for (const [channel, role] of checks) {
     if (channel == null || channel === ctx.channelId) continue;
     const id = await channels.idOf(channel);
     if (id === ctx.channelId) continue;
@@ -28,24 +29,36 @@ async function mayReroute(ctx: CommandContext, channels: CallerChannels, from: s
   return null;
 }
 
-async function resolveTarget(ctx: CommandContext, target: WatchTarget, subcommand: string): Promise<Resolved & { current?: string | null }> {
+/**
+ * Where a job's or pipeline's alerts go now, by the store's one resolution: each known stream's
+ * channel, and the target's own for streams yet to report. A stream a more specific route sends
+ * elsewhere counts too: the new route takes over once that route is removed.
+ */
+async function currentChannels(ctx: CommandContext, scope: 'job' | 'pipeline', id: string): Promise<string[]> {
+  const key = scope === 'job' ? 'jobId' : 'pipelineId';
+  const streams = (await ctx.deps.store.streams.list()).filter((stream) => stream[key] === id);
+  // No query id: the target's own route, else the default channel, as a new stream of it would resolve.
+  const unseen = ctx.deps.store.routing.resolve({ queryId: '', [key]: id }, ctx.deps.routingDefaults);
+  const channels = await Promise.all([...streams.map((stream) => channelOf(ctx.deps, stream)), unseen]);
+  return [...new Set(channels.filter((channel): channel is string => channel != null))];
+}
+
+async function resolveTarget(ctx: CommandContext, channels: CallerChannels, target: WatchTarget, subcommand: string): Promise<Resolved> {
   if (target.scope === 'query') {
-    const found = await lookupStream(ctx.deps, target.id, ctx.channelId, subcommand);
+    const found = await findVisibleStream(scopeOf(ctx), target.id, subcommand, channels);
     if (!found.ok) return found;
-    const current = await ctx.deps.store.routing.resolve(found.stream, ctx.deps.routingDefaults);
-    return { ok: true, id: found.stream.queryId, label: `query ${inlineCode(found.stream.name || found.stream.queryId)}`, current };
+    const current = await channelOf(ctx.deps, found.stream);
+    return { ok: true, id: found.stream.queryId, label: `query ${inlineCode(found.stream.name || found.stream.queryId)}`, current: current == null ? [] : [current] };
   }
   if (!DATABRICKS_ID.test(target.id)) return { ok: false, message: `${inlineCode(target.id)} is not a Databricks ${target.scope} id.` };
-  const routes = await ctx.deps.store.routing.listRoutes();
-  const override = routes.find((rule) => rule.scope === target.scope && rule.id === target.id)?.channel;
-  const fromFile = target.scope === 'job' ? ctx.deps.routingDefaults?.jobs?.[target.id] : ctx.deps.routingDefaults?.pipelines?.[target.id];
-  return { ok: true, id: target.id, label: `${target.scope} ${inlineCode(target.id)}`, current: override ?? fromFile ?? null };
+  return { ok: true, id: target.id, label: `${target.scope} ${inlineCode(target.id)}`, current: await currentChannels(ctx, target.scope, target.id) };
 }
 
 export async function watchSubcommand(ctx: CommandContext, target: WatchTarget, channel: string | null): Promise<void> {
   const permission = await ctx.deps.permissions.check('watch', ctx.userId, ctx.client);
   if (!permission.allowed) return replyPrivately(ctx, permission.reason);
-  const resolved = await resolveTarget(ctx, target, 'watch');
+  const channels = new CallerChannels(scopeOf(ctx));
+  const resolved = await resolveTarget(ctx, channels, target, 'watch');
   if (!resolved.ok) return replyPrivately(ctx, resolved.message);
   const destination = channel ?? ctx.channelId;
   const check = await checkChannel(ctx.client, destination, ctx.deps.logger);
@@ -55,7 +68,7 @@ export async function watchSubcommand(ctx: CommandContext, target: WatchTarget, 
       `StreamDoctor cannot see ${channelMention(destination)} (\`${check.error}\`), so alerts sent there would be lost; nothing changed. Invite the app there (\`/invite @StreamDoctor\`) or pick another channel.`,
     );
   }
-  const refused = await mayReroute(ctx, new CallerChannels(scopeOf(ctx)), resolved.current ?? null, destination, resolved.label, 'watch');
+  const refused = await mayReroute(ctx, channels, resolved.current, destination, resolved.label, 'watch');
   if (refused) return replyPrivately(ctx, refused);
   await ctx.deps.store.routing.setRoute(target.scope, resolved.id, destination);
   const note =
@@ -70,7 +83,8 @@ export async function watchSubcommand(ctx: CommandContext, target: WatchTarget, 
 export async function unwatchSubcommand(ctx: CommandContext, target: WatchTarget, channel: string | null): Promise<void> {
   const permission = await ctx.deps.permissions.check('unwatch', ctx.userId, ctx.client);
   if (!permission.allowed) return replyPrivately(ctx, permission.reason);
-  const resolved = await resolveTarget(ctx, target, 'unwatch');
+  const channels = new CallerChannels(scopeOf(ctx));
+  const resolved = await resolveTarget(ctx, channels, target, 'unwatch');
   if (!resolved.ok) return replyPrivately(ctx, resolved.message);
   const routes = await ctx.deps.store.routing.listRoutes();
   const route = routes.find((rule) => rule.scope === target.scope && rule.id === resolved.id);
@@ -78,7 +92,7 @@ export async function unwatchSubcommand(ctx: CommandContext, target: WatchTarget
   if (channel && route.channel !== channel) {
     return replyPrivately(ctx, `${resolved.label} is routed to ${channelMention(route.channel)}, not ${channelMention(channel)}; nothing changed.`);
   }
-  const refused = await mayReroute(ctx, new CallerChannels(scopeOf(ctx)), route.channel, null, resolved.label, 'unwatch');
+  const refused = await mayReroute(ctx, channels, [route.channel], null, resolved.label, 'unwatch');
   if (refused) return replyPrivately(ctx, refused);
   await ctx.deps.store.routing.removeRoute(target.scope, resolved.id);
   await replyInChannel(ctx, `${userMention(ctx.userId)} stopped routing ${resolved.label} to ${channelMention(route.channel)}; the watch-file default applies again.`);

@@ -2,8 +2,8 @@
  * Channel scope of `/stream` commands. A command acts on the streams routed to the channel it is
  * typed in. Another channel's stream needs its name with that `#channel`, and the caller must be a
  * member of that channel (users.conversations); when membership cannot be read, the answer is no
- * (fail closed). Read-only answers (`status`, `tune`) never show streams routed to a private channel
- * the caller is not in. Every refusal says why and what to type instead.
+ * (fail closed). No answer (match, suggestion, candidate list, refusal) names a stream routed to a
+ * private channel the caller is not in: it reads as missing. Every refusal says why and what to type instead.
  */
 import type { webApi } from '@slack/bolt';
 import type { StreamRecord } from '../../store/types.js';
@@ -135,9 +135,24 @@ export async function channelOf(deps: SlackDeps, stream: StreamRecord): Promise<
   return deps.store.routing.resolve(stream, deps.routingDefaults);
 }
 
-/** The stream a command means (exact name, else an unambiguous partial one, else the channel's binding). */
-async function findStream(scope: CallerScope, query: string | null, subcommand: string): Promise<StreamLookup> {
-  return lookupStream(scope.deps, query, scope.channelId, subcommand);
+/** Whether the caller may see a stream: it alerts nowhere, or in a channel they may see. */
+async function maySeeStream(scope: CallerScope, stream: StreamRecord, channels: CallerChannels): Promise<boolean> {
+  const routed = await channelOf(scope.deps, stream);
+  return routed == null || channels.maySee(routed);
+}
+
+/**
+ * The stream a command means (exact name, else an unambiguous partial one, else the channel's
+ * binding), among the streams the caller may see: a hidden stream is never matched, suggested or
+ * listed as a candidate, so it reads exactly as a missing one.
+ */
+export async function findVisibleStream(scope: CallerScope, query: string | null, subcommand: string, channels: CallerChannels = new CallerChannels(scope)): Promise<StreamLookup> {
+  if (query == null) return lookupStream(scope.deps, query, scope.channelId, subcommand);
+  const all = await scope.deps.store.streams.list();
+  const found = await lookupStream(scope.deps, query, scope.channelId, subcommand, all);
+  // A visible match among all streams is also the match among the visible ones: skip filtering them all.
+  if (found.ok && (await maySeeStream(scope, found.stream, channels))) return found;
+  return lookupStream(scope.deps, query, scope.channelId, subcommand, await visibleStreams(scope, all, channels));
 }
 
 export type ScopedLookup = { ok: true; stream: StreamRecord; channel: string | null } | { ok: false; message: string };
@@ -145,7 +160,8 @@ export type ScopedLookup = { ok: true; stream: StreamRecord; channel: string | n
 /**
  * The stream a changing command (`mute`, `unmute`, `ack`, `watch`) may act on. `usage` is the
  * command as the person should type it with the stream name and `#channel` filled in, e.g.
- * `(name, ch) => `/stream mute ${name} ${ch} 2h``.
+ * `(name, ch) => `/stream mute ${name} ${ch} 2h``: plain text with the raw name (it comes from
+ * Databricks), which this function escapes into inline code.
  */
 export async function lookupForAction(
   scope: CallerScope,
@@ -158,7 +174,7 @@ export async function lookupForAction(
   if (typed.bareChannel) {
     return { ok: false, message: `Pick the channel from Slack's autocomplete (${inlineCode(typed.bareChannel)} was not sent as a channel link), or run the command in that channel.` };
   }
-  const found = await findStream(scope, typed.query, subcommand);
+  const found = await findVisibleStream(scope, typed.query, subcommand, channels);
   if (!found.ok) return found;
   const stream = found.stream;
   const name = stream.name || stream.queryId;
@@ -177,7 +193,7 @@ export async function lookupForAction(
   if (!typed.channel) {
     return {
       ok: false,
-      message: `${inlineCode(name)} alerts in ${where}, not in this channel, so nothing changed. Run the command in ${where}, or name the channel: \`${usage(name, routedName)}\` (pick the channel from the autocomplete; you must be a member of it).`,
+      message: `${inlineCode(name)} alerts in ${where}, not in this channel, so nothing changed. Run the command in ${where}, or name the channel: ${inlineCode(usage(name, routedName))} (pick the channel from the autocomplete; you must be a member of it).`,
     };
   }
   if (typed.channel.id !== routedId) {
@@ -199,10 +215,9 @@ export async function lookupForAction(
  */
 export async function lookupForReading(scope: CallerScope, text: string | null, subcommand: string, channels: CallerChannels = new CallerChannels(scope)): Promise<StreamLookup> {
   const typed = splitChannel(text);
-  const found = await findStream(scope, typed.query, subcommand);
-  if (!found.ok) return found;
-  const routed = await channelOf(scope.deps, found.stream);
-  if (routed == null || (await channels.maySee(routed))) return found;
+  const found = await findVisibleStream(scope, typed.query, subcommand, channels);
+  // Only a channel's own binding can name a stream the caller may not see.
+  if (!found.ok || (await maySeeStream(scope, found.stream, channels))) return found;
   const command = scope.deps.command ?? '/stream';
   return { ok: false, message: `No stream called ${inlineCode(typed.query ?? '')} that you can see. \`${command} status all\` lists the streams you can see.` };
 }
@@ -210,9 +225,6 @@ export async function lookupForReading(scope: CallerScope, text: string | null, 
 /** The streams the caller may see, of `streams` (drops those routed to private channels they are not in). */
 export async function visibleStreams(scope: CallerScope, streams: StreamRecord[], channels: CallerChannels = new CallerChannels(scope)): Promise<StreamRecord[]> {
   const out: StreamRecord[] = [];
-  for (const stream of streams) {
-    const routed = await channelOf(scope.deps, stream);
-    if (routed == null || (await channels.maySee(routed))) out.push(stream);
-  }
+  for (const stream of streams) if (await maySeeStream(scope, stream, channels)) out.push(stream);
   return out;
 }

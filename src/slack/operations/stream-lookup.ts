@@ -15,7 +15,7 @@ function nameList(streams: StreamRecord[]): string {
   return shown.join('\n');
 }
 
-/** `pool`: match among these streams only (default: every stream). */
+/** `pool`: match among these streams only (default: every stream); replies name only streams from it. */
 export async function lookupStream(deps: SlackDeps, query: string | null, channel: string, subcommand: string, pool?: StreamRecord[]): Promise<StreamLookup> {
   const command = deps.command ?? '/stream';
   if (query == null) {
@@ -32,7 +32,7 @@ export async function lookupStream(deps: SlackDeps, query: string | null, channe
   if (result.kind === 'ambiguous') {
     return { ok: false, message: `${inlineCode(query)} matches ${result.candidates.length} streams; say which one:\n${nameList(result.candidates)}` };
   }
-  const hint = result.suggestions.length > 0 ? ` Did you mean:\n${nameList(result.suggestions)}` : ` \`${command} status all\` lists every stream.`;
+  const hint = result.suggestions.length > 0 ? ` Did you mean:\n${nameList(result.suggestions)}` : ` \`${command} status all\` lists the streams you can see.`;
   return { ok: false, message: `No stream called ${inlineCode(query)}.${hint}` };
 }
 
