@@ -13,11 +13,12 @@ import type { Logger } from '../src/observability/logger.js';
 import type { AlertRefresher } from '../src/slack/deps.js';
 import { renderAlertNote, type AlertNote } from '../src/slack/render/alert.js';
 import { renderRelapseReply } from '../src/slack/render/incident-thread.js';
+import type { RenderedMessage } from '../src/slack/render/types.js';
 import type { PipelineMetrics } from '../src/observability/metrics.js';
 import type { RedisStore } from '../src/store/index.js';
-import type { IncidentRecord, RoutingDefaults, StreamRecord } from '../src/store/types.js';
+import type { IncidentRecord, RoutingDefaults, SilenceRecord, StreamRecord } from '../src/store/types.js';
 import { safeJobId } from './job-ids.js';
-import type { MessagePoster } from '../src/slack/gateway/message-poster.js';
+import { ThreadGoneError, type MessagePoster, type PostResult } from '../src/slack/gateway/message-poster.js';
 import type { NotifyRenderer } from './notify-renderer.js';
 import type { SlackChat } from '../src/slack/gateway/slack-chat.js';
 import type { NotifyJobData } from './queue-names.js';
@@ -91,6 +92,12 @@ export async function channelIdOf(deps: { chat?: Pick<SlackChat, 'channelId'> },
   return (await deps.chat.channelId(target)) ?? target;
 }
 
+/** What showing an incident's own message did, and the record it rendered. */
+interface Shown {
+  result: PostResult;
+  rendered: IncidentRecord;
+}
+
 /** Thrown from a render when the incident joined a storm group meanwhile: nothing is posted. */
 class JoinedGroupSignal extends Error {
   constructor(readonly groupId: string) {
@@ -156,36 +163,74 @@ export function createNotifyProcessor(deps: NotifyDeps) {
     const toGroup = async (id: string): Promise<NotifyOutcome> => {
       await deps.store.storms.touch(channel, id);
       await storms.enqueueGroup(channel, id);
+      // The person acted on the group's message: the note goes to its thread.
+      if (note) await storms.tellThread(channel, id, record.slack, `${record.id}.${note.key}`, () => noteLine(note.note));
       await deps.store.incidents.markNotified(record.id, record.version);
       deps.metrics.notifications.inc({ outcome: 'grouped' });
       return 'grouped';
     };
     if (groupId) return toGroup(groupId);
-    let rendered: IncidentRecord = record;
-    let result;
     // Read the job's cluster spec (cached) before taking the message lock, not while holding it.
     await inWorkers(record, stream);
+    let shown: Shown;
     try {
-      result = await deps.poster.postOrUpdate(channel, record.id, async () => {
-        // Re-read under the lock: a racing job may have moved the record on, or folded it into a
-        // storm group that formed meanwhile (then the group's message shows it, not this one).
-        rendered = (await deps.store.incidents.get(record.id)) ?? record;
-        if (rendered.groupId) throw new JoinedGroupSignal(rendered.groupId);
-        const msg = deps.renderer.incident(await inWorkers(rendered, stream), { nowMs, stream, silence });
-        return { text: msg.text, blocks: msg.blocks };
-      });
+      shown = await showAlert(channel, record, stream, silence, nowMs);
+      try {
+        await tellThread(channel, record.id, shown, change, note, nowMs);
+      } catch (err) {
+        if (!(err instanceof ThreadGoneError)) throw err;
+        // The alert was deleted in Slack between its update and its replies: post it anew, then
+        // carry on in the new message's thread.
+        await deps.poster.forget(channel, record.id, err.threadTs);
+        shown = await showAlert(channel, record, stream, silence, nowMs);
+        await tellThread(channel, record.id, shown, change, note, nowMs);
+      }
     } catch (err) {
       if (err instanceof JoinedGroupSignal) return toGroup(err.groupId);
       throw err;
     }
-    if (result.action !== 'updated' || !record.slack) await deps.store.incidents.setSlackRef(record.id, { channel, ts: result.ts });
+    await deps.store.incidents.markNotified(record.id, shown.rendered.version);
+    deps.metrics.notificationLatency.observe(Math.max(0, now() - committedAt) / 1000);
+    deps.metrics.notifications.inc({ outcome: shown.result.action });
+    return shown.result.action;
+  }
+
+  /**
+   * Posts or updates the incident's own message (posted anew when it was deleted in Slack: the
+   * poster does that) and makes its ts the incident's, so later updates and replies go to it.
+   * Throws JoinedGroupSignal when the incident joined a storm group meanwhile.
+   */
+  async function showAlert(channel: string, record: IncidentRecord, stream: StreamRecord | null, silence: SilenceRecord | null, nowMs: number): Promise<Shown> {
+    let rendered: IncidentRecord = record;
+    const result = await deps.poster.postOrUpdate(channel, record.id, async () => {
+      // Re-read under the lock: a racing job may have moved the record on, or folded it into a
+      // storm group that formed meanwhile (then the group's message shows it, not this one).
+      rendered = (await deps.store.incidents.get(record.id)) ?? record;
+      if (rendered.groupId) throw new JoinedGroupSignal(rendered.groupId);
+      const msg = deps.renderer.incident(await inWorkers(rendered, stream), { nowMs, stream, silence });
+      return { text: msg.text, blocks: msg.blocks };
+    });
+    if (result.ts !== record.slack?.ts || record.slack.channel !== channel) await deps.store.incidents.setSlackRef(record.id, { channel, ts: result.ts });
     // A group that formed while this post was on its way takes the message over: render it again.
     const regrouped = (await deps.store.incidents.get(record.id))?.groupId;
     if (regrouped) await storms.enqueueGroup(channel, regrouped);
+    return { result, rendered };
+  }
+
+  /**
+   * The alert's thread: a relapse's "Back" line, the resolve reply, a person's note. A message posted
+   * anew (the old one was deleted in Slack) gets what the change being delivered brings, not a replay
+   * of the old thread: the new message itself shows the incident's state (a resolved one reads
+   * "Resolved"), so replies follow their usual rules and one still recorded is updated where it is
+   * (posted anew under this message only if it was deleted too). Replaying would repeat lines people
+   * already saw, for no information the message lacks.
+   */
+  async function tellThread(channel: string, incidentId: string, shown: Shown, change: string | null, note: { note: AlertNote; key: string } | undefined, nowMs: number): Promise<void> {
+    const { rendered, result } = shown;
     // A relapse (the engine re-opened the incident in its cool-down) is told once in the thread; each
     // resolution has its own reply, so the one after a relapse is not taken for the first.
     const relapses = rendered.incident.relapses ?? 0;
-    const relapseKey = `${record.id}.relapse.${relapses}`;
+    const relapseKey = `${incidentId}.relapse.${relapses}`;
     // "Already told" means a recorded reply (messageTs), not any trace: a claim alone is a post that
     // was interrupted (a worker died between claim and record) and may never have reached Slack. Its
     // own job can be stale by the time it is retried (this job marks the version notified), so this
@@ -198,7 +243,7 @@ export function createNotifyProcessor(deps: NotifyDeps) {
     }
     // The resolve reply goes with the resolving change, or with any later job while it is missing (an
     // incident first shown already resolved: its 'resolved' job found nothing new to do).
-    const replyKey = relapses > 0 ? `${record.id}.resolved.${relapses}` : `${record.id}.resolved`;
+    const replyKey = relapses > 0 ? `${incidentId}.resolved.${relapses}` : `${incidentId}.resolved`;
     if (rendered.state === 'resolved' && (change === 'resolved' || change === null || !(await deps.poster.messageTs(channel, replyKey)))) {
       await deps.poster.postOrUpdate(channel, replyKey, () => {
         const reply = deps.renderer.resolvedReply(rendered, nowMs);
@@ -207,15 +252,13 @@ export function createNotifyProcessor(deps: NotifyDeps) {
     }
     if (note) {
       // A person's action, told once in the thread (its own message key: a retry updates, never repeats).
-      await deps.poster.postOrUpdate(channel, `${record.id}.${note.key}`, () => {
-        const line = (deps.renderer.note ?? renderAlertNote)(note.note);
-        return { text: line.text, blocks: line.blocks, threadTs: result.ts };
-      });
+      await deps.poster.postOrUpdate(channel, `${incidentId}.${note.key}`, () => ({ ...noteLine(note.note), threadTs: result.ts }));
     }
-    await deps.store.incidents.markNotified(record.id, rendered.version);
-    deps.metrics.notificationLatency.observe(Math.max(0, now() - committedAt) / 1000);
-    deps.metrics.notifications.inc({ outcome: result.action });
-    return result.action;
+  }
+
+  function noteLine(note: AlertNote): RenderedMessage {
+    const line = (deps.renderer.note ?? renderAlertNote)(note);
+    return { text: line.text, blocks: line.blocks };
   }
 
   return async function processNotify(job: Job<NotifyJobData>): Promise<NotifyOutcome> {

@@ -5,11 +5,15 @@
  * opening of a burst is posted at once (no wait added to the first alert); the group that forms
  * behind it takes that message over (its anchor), and later openings join it. The group's message
  * is rendered by a debounced notify job, so members joining together land in one chat.update.
+ * Each stream's silence shows where the stream does: the lead's in the message's own silence line
+ * and button (its buttons act on the lead), every other member's beside it in the list.
  */
 import type { PipelineMetrics } from '../src/observability/metrics.js';
 import { MessageBusyError, type MessagePoster } from '../src/slack/gateway/message-poster.js';
+import type { RenderedMessage } from '../src/slack/render/types.js';
 import type { RedisStore } from '../src/store/index.js';
-import type { IncidentRecord, StreamRecord } from '../src/store/types.js';
+import type { IncidentRecord, SilenceRecord, SlackRef, StreamRecord } from '../src/store/types.js';
+import { StreamDoctorError } from '../src/util/errors.js';
 import { safeJobId } from './job-ids.js';
 import type { NotifyRenderer } from './notify-renderer.js';
 import type { PipelineQueues } from './queues.js';
@@ -37,6 +41,16 @@ export type GroupOutcome = 'posted' | 'updated' | 'adopted' | 'gone';
 
 export const DEFAULT_GROUP_DEBOUNCE_MS = 500;
 
+/** A note for a grouped incident came before its group had a message to thread it under; retried. */
+export class GroupNotShownError extends StreamDoctorError {
+  constructor(readonly groupId: string) {
+    super('streamdoctor_group_not_shown', `storm group ${groupId} has no message yet to thread a note under`);
+  }
+}
+
+/** The poster's message key of a group's message. */
+const groupKey = (groupId: string): string => `group.${groupId}`;
+
 export interface StormGrouping {
   /**
    * Classifies an opening about to be shown in `channel`: the id of the storm group it joined (the
@@ -48,6 +62,13 @@ export interface StormGrouping {
   enqueueGroup(channel: string, groupId: string): Promise<void>;
   /** Renders the group's message: its lead (the first critical open member, else the first open one) and the others. */
   processGroup(channel: string, groupId: string, committedAt: number): Promise<GroupOutcome>;
+  /**
+   * Posts a member's thread line (a person's note) once in the group's thread, under `key`.
+   * `memberRef` is the member's recorded message: the thread while the group has not recorded one
+   * yet (an anchor's own message, which the group takes over). Throws GroupNotShownError when
+   * there is neither.
+   */
+  tellThread(channel: string, groupId: string, memberRef: SlackRef | null, key: string, render: () => RenderedMessage): Promise<void>;
 }
 
 export function createStormGrouping(deps: StormGroupingDeps): StormGrouping {
@@ -119,10 +140,12 @@ export function createStormGrouping(deps: StormGroupingDeps): StormGrouping {
       const nowMs = now();
       const render = async () => {
         const stream = await deps.store.streams.get(lead.queryId);
-        const msg = deps.renderer.incident(await inWorkers(lead, stream), { nowMs, stream, silence: null }, others);
+        const silences = await silencesOf(members, nowMs);
+        const listed = others.map((m) => ({ ...m, silencedUntilMs: silences.get(m.queryId)?.untilMs ?? null }));
+        const msg = deps.renderer.incident(await inWorkers(lead, stream), { nowMs, stream, silence: silences.get(lead.queryId) ?? null }, listed);
         return { text: msg.text, blocks: msg.blocks };
       };
-      const key = `group.${groupId}`;
+      const key = groupKey(groupId);
       if (group.anchorId) await adoptAnchor(channel, key, group.anchorId, render);
       const result = await deps.poster.postOrUpdate(channel, key, render);
       await deps.store.storms.setSlackTs(channel, groupId, result.ts);
@@ -133,5 +156,18 @@ export function createStormGrouping(deps: StormGroupingDeps): StormGrouping {
       deps.metrics.notifications.inc({ outcome: `group_${result.action}` });
       return result.action;
     },
+
+    async tellThread(channel, groupId, memberRef, key, render) {
+      const threadTs = (await deps.poster.messageTs(channel, groupKey(groupId))) ?? (memberRef?.channel === channel ? memberRef.ts : null);
+      if (!threadTs) throw new GroupNotShownError(groupId);
+      await deps.poster.postOrUpdate(channel, key, () => ({ ...render(), threadTs }));
+    },
   };
+
+  /** The members' streams silenced now, by query id (one read per stream, sent together). */
+  async function silencesOf(members: IncidentRecord[], nowMs: number): Promise<Map<string, SilenceRecord>> {
+    const queryIds = [...new Set(members.map((m) => m.queryId))];
+    const silences = await Promise.all(queryIds.map((q) => deps.store.silences.get(q)));
+    return new Map(silences.filter((s): s is SilenceRecord => s !== null && s.untilMs > nowMs).map((s) => [s.queryId, s]));
+  }
 }

@@ -57,7 +57,8 @@ const PERMANENT_HINT: Record<string, string> = {
   msg_too_long: 'the message is too long: report it',
   no_text: 'the message was empty: report it',
   cant_update_message: 'the message belongs to another app',
-  message_not_found: 'the alert message was deleted',
+  // Not message_not_found: the poster posts a message deleted in Slack anew, and one that escapes it
+  // (deleted again while being adopted) is posted anew by the retry.
 };
 
 /** The Slack error code of a permanent refusal, or null. */

@@ -9,6 +9,7 @@ import { WebClientChat } from '../../src/slack/gateway/slack-chat.js';
 import { startWorker, type WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
 import { startLocalSlack, type LocalSlack } from '../../src/standins/slack/index.js';
 import { incidentIdOf } from '../../src/store/index.js';
+import { requestRefresh } from '../../jobs/notify-processor.js';
 import { lagIncident } from '../store/fixtures.js';
 import { commitAndDrain, deletePrefix, REDIS_URL, silentLogger, uniquePrefix, unusedTrackers, waitFor } from '../pipeline/helpers/harness.js';
 
@@ -163,6 +164,27 @@ describe('notify', () => {
     await waitFor(async () => slack!.messages('C0DATAALRT').find((m) => m.ts === group.ts)?.edited, 'group message updated', 10_000);
     await waitFor(() => idle(rt), 'idle');
     expect(slack!.messages('C0DATAALRT')).toHaveLength(messages.length);
+  });
+
+  it('a silence on a grouped alert shows in the group message and is told once in its thread', async () => {
+    const rt = await setup({ storm: { windowMs: 30_000, threshold: 2 } });
+    const ids: string[] = [];
+    for (let i = 100; i < 104; i++) ids.push(await change(rt, QID(i), 'opened'));
+    await waitFor(async () => (await idle(rt)) && slack!.messages('C0DATAALRT').some((m) => String(keyOf(m)).startsWith('group.')), 'storm handled', 10_000);
+    const group = slack!.messages('C0DATAALRT').find((m) => String(keyOf(m)).startsWith('group.'))!;
+    const lead = (await rt.store.incidents.getMany(ids)).find((r) => r.groupId && JSON.stringify(group.blocks).includes(`incident:${r.id}`))!;
+    // What the message's Silence menu does (silenceStream): store the silence, ask notify for a refresh with a note.
+    const nowMs = Date.now();
+    const untilMs = nowMs + 3_600_000;
+    await rt.store.silences.silence(lead.queryId, untilMs, 'U0MARIA001', nowMs);
+    await requestRefresh(rt.queues, lead.id, 'silence', nowMs, { nowMs, note: { kind: 'silence', userId: 'U0MARIA001', atMs: nowMs, untilMs } });
+    const shown = () => JSON.stringify(slack!.messages('C0DATAALRT').find((m) => m.ts === group.ts)?.blocks);
+    await waitFor(async () => (await idle(rt)) && shown().includes('Unsilence'), 'group shows the silence', 10_000);
+    expect(shown()).toContain('🔕 Silenced until');
+    expect(shown()).not.toContain('Silence…');
+    const notes = slack!.thread('C0DATAALRT', group.ts).filter((m) => m.ts !== group.ts && /Silenced for/.test(m.text));
+    expect(notes).toHaveLength(1);
+    expect(await rt.queues.notify.getFailedCount()).toBe(0);
   });
 
   it('posts with the channel spacing turned off (channelIntervalMs 0)', async () => {

@@ -3,6 +3,8 @@
  * the threshold stand alone; the one that reaches it forms a group whose anchor is the earliest
  * opening with a message of its own; the group's message takes that message over (no second
  * top-level message) and leads with a critical member; renders of one burst are one debounced job.
+ * Each stream's silence shows where the stream does (the lead's in the message's own line and
+ * button, the others' in the list), and a person's note goes to the group's thread.
  */
 import type { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -88,6 +90,48 @@ describe('storm grouping', () => {
     await storms.enqueueGroup(CHANNEL, 'storm-2');
     const delayed = await queues.notify.getJobs(['delayed']);
     expect(delayed.map((job) => (job.data as { groupId: string }).groupId).sort()).toEqual(['storm-1', 'storm-2']);
+  });
+
+  /** Three openings grouped behind the first one's message; the third, critical, leads. */
+  async function groupOfThree(nowMs: number): Promise<{ groupId: string; ts: string }> {
+    const first = await opened(1);
+    await storms.placeOpening(CHANNEL, first, nowMs);
+    const own = await poster.postOrUpdate(CHANNEL, first, () => ({ text: 'orders_1 is behind' }));
+    await storms.placeOpening(CHANNEL, await opened(2), nowMs + 1_000);
+    const groupId = (await storms.placeOpening(CHANNEL, await opened(3, 'critical'), nowMs + 2_000))!;
+    return { groupId, ts: own.ts };
+  }
+
+  it('shows each stream’s silence where the stream shows: the lead’s in the message’s own line and button, the others’ in the list', async () => {
+    const nowMs = Date.now();
+    const { groupId, ts } = await groupOfThree(nowMs);
+    const shown = () => JSON.stringify(slack.messages(CHANNEL).find((m) => m.ts === ts)!.blocks);
+
+    // Only another member's stream is silenced: the list says so; the lead (orders_3) still alerts.
+    await store.silences.silence(QID(1), nowMs + 3_600_000, 'U0MARIA001', nowMs);
+    await storms.processGroup(CHANNEL, groupId, nowMs);
+    expect(shown()).toContain('`orders_1`: Falling behind (🔕 silenced until');
+    expect(shown()).toMatch(/`orders_2`: Falling behind(\\n|"|$)/);
+    expect(shown()).toContain('Silence…');
+    expect(shown()).not.toContain('Unsilence');
+
+    // The lead's stream silenced (what the message's own menu does): the message shows it and offers to undo it.
+    await store.silences.silence(QID(3), nowMs + 7_200_000, 'U0MARIA001', nowMs);
+    await storms.processGroup(CHANNEL, groupId, nowMs);
+    expect(shown()).toContain('🔕 Silenced until');
+    expect(shown()).toContain('Unsilence');
+    expect(shown()).not.toContain('Silence…');
+    expect(slack.messages(CHANNEL)).toHaveLength(1);
+  });
+
+  it('tells a member’s note once in the group’s thread', async () => {
+    const nowMs = Date.now();
+    const { groupId, ts } = await groupOfThree(nowMs);
+    await storms.processGroup(CHANNEL, groupId, nowMs);
+    const note = () => ({ text: 'Silenced for 1h', blocks: [] });
+    await storms.tellThread(CHANNEL, groupId, null, 'note.silence.1', note);
+    await storms.tellThread(CHANNEL, groupId, null, 'note.silence.1', note); // a retried job
+    expect(slack.thread(CHANNEL, ts).map((m) => m.text)).toEqual([expect.any(String), 'Silenced for 1h']);
   });
 
   it('says gone for a group that no longer exists', async () => {

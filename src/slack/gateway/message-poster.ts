@@ -7,7 +7,8 @@
  * again. A claim is dropped at once when the attempt provably posted nothing (Slack refused it, or
  * the request never left: connection refused); when the lookup is impossible (a scope missing) the
  * poster neither adopts nor posts (MessageLookupError names the fix). After the first post, every
- * change is a chat.update of the same message.
+ * change is a chat.update of the same message; a message deleted in Slack meanwhile is posted anew
+ * through the same claim (so a retry adopts the new one rather than posting it twice).
  */
 import { StreamDoctorError } from '../../util/errors.js';
 import { randomUUID } from 'node:crypto';
@@ -22,6 +23,27 @@ export class MessageBusyError extends StreamDoctorError {
   constructor(readonly key: string) {
     super('streamdoctor_message_busy', `message ${key} is being posted by another job`);
   }
+}
+
+/**
+ * A thread reply's parent was deleted in Slack: nothing was posted. The parent's own key must be
+ * posted anew (forget it, then postOrUpdate) before its thread can take the reply.
+ */
+export class ThreadGoneError extends StreamDoctorError {
+  constructor(
+    readonly channel: string,
+    readonly threadTs: string,
+  ) {
+    super('streamdoctor_slack_thread_gone', `message ${threadTs} in ${channel} was deleted in Slack; its thread takes no replies`);
+  }
+}
+
+/** Slack's answer when the message, or a reply's parent, was deleted. */
+const DELETED_IN_SLACK = new Set(['message_not_found', 'thread_not_found']);
+
+function deletedInSlack(err: unknown): boolean {
+  const e = err as { code?: string; data?: { error?: string } } | null;
+  return e?.code === 'slack_webapi_platform_error' && DELETED_IN_SLACK.has(e.data?.error ?? '');
 }
 
 /** The channel spent its posting budget (about one message per second); retry after `waitMs`. */
@@ -55,9 +77,14 @@ export interface MessagePosterOptions {
 
 export interface PostResult {
   ts: string;
-  /** What happened: a new message, an update of the known one, or adoption of a lost post. */
+  /**
+   * What happened: a new message (also one posted anew because the known one was deleted in Slack),
+   * an update of the known one, or adoption of a lost post.
+   */
   action: 'posted' | 'updated' | 'adopted';
 }
+
+type Content = Omit<ChatMessage, 'channel' | 'key'>;
 
 const RELEASE = new LuaScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
@@ -127,13 +154,22 @@ export class MessagePoster {
   }
 
   /**
+   * Forgets that `key` is the message `ts` (deleted in Slack), so the next postOrUpdate posts it anew.
+   * A ref that moved on meanwhile (another job already posted it anew) is kept.
+   */
+  async forget(channel: string, key: string, ts: string): Promise<void> {
+    // RELEASE is a compare-and-delete: the ref goes only while it still names the deleted message.
+    await RELEASE.run(this.redis, [this.keys.messageRef(channel, key)], [ts]);
+  }
+
+  /**
    * Posts the message for `key` once, or updates it if it exists. `render` is called under the
    * lock, so the content reflects the latest state even when jobs race.
    */
   async postOrUpdate(
     channel: string,
     key: string,
-    render: () => Promise<Omit<ChatMessage, 'channel' | 'key'>> | Omit<ChatMessage, 'channel' | 'key'>,
+    render: () => Promise<Content> | Content,
   ): Promise<PostResult> {
     const lockKey = this.keys.lock(`msg.${channel}.${key}`);
     const token = randomUUID();
@@ -146,50 +182,77 @@ export class MessagePoster {
     }, Math.max(50, Math.floor(this.lockMs / 3)));
     keepAlive.unref();
     try {
-      const refKey = this.keys.messageRef(channel, key);
-      const claimKey = this.keys.messageClaim(channel, key);
-      let ts = await this.redis.get(refKey);
-      let adopted = false;
-      if (!ts) {
-        const claim = await this.redis.get(claimKey);
-        if (claim) {
-          const claimedAt = Number(claim.split('|')[0]) || this.now() - 3_600_000;
-          const threadTs = claim.split('|')[1] || undefined;
-          ts = await this.chat.findPosted(channel, key, claimedAt - 60_000, threadTs);
-          if (ts) {
-            await this.redis.set(refKey, ts, 'PX', this.refTtlMs);
-            await this.redis.del(claimKey);
-            adopted = true;
-          }
+      let known = await this.located(channel, key);
+      const content = await render();
+      if (known) {
+        if (await this.updatedUnlessDeleted(channel, key, known.ts, content)) return { ts: known.ts, action: known.adopted ? 'adopted' : 'updated' };
+        // Deleted in Slack (its ref is forgotten): a claim left by an interrupted re-post is adopted
+        // first, so a retried job never posts it twice; otherwise it is posted anew below.
+        known = await this.located(channel, key);
+        if (known) {
+          await this.chat.update({ ...content, channel, key, ts: known.ts });
+          return { ts: known.ts, action: 'adopted' };
         }
       }
-      const content = await render();
-      if (ts) {
-        await this.chat.update({ ...content, channel, key, ts });
-        return { ts, action: adopted ? 'adopted' : 'updated' };
-      }
-      if (this.channelIntervalMs > 0) {
-        const wait = Number(await TAKE_SLOT.run(this.redis, [this.keys.channelPostSlot(channel)], [this.channelIntervalMs]));
-        if (wait > 0) throw new ChannelBusyError(channel, wait);
-      }
-      // The claim outlives the lock on purpose: it is the only trace of a post whose ts was lost.
-      await this.redis.set(claimKey, `${this.now()}|${content.threadTs ?? ''}`, 'PX', this.refTtlMs);
-      let posted: { ts: string };
-      try {
-        posted = await this.chat.postMessage({ ...content, channel, key });
-      } catch (err) {
-        // A definite refusal (429, invalid_blocks, channel_not_found…) or a request that never reached
-        // Slack (connection refused) posted nothing: the claim is dropped, so the retry posts. A
-        // timeout or a reset may have posted: the claim stays and the retry looks the message up.
-        if (provablyNotDone(err)) await this.redis.del(claimKey);
-        throw err;
-      }
-      await this.afterPost?.(key, posted.ts);
-      await this.redis.multi().set(refKey, posted.ts, 'PX', this.refTtlMs).del(claimKey).exec();
-      return { ts: posted.ts, action: 'posted' };
+      return await this.post(channel, key, content);
     } finally {
       clearInterval(keepAlive);
       await RELEASE.run(this.redis, [lockKey], [token]).catch(() => undefined);
     }
+  }
+
+  /** The message `key` refers to: its recorded ts, or the one a lost attempt posted (adopted now). */
+  private async located(channel: string, key: string): Promise<{ ts: string; adopted: boolean } | null> {
+    const refKey = this.keys.messageRef(channel, key);
+    const claimKey = this.keys.messageClaim(channel, key);
+    const ts = await this.redis.get(refKey);
+    if (ts) return { ts, adopted: false };
+    const claim = await this.redis.get(claimKey);
+    if (!claim) return null;
+    const claimedAt = Number(claim.split('|')[0]) || this.now() - 3_600_000;
+    const threadTs = claim.split('|')[1] || undefined;
+    const found = await this.chat.findPosted(channel, key, claimedAt - 60_000, threadTs);
+    if (!found) return null;
+    await this.redis.set(refKey, found, 'PX', this.refTtlMs);
+    await this.redis.del(claimKey);
+    return { ts: found, adopted: true };
+  }
+
+  /** chat.update of the known message; false when it was deleted in Slack (its ref is then forgotten). */
+  private async updatedUnlessDeleted(channel: string, key: string, ts: string, content: Content): Promise<boolean> {
+    try {
+      await this.chat.update({ ...content, channel, key, ts });
+      return true;
+    } catch (err) {
+      if (!deletedInSlack(err)) throw err;
+      await this.forget(channel, key, ts);
+      return false;
+    }
+  }
+
+  /** A new message under a claim; the claim is the only trace of a post whose ts gets lost. */
+  private async post(channel: string, key: string, content: Content): Promise<PostResult> {
+    const refKey = this.keys.messageRef(channel, key);
+    const claimKey = this.keys.messageClaim(channel, key);
+    if (this.channelIntervalMs > 0) {
+      const wait = Number(await TAKE_SLOT.run(this.redis, [this.keys.channelPostSlot(channel)], [this.channelIntervalMs]));
+      if (wait > 0) throw new ChannelBusyError(channel, wait);
+    }
+    // The claim outlives the lock on purpose: it is the only trace of a post whose ts was lost.
+    await this.redis.set(claimKey, `${this.now()}|${content.threadTs ?? ''}`, 'PX', this.refTtlMs);
+    let posted: { ts: string };
+    try {
+      posted = await this.chat.postMessage({ ...content, channel, key });
+    } catch (err) {
+      // A definite refusal (429, invalid_blocks, channel_not_found…) or a request that never reached
+      // Slack (connection refused) posted nothing: the claim is dropped, so the retry posts. A
+      // timeout or a reset may have posted: the claim stays and the retry looks the message up.
+      if (provablyNotDone(err)) await this.redis.del(claimKey);
+      if (content.threadTs && deletedInSlack(err)) throw new ThreadGoneError(channel, content.threadTs);
+      throw err;
+    }
+    await this.afterPost?.(key, posted.ts);
+    await this.redis.multi().set(refKey, posted.ts, 'PX', this.refTtlMs).del(claimKey).exec();
+    return { ts: posted.ts, action: 'posted' };
   }
 }

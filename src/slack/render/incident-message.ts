@@ -117,7 +117,7 @@ export function renderIncidentMessage(record: IncidentRecordView, options: Incid
     const maxGrouped = options.maxGrouped ?? 10;
     const lines = grouped
       .slice(0, maxGrouped)
-      .map((other) => `• ${hostLabel(other.queryId, displayName(other)) ?? inlineCode(displayName(other))}: ${escapeMrkdwn(kindLabel(other.kind))}${other.state === 'resolved' ? ' (resolved)' : ''}`);
+      .map((other) => `• ${hostLabel(other.queryId, displayName(other)) ?? inlineCode(displayName(other))}: ${escapeMrkdwn(kindLabel(other.kind))}${memberState(other, options.nowMs)}`);
     if (grouped.length > maxGrouped) lines.push(moreLine(grouped.length - maxGrouped, 'stream'));
     blocks.push(sectionBlock(`*Also affected (${grouped.length})*\n${lines.join('\n')}`));
   }
@@ -140,6 +140,12 @@ export function renderIncidentMessage(record: IncidentRecordView, options: Incid
     `${emoji} ${state === 'resolved' ? 'Resolved: ' : `[${incident.severity}] `}${escapeMrkdwn(name)}: ${kindLabel(record.kind)}. ${escapeMrkdwn(incident.summary)}`,
   );
   return { text, blocks: capBlocks(blocks, SLACK_LIMITS.messageBlocks) };
+}
+
+/** A grouped member's state beside its name: resolved, or its stream silenced (the lead's shows in the header). */
+function memberState(other: IncidentRecordView, nowMs: number): string {
+  if (other.state === 'resolved') return ' (resolved)';
+  return other.silencedUntilMs != null && other.silencedUntilMs > nowMs ? ` (🔕 silenced until ${slackDate(other.silencedUntilMs)})` : '';
 }
 
 function incidentActions(record: IncidentRecordView, options: IncidentMessageOptions, state: IncidentDisplayState): ActionsBlock {

@@ -18,6 +18,8 @@ export interface IncidentRecordView {
   openedAt: TimeValue;
   resolvedAt?: TimeValue | null;
   groupId?: string | null;
+  /** A storm group's other member whose stream is silenced: until when (the group lists it so). */
+  silencedUntilMs?: number | null;
 }
 
 /** One stream as the status table and the digest list it. */
