@@ -8,13 +8,21 @@
  * together (concurrent commands, auto-pipelined into one round trip each), never in one cross-slot
  * transaction. Then the intents become notify jobs with deterministic ids, so a retry or a replay
  * never notifies twice.
+ *
+ * A saved tracker state that cannot be used (not JSON, a shape `restore` refuses, or one the engine
+ * throws on) is discarded with one warning and the query starts afresh on the same progress: one
+ * bad state never wedges its query or holds up the others. The incidents it had open are closed
+ * in the same commit, saying why (`closedUnconfirmed`), rather than left open in Slack with nothing
+ * left to resolve them; a new alert opens if the problem goes on.
  */
 import type { Job } from 'bullmq';
+import { TRACKER_INCIDENT_KINDS } from '../src/diagnosis/tracker-state.js';
 import type { IncidentChange } from '../src/diagnosis/types.js';
 import type { Logger } from '../src/observability/logger.js';
 import type { PipelineMetrics } from '../src/observability/metrics.js';
 import type { Progress } from '../src/progress/types.js';
-import { StateConflictError, type RedisStore } from '../src/store/index.js';
+import { StateConflictError, incidentIdOf, type RedisStore } from '../src/store/index.js';
+import type { IncidentRecord } from '../src/store/types.js';
 import type { DetectLoad } from '../src/store/query-state-store.js';
 import { drainOutbox } from './notify-intents.js';
 import type { DetectJobData } from './queue-names.js';
@@ -46,6 +54,21 @@ const CHUNK = 50;
 /** A commit that lost the version race is re-run on fresh state this many times in the job. */
 const CONFLICT_RETRIES = 3;
 
+/** An open incident whose tracker state was discarded, resolved with a summary that says so. */
+export function closedUnconfirmed(record: IncidentRecord, nowMs: number): IncidentChange {
+  return {
+    type: 'resolved',
+    queryId: record.queryId,
+    queryName: record.queryName,
+    incident: {
+      ...record.incident,
+      resolvedAt: new Date(nowMs).toISOString(),
+      resolvedAtBatchId: null,
+      summary: `Closed unconfirmed: StreamDoctor could not use its saved detection state for this query and started it over, so it cannot tell when this ends; a new alert opens if it goes on. It read: ${record.incident.summary}`,
+    },
+  };
+}
+
 /** Whether `p` was already observed, given the last observed run/batch/time. */
 export function alreadyObserved(p: Progress, last: { runId: string | null; batchId: number | null; atMs: number | null }): boolean {
   if (p.batchId !== null && last.batchId !== null && p.runId === last.runId) return p.batchId <= last.batchId;
@@ -56,25 +79,39 @@ export function alreadyObserved(p: Progress, last: { runId: string | null; batch
 export function createDetectProcessor(deps: DetectDeps) {
   const now = deps.now ?? Date.now;
 
-  /** Feeds the engine one query's new progress and ticks (synchronous: the engine is pure). */
+  /**
+   * Feeds the engine one query's new progress and ticks (synchronous: the engine is pure). A state
+   * the engine cannot restore, or throws on, is discarded: the same progress goes to a fresh
+   * tracker and `discarded` says why (a fresh tracker that throws is the engine's fault: it throws).
+   */
   function run(queryId: string, load: DetectLoad, host: HostLiveness) {
     const cpuLoad = stageCpu.enabled ? process.cpuUsage() : null;
     const name = load.stream?.name ?? null;
-    let tracker: TrackerLike;
+    let tracker: TrackerLike | null = null;
+    let discarded: string | null = load.stateUnreadable ? 'the saved state is not readable JSON' : null;
     if (load.state) {
       try {
         tracker = deps.trackers.restore(load.state);
       } catch (err) {
-        deps.logger.warn({ err, queryId }, 'tracker state unreadable; starting a fresh tracker');
-        tracker = deps.trackers.create(queryId, name);
+        discarded = `the saved state cannot be restored: ${errorText(err)}`;
       }
-    } else {
-      tracker = deps.trackers.create(queryId, name);
     }
     if (cpuLoad) {
       const d = process.cpuUsage(cpuLoad);
       stageCpu.add('detect.load', d.user + d.system);
     }
+    if (tracker) {
+      try {
+        return evaluate(queryId, load, host, tracker, null);
+      } catch (err) {
+        discarded = `the engine failed on the saved state: ${errorText(err)}`;
+      }
+    }
+    return evaluate(queryId, load, host, deps.trackers.create(queryId, name), discarded);
+  }
+
+  function evaluate(queryId: string, load: DetectLoad, host: HostLiveness, tracker: TrackerLike, discarded: string | null) {
+    const name = load.stream?.name ?? null;
     const cpuRun = stageCpu.enabled ? process.cpuUsage() : null;
     const last = {
       runId: load.stream?.lastRunId ?? null,
@@ -104,6 +141,9 @@ export function createDetectProcessor(deps: DetectDeps) {
       last.batchId = progress.batchId;
       last.atMs = progress.timestampMs;
     }
+    // Reports the engine did not take as they came (QueryTracker.irregular): said, never silent.
+    const irregular = (tracker as { irregular?: { older: number; duplicate: number; misdated: number } }).irregular;
+    if (irregular && irregular.older + irregular.duplicate + irregular.misdated > 0) deps.logger.warn({ queryId, ...irregular }, 'progress reports skipped (older, duplicate) or misdated (kept at the time their batches allow)');
     const nowMs = now();
     // The tick judges silence (stalled). A query whose job (or pipeline) is down is silent for a
     // reason the host's `failed` incident already gives: one alert for one cause. A silent query
@@ -129,6 +169,7 @@ export function createDetectProcessor(deps: DetectDeps) {
       observed,
       duplicates,
       changes,
+      discarded,
       commit: {
         expectedVersion: load.stateVersion,
         state,
@@ -147,11 +188,23 @@ export function createDetectProcessor(deps: DetectDeps) {
     };
   }
 
+  /** The tracker's incidents still open for a query whose state was discarded, closed (none the fresh tracker changes). */
+  async function closeLeftOpen(queryId: string, fresh: IncidentChange[], nowMs: number): Promise<IncidentChange[]> {
+    const taken = new Set(fresh.map((change) => incidentIdOf(queryId, change.incident)));
+    const records = await deps.store.incidents.listForQuery(queryId);
+    return records
+      .filter((record) => record.state === 'open' && TRACKER_INCIDENT_KINDS.has(record.kind) && !taken.has(record.id))
+      .map((record) => closedUnconfirmed(record, nowMs));
+  }
+
   /** One query, from its load to its notify jobs; a lost version race re-runs on fresh state. */
   async function detectQuery(queryId: string, first: DetectLoad, hostOf: (load: DetectLoad) => Promise<HostLiveness>, totals: DetectOutcome): Promise<void> {
     let load = first;
     for (let attempt = 0; ; attempt++) {
       const outcome = run(queryId, load, await hostOf(load));
+      const closed = outcome.discarded === null ? [] : await closeLeftOpen(queryId, outcome.changes, outcome.nowMs);
+      // Before the fresh tracker's own changes (they share the commit's array).
+      outcome.changes.unshift(...closed);
       try {
         await stageCpu.sync('detect.commit', () => deps.store.queries.commitDetect(queryId, outcome.commit));
       } catch (err) {
@@ -159,6 +212,9 @@ export function createDetectProcessor(deps: DetectDeps) {
         // Another run committed since the load: what it observed is skipped on fresh state.
         load = await deps.store.queries.loadForDetect(queryId);
         continue;
+      }
+      if (outcome.discarded !== null) {
+        deps.logger.warn({ queryId, reason: outcome.discarded, closed: closed.map((c) => incidentIdOf(queryId, c.incident)) }, 'tracker state discarded; detection starts afresh for this query');
       }
       totals.observed += outcome.observed;
       totals.duplicates += outcome.duplicates;
@@ -220,4 +276,8 @@ export function createDetectProcessor(deps: DetectDeps) {
     if (failure) throw failure;
     return totals;
   };
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }

@@ -2,7 +2,10 @@
  * The poll job: one source, one cycle. Reads new progress since the stored cursor, registers the
  * streams it mentions, appends the progress to each query's inbox, saves the cursor, then asks for
  * one detect run per query that got something. A crash before the cursor is saved re-reads the same
- * progress next time; the detect step skips what it already observed, so nothing is lost or doubled.
+ * progress next time and may store it in the inbox again (entries carry no identity); the detect
+ * step skips what it already observed, a second copy in the same inbox too, so nothing is lost or
+ * doubled. One report that cannot be stored (an id no query has, a value that cannot be encoded) is
+ * skipped with a warning: it never keeps the rest of the cycle, or the cursor, from moving on.
  * The sweep job (same queue) asks for a detect tick on every stream, for time-based detections.
  */
 import { UnrecoverableError, type Job } from 'bullmq';
@@ -11,7 +14,9 @@ import { errorKind, type PipelineMetrics } from '../src/observability/metrics.js
 import type { Progress } from '../src/progress/types.js';
 import type { SourceRegistry } from '../src/sources/source.js';
 import type { RedisStore } from '../src/store/index.js';
+import { storableProgress } from '../src/store/inbox-codec.js';
 import type { StreamInfo } from '../src/store/types.js';
+import { truncateText } from '../src/util/truncate-text.js';
 import { POLL_JOB, type PollJobData } from './queue-names.js';
 import { DETECT_GROUP_SIZE, type PipelineQueues } from './queues.js';
 import { safeJobId } from './job-ids.js';
@@ -57,6 +62,8 @@ export interface PollOutcome {
   progress: number;
   queries: number;
   dropped?: number;
+  /** Reports that could not be stored (each logged with its query and row). */
+  skipped?: number;
   /** Streams the sweep retired (silent past the retention, no open incident). */
   retired?: number;
   /** Time spent in the source (Databricks) and in the store + queues, ms. */
@@ -101,6 +108,12 @@ export async function retireSilentStreams(deps: Pick<PollDeps, 'store' | 'stream
   if (retired.size > 0) deps.logger.info({ retired: retired.size }, 'retired streams with no progress for the retention period');
   return retired;
 }
+
+/**
+ * Longest query or run id a report may carry: Spark's are UUIDs (36 characters). A longer one is
+ * not a query's (the id names its Redis keys, the run id is kept in the engine state).
+ */
+const MAX_ID_CHARS = 128;
 
 export function createPollProcessor(deps: PollDeps) {
   // What this process last wrote to the registry per query (forgotten every `registryRefreshMs`).
@@ -178,17 +191,40 @@ export function createPollProcessor(deps: PollDeps) {
     }
 
     const sourceMs = Date.now() - pollStarted;
-    const byQuery = new Map<string, { stream: StreamInfo; progress: Progress[] }>();
+    const byQuery = new Map<string, { stream: StreamInfo; progress: Progress[]; rows: string[] }>();
+    let skipped = 0;
+    // Names the report and its row (the source's reference: table, query, run, batch; never credentials).
+    const skip = (progress: Progress, row: string, reason: string) => {
+      skipped += 1;
+      deps.logger.warn(
+        { sourceId, queryId: truncateText(String(progress.id), MAX_ID_CHARS), runId: truncateText(String(progress.runId), MAX_ID_CHARS), batchId: progress.batchId, row: truncateText(row, 400), reason },
+        'progress report skipped: it cannot be stored',
+      );
+    };
     const cpuGroup = process.cpuUsage();
     for (const item of result.progress) {
       const queryId = item.progress.id;
       if (!queryId) continue;
+      const row = item.origin?.ref ?? '';
+      if (queryId.length > MAX_ID_CHARS || item.progress.runId.length > MAX_ID_CHARS) {
+        skip(item.progress, row, `query or run id longer than ${MAX_ID_CHARS} characters`);
+        continue;
+      }
+      // What the inbox keeps (depth and text bounded): the registry takes its name from it too.
+      let progress: Progress;
+      try {
+        progress = storableProgress(item.progress);
+      } catch (err) {
+        skip(item.progress, row, err instanceof Error ? err.message : String(err));
+        continue;
+      }
       let group = byQuery.get(queryId);
       if (!group) {
-        group = { stream: { queryId, name: item.progress.name, source: sourceId, ...entry.describe?.(item.progress) }, progress: [] };
+        group = { stream: { queryId, name: progress.name, source: sourceId, ...entry.describe?.(progress) }, progress: [], rows: [] };
         byQuery.set(queryId, group);
       }
-      group.progress.push(item.progress);
+      group.progress.push(progress);
+      group.rows.push(row);
     }
     if (Date.now() - registeredSince > registryRefreshMs) {
       registered.clear();
@@ -203,17 +239,22 @@ export function createPollProcessor(deps: PollDeps) {
     // Bounded parallelism: one source may report thousands of queries per cycle.
     for (let i = 0; i < entries.length; i += DETECT_GROUP_SIZE) {
       const slice = entries.slice(i, i + DETECT_GROUP_SIZE);
-      const counts = await Promise.all(
+      const outcomes = await Promise.all(
         slice.map(async ({ stream, progress }) => {
           const signature = JSON.stringify(stream);
           if (registered.get(stream.queryId) !== signature) {
             await deps.store.streams.upsert(stream);
             registered.set(stream.queryId, signature);
           }
-          return stageCpu.sync('poll.store', () => deps.store.queries.pushProgress(stream.queryId, progress));
+          return stageCpu.sync('poll.store', () => deps.store.queries.push(stream.queryId, progress));
         }),
       );
-      dropped += counts.reduce((a, b) => a + b, 0);
+      for (const [k, outcome] of outcomes.entries()) {
+        dropped += outcome.dropped;
+        for (const { index, error } of outcome.unencodable) {
+          skip(slice[k]!.progress[index]!, slice[k]!.rows[index]!, error instanceof Error ? error.message : String(error));
+        }
+      }
       // Detect starts on this slice while the next one is stored: a stream falling behind gets a job
       // of its own (at the front, one pending per query); the others are marked pending in their
       // shard, with one detect job per shard (one pending per shard) that runs them together.
@@ -236,6 +277,6 @@ export function createPollProcessor(deps: PollDeps) {
       deps.metrics.progressDropped.inc(dropped);
       deps.logger.warn({ sourceId, dropped }, 'inbox bound dropped old progress (detect is falling behind)');
     }
-    return { sourceId, progress: result.progress.length, queries: byQuery.size, dropped, sourceMs, storeMs: Date.now() - pollStarted - sourceMs };
+    return { sourceId, progress: result.progress.length, queries: byQuery.size, dropped, ...(skipped > 0 ? { skipped } : {}), sourceMs, storeMs: Date.now() - pollStarted - sourceMs };
   };
 }

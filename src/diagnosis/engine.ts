@@ -38,9 +38,17 @@ export class Diagnosis {
     return changes;
   }
 
-  /** The time stalls are judged at: the option, else the latest batch end seen. */
+  /**
+   * The time stalls are judged at: the option, else the latest batch end seen, or the newest query
+   * clock when that is earlier: a report dated out of line with its batch (a row stamped 2099) does
+   * not move its query's clock (QueryTracker.clockMs), and must not be "now" for every query either.
+   */
   nowMs(): number {
-    return this.options.nowMs ?? (Number.isFinite(this.latestEndMs) ? this.latestEndMs : 0);
+    if (this.options.nowMs !== undefined) return this.options.nowMs;
+    let clock = Number.NEGATIVE_INFINITY;
+    for (const tracker of this.trackers.values()) clock = Math.max(clock, tracker.clockMs ?? Number.NEGATIVE_INFINITY);
+    const latest = Math.min(this.latestEndMs, clock);
+    return Number.isFinite(latest) ? latest : Number.isFinite(this.latestEndMs) ? this.latestEndMs : 0;
   }
 
   finish(): DiagnoseOutput {

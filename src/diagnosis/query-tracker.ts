@@ -30,9 +30,12 @@ import {
   type Analysis,
 } from './query-analysis.js';
 import {
+  boundStateText,
   TRACKER_STATE_MAX_BYTES,
   TRACKER_STATE_VERSION,
+  trackerStateProblem,
   TrackerStateError,
+  utf8Length,
   type CoolingIncidentState,
   type OpenIncidentState,
   type TrackerState,
@@ -104,6 +107,11 @@ export class QueryTracker {
    * before anything reads the incident (a change, the report, the saved state).
    */
   private untold: Partial<Record<IncidentKind, { incident: Incident; describe: () => { summary: string; metrics: IncidentMetrics } }>> = {};
+  /**
+   * Reports not taken as they came, since this tracker was created or restored (not part of its
+   * state): callers tell people, since a skipped report would otherwise vanish without a word.
+   */
+  readonly irregular: IrregularReports = { older: 0, duplicate: 0, misdated: 0 };
 
   private constructor(
     readonly id: string,
@@ -119,12 +127,10 @@ export class QueryTracker {
   }
 
   static restore(state: TrackerState, options?: EngineOptions): QueryTracker {
-    if (typeof state !== 'object' || state === null || typeof state.id !== 'string') {
-      throw new TrackerStateError('tracker state is not an object with a query "id"');
-    }
-    if (state.v !== TRACKER_STATE_VERSION) {
-      throw new TrackerStateError(`tracker state version ${String(state.v)} is not ${TRACKER_STATE_VERSION}`);
-    }
+    // Every field read below, and by observe() after it, has the type assumed: a state that parses
+    // but is not one would throw on every batch instead (the caller starts afresh on this error).
+    const problem = trackerStateProblem(state);
+    if (problem !== null) throw new TrackerStateError(`tracker state ${problem}`);
     const tracker = new QueryTracker(state.id, typeof state.name === 'string' ? state.name : null, options);
     tracker.ring = FeatureRing.fromJSON(state.ring, TUNING.ringSize);
     tracker.facts = state.facts ?? null;
@@ -147,17 +153,22 @@ export class QueryTracker {
   observe(p: Progress): IncidentChange[] {
     if (p.name !== null) this.name = p.name;
     const last = this.ring.last();
-    const progress = p.timestampMissing && last ? { ...p, timestampMs: last.t + Math.max(last.d, 1) } : p;
+    let progress = p.timestampMissing && last ? { ...p, timestampMs: last.t + Math.max(last.d, 1) } : p;
     const sameRun = this.runId !== null && progress.runId === this.runId;
     if (last) {
-      if (progress.timestampMs < last.t && !p.timestampMissing) return []; // older report, out of order
-      if (sameRun && progress.batchId !== null && last.batchId !== null && progress.batchId < last.batchId) {
-        return [];
+      // Spark numbers a query's batches in order (across restarts on one checkpoint too): within a
+      // run a lower batchId is older whatever its timestamp says.
+      const batchOrder = progress.batchId !== null && last.batchId !== null ? Math.sign(progress.batchId - last.batchId) : 0;
+      if (sameRun && batchOrder < 0) return this.skip('older');
+      if (progress.timestampMs < last.t && !p.timestampMissing) {
+        const placed = batchOrder > 0 ? this.reconcileMisdated(progress, sameRun) : null;
+        if (!placed) return this.skip('older');
+        progress = placed; // of a later batch: no repeat of `last`, which is all `last` is read for below
       }
     }
     const repeat = last !== undefined && progress.batchId !== null && progress.batchId === last.batchId;
     // The very same report again (an at-least-once listener sink, overlapping reads): nothing new.
-    if (repeat && sameRun && progress.timestampMs === last.t && progress.batchDurationMs === last.d) return [];
+    if (repeat && sameRun && progress.timestampMs === last.t && progress.batchDurationMs === last.d) return this.skip('duplicate');
     const end = progress.timestampMs + progress.batchDurationMs;
     this.lastSeenMs = Math.max(this.lastSeenMs ?? end, end);
     this.lastReportRows = progress.numInputRows;
@@ -251,6 +262,11 @@ export class QueryTracker {
     return { id: this.id, name: this.name, health: healthOf(open), incidents };
   }
 
+  /** The query's clock: the latest batch end (or idle report) read, epoch ms; a misdated report does not move it. */
+  get clockMs(): number | null {
+    return this.lastSeenMs;
+  }
+
   snapshot(): QuerySnapshot {
     const last = this.ring.last();
     const analysis = last ? this.analysis() : null;
@@ -278,7 +294,8 @@ export class QueryTracker {
 
   toState(): TrackerState {
     this.tell();
-    const state: TrackerState = {
+    // A copy: the bounds below must not change what the tracker holds.
+    const state: TrackerState = structuredClone({
       v: TRACKER_STATE_VERSION,
       id: this.id,
       name: this.name,
@@ -296,14 +313,16 @@ export class QueryTracker {
       cooling: this.cooling,
       disruption: this.disruption,
       capBound: this.capBound,
-    };
-    // Bounded whatever happened: drop the oldest resolved incidents, then the oldest features.
-    while (JSON.stringify(state).length > TRACKER_STATE_MAX_BYTES) {
+    } satisfies TrackerState);
+    // Text from the query is cut where it enters the state, so the bound never costs the ring for it.
+    boundStateText(state);
+    // Bounded whatever else happened: drop the oldest resolved incidents, then the oldest features.
+    while (utf8Length(JSON.stringify(state)) > TRACKER_STATE_MAX_BYTES) {
       if (state.resolved.length > 0) state.resolved = state.resolved.slice(1);
       else if (state.ring.length > 8) state.ring = state.ring.slice(Math.ceil(state.ring.length / 4));
       else break;
     }
-    return structuredClone(state);
+    return state;
   }
 
   private analysis(): Analysis {
@@ -364,6 +383,75 @@ export class QueryTracker {
       this.watermark.startMs = wm;
     }
     this.watermark.nowMs = wm;
+  }
+
+  private skip(reason: 'older' | 'duplicate'): IncidentChange[] {
+    this.irregular[reason] += 1;
+    return [];
+  }
+
+  /**
+   * `p` is of a later batch than the newest one read, yet dated before it. Spark starts a batch only
+   * after the one before it ended, so one of the two timestamps is wrong, and the ring says which.
+   * When an earlier report is dated before `p`, the newest ones dated after it are the odd ones out
+   * (a row stamped in the future, a driver clock that jumped ahead and came back): they keep their
+   * counts and move back, their gaps kept, to where Spark would have started the first of them (the
+   * next multiple of the trigger interval after the batch before started, or that batch's end when
+   * it ran over; no later than lets them end by `p`'s start), and the clock with them. Left
+   * ahead, their time would be what every later report is judged older than (and skipped) and what
+   * silence is measured from (no stall). When every report in the ring is dated after `p`, one row
+   * against many, `p` is the likelier odd one: within its run it is kept with its time placed after
+   * the newest, as a report without one; of another run it is left to be skipped.
+   */
+  private reconcileMisdated(p: Progress, sameRun: boolean): Progress | null {
+    const all = this.ring.all();
+    let first = all.length;
+    while (first > 0 && all[first - 1]!.t > p.timestampMs) first -= 1;
+    const newest = all[all.length - 1]!;
+    if (first === 0) {
+      if (!sameRun) return null;
+      this.irregular.misdated += 1;
+      return { ...p, timestampMs: newest.t + Math.max(newest.d, 1) };
+    }
+    const before = all[first - 1]!;
+    const span = newest.t + newest.d - all[first]!.t;
+    const triggerMs = this.options.triggerMs ?? this.inferredTriggerMs;
+    const next = triggerMs ? (Math.floor(before.t / triggerMs) + 1) * triggerMs : -Infinity;
+    const start = Math.min(Math.max(next, before.t + before.d), p.timestampMs - span);
+    const shift = all[first]!.t - start;
+    const clock = start + span;
+    const ring = new FeatureRing(TUNING.ringSize);
+    for (let i = 0; i < all.length; i += 1) {
+      if (i < first) {
+        ring.push(all[i]!);
+        continue;
+      }
+      // What depends on the gap to the batch before is judged again at the time it moved to.
+      const previous = ring.all();
+      const f: BatchFeatures = { ...all[i]!, t: all[i]!.t - shift };
+      f.arrival = arrivalRateAt(previous, f);
+      if (f.kLatest.length > 0) f.kArrival = sourceArrivalsAt(previous, f);
+      f.timeBehindSec = timeBehindOf(f, this.planningZeros >= PLANNING_ZEROS) ?? fileTimeBehindAt(previous, f);
+      ring.push(f);
+    }
+    this.ring = ring;
+    this.analysisCache = null;
+    this.irregular.misdated += all.length - first;
+    // Times the tracker took from the misdated reports go back to the clock.
+    this.lastSeenMs = clock;
+    for (const state of Object.values(this.open)) {
+      if (state!.memo.explainedAtMs !== undefined && state!.memo.explainedAtMs > clock) state!.memo.explainedAtMs = clock;
+      if (state!.clearSinceMs !== undefined && state!.clearSinceMs > clock) state!.clearSinceMs = clock;
+    }
+    for (const state of Object.values(this.cooling)) if (state!.resolvedAtMs > clock) state!.resolvedAtMs = clock;
+    // Those that name a moved batch (dated after `p`) move with it.
+    const moved = (t: number) => t > p.timestampMs;
+    if (this.disruption && moved(this.disruption.batchT)) this.disruption = first === all.length - 1 ? disruptionAt(ring.all()) : null;
+    if (this.capBound && moved(this.capBound.sinceMs)) {
+      const slow = this.capBound.slowSinceMs;
+      this.capBound = { ...this.capBound, sinceMs: this.capBound.sinceMs - shift, slowSinceMs: slow != null && moved(slow) ? slow - shift : slow };
+    }
+    return p;
   }
 
   private resolveStalled(batchId: number | null, atMs: number): IncidentChange[] {
@@ -524,6 +612,16 @@ function maxRowsOfRun(features: readonly BatchFeatures[]): number {
   let max = 0;
   for (let i = features.length - 1; i > 0 && !features[i]!.restart; i -= 1) max = Math.max(max, features[i]!.rows);
   return max;
+}
+
+/** Reports a tracker did not take as they came (`QueryTracker.irregular`). */
+export interface IrregularReports {
+  /** Skipped: of an earlier batch of the run than one already read, or else dated before it. */
+  older: number;
+  /** Skipped: the very same report again (an at-least-once sink, overlapping reads). */
+  duplicate: number;
+  /** Kept, their time set from the batches around them: dated out of line with their batchId. */
+  misdated: number;
 }
 
 function healthOf(open: Incident[]): Health {

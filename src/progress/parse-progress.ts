@@ -12,12 +12,17 @@
 import { sourceKind } from './source-kind.js';
 import type { Progress, RawProgress, SourceProgress, StateOperatorProgress } from './types.js';
 import {
+  durationMap,
   finiteNumber,
   isRecord,
+  MAX_BEHIND_MS,
+  MAX_TIMESTAMP_MS,
   metricMap,
+  MIN_TIMESTAMP_MS,
   numberMap,
   numberOr,
   offsetValue,
+  plausibleDurationMs,
   stringOrNull,
   timestampMs,
 } from './values.js';
@@ -96,29 +101,36 @@ function normalize(raw: RawProgress): ParseProgressResult {
     };
   }
   const warnings: string[] = [];
-  const durationMs = numberMap(raw.durationMs);
-  const sources = Array.isArray(raw.sources) ? raw.sources.map(normalizeSource) : [];
+  // Absurd times (a negative or month-long duration, a date past 2200) are read as missing: as
+  // time they would move the query's clock and its time behind by as much (values.ts says the bounds).
+  // `bad` collects them ("field" value) for one warning per report.
+  const bad: string[] = [];
+  const durationMs = durationMap(raw.durationMs, bad);
+  const sources = Array.isArray(raw.sources) ? raw.sources.map((source) => normalizeSource(source, warnings)) : [];
   const stateOperators = Array.isArray(raw.stateOperators)
-    ? raw.stateOperators.map(normalizeStateOperator)
+    ? raw.stateOperators.map((op, i) => normalizeStateOperator(op, i, bad))
     : [];
 
   let ts = timestampMs(raw.timestamp);
   let timestampMissing: true | undefined;
-  if (ts === null) {
+  if (ts === null || ts < MIN_TIMESTAMP_MS || ts >= MAX_TIMESTAMP_MS) {
     warnings.push(
       raw.timestamp === undefined
         ? 'no "timestamp"; placed after the previous report'
-        : `unreadable "timestamp" ${JSON.stringify(raw.timestamp)}; placed after the previous report`,
+        : ts === null
+          ? `unreadable "timestamp" ${JSON.stringify(raw.timestamp)}; placed after the previous report`
+          : `implausible "timestamp" ${JSON.stringify(raw.timestamp)} (not between 2000 and 2200); placed after the previous report`,
     );
     ts = 0;
     timestampMissing = true;
   }
 
   const batchDurationMs =
-    finiteNumber(raw.batchDuration) ??
+    plausibleDuration(raw.batchDuration, 'batchDuration', bad) ??
     finiteNumber(durationMs.triggerExecution) ??
     finiteNumber(durationMs.total) ??
     0;
+  if (bad.length > 0) warnings.push(`implausible durations (a duration is 0 to 30 days) read as missing: ${bad.join(', ')}`);
 
   let numInputRows = finiteNumber(raw.numInputRows);
   if (numInputRows === null) {
@@ -153,6 +165,14 @@ function normalize(raw: RawProgress): ParseProgressResult {
   return { ok: true, progress, warnings };
 }
 
+/** A duration the report measured, or null: absent, or implausible (then `"field" value` is added to `bad`). */
+function plausibleDuration(value: unknown, field: string, bad: string[]): number | null {
+  const ms = finiteNumber(value);
+  if (ms === null || plausibleDurationMs(ms)) return ms;
+  bad.push(`"${field}" ${JSON.stringify(value)}`);
+  return null;
+}
+
 function integerOrNull(value: unknown): number | null {
   const parsed = finiteNumber(value);
   return parsed === null ? null : Math.trunc(parsed);
@@ -185,30 +205,42 @@ function eventTime(value: unknown): Progress['eventTime'] {
   return out;
 }
 
-function normalizeSource(value: unknown): SourceProgress {
+/** Kinesis' time-behind metrics: ages, read as time behind. */
+const BEHIND_METRICS = ['maxMsBehindLatest', 'avgMsBehindLatest', 'minMsBehindLatest'];
+
+function normalizeSource(value: unknown, warnings: string[]): SourceProgress {
   const raw = isRecord(value) ? value : {};
   const description = typeof raw.description === 'string' ? raw.description : '';
+  const kind = sourceKind(description);
+  const metrics = metricMap(raw.metrics);
+  for (let i = 0; kind === 'kinesis' && i < BEHIND_METRICS.length; i += 1) {
+    const key = BEHIND_METRICS[i]!;
+    const ms = metrics[key];
+    if (typeof ms !== 'number' || (ms >= 0 && ms <= MAX_BEHIND_MS)) continue;
+    warnings.push(`implausible source metric "${key}" ${JSON.stringify(ms)} (0 to 366 days); read as missing`);
+    delete metrics[key];
+  }
   return {
     description,
-    kind: sourceKind(description),
+    kind,
     numInputRows: numberOr(raw.numInputRows, 0),
     inputRowsPerSecond: finiteNumber(raw.inputRowsPerSecond),
     processedRowsPerSecond: finiteNumber(raw.processedRowsPerSecond),
     startOffset: offsetValue(raw.startOffset),
     endOffset: offsetValue(raw.endOffset),
     latestOffset: offsetValue(raw.latestOffset),
-    metrics: metricMap(raw.metrics),
+    metrics,
   };
 }
 
-function normalizeStateOperator(value: unknown): StateOperatorProgress {
+function normalizeStateOperator(value: unknown, index: number, bad: string[]): StateOperatorProgress {
   const raw = isRecord(value) ? value : {};
   return {
     operatorName: stringOrNull(raw.operatorName),
     numRowsTotal: numberOr(raw.numRowsTotal, 0),
     numRowsUpdated: numberOr(raw.numRowsUpdated, 0),
     numRowsRemoved: numberOr(raw.numRowsRemoved, 0),
-    commitTimeMs: numberOr(raw.commitTimeMs, 0),
+    commitTimeMs: plausibleDuration(raw.commitTimeMs, `stateOperators[${index}].commitTimeMs`, bad) ?? 0,
     memoryUsedBytes: numberOr(raw.memoryUsedBytes, 0),
     numRowsDroppedByWatermark: numberOr(raw.numRowsDroppedByWatermark, 0),
     numShufflePartitions: finiteNumber(raw.numShufflePartitions),

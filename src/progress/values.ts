@@ -51,6 +51,32 @@ export function numberMap(value: unknown): Record<string, number> {
   return out;
 }
 
+/**
+ * `durationMs` as `numberMap` reads it, without the values that are no plausible duration: each is
+ * added to `bad` as `"durationMs.<key>" <value>`. One pass in the usual case, as `numberMap`.
+ */
+export function durationMap(value: unknown, bad: string[]): Record<string, number> {
+  if (!isRecord(value)) return {};
+  let clean = true;
+  for (const key in value) {
+    const item = value[key];
+    // Also false for NaN and ±Infinity.
+    if (typeof item !== 'number' || !(item >= 0 && item <= MAX_DURATION_MS) || key === '__proto__') {
+      clean = false;
+      break;
+    }
+  }
+  if (clean && Object.getPrototypeOf(value) === Object.prototype) return value as Record<string, number>;
+  const out: Record<string, number> = {};
+  for (const key in value) {
+    const parsed = finiteNumber(value[key]);
+    if (parsed === null) continue;
+    if (plausibleDurationMs(parsed)) out[key] = parsed;
+    else bad.push(`"durationMs.${key}" ${JSON.stringify(value[key])}`);
+  }
+  return out;
+}
+
 /** Source `metrics`: numeric strings become numbers, other strings (`"efo"`) stay as they are. */
 export function metricMap(value: unknown): Record<string, number | string> {
   const out: Record<string, number | string> = {};
@@ -86,6 +112,35 @@ export function offsetValue(value: unknown): unknown {
   const parsed = Number(text);
   if (Number.isSafeInteger(parsed)) return parsed;
   return value;
+}
+
+/**
+ * Longest duration a report may carry (`batchDuration`, `durationMs` entries, state commit times):
+ * 30 days. The longest real batches run for days (a first batch backfilling a topic from its
+ * start); past a month a value is garbage or a unit slip (µs, ns), and as time it would carry the
+ * query's clock past any judgement of silence and its time behind into the millennia. Whether a
+ * duration fits the gap to the next report is not known while one report is parsed: a fixed bound.
+ */
+export const MAX_DURATION_MS = 30 * 86_400_000;
+
+/**
+ * Oldest and newest trigger time a report may carry: 2000 (Structured Streaming dates from 2016;
+ * earlier is a driver clock never set, such as the epoch) to 2200 (later is garbage; JavaScript's
+ * dates end in 275760, where time arithmetic stops printing). A timestamp inside the range yet out
+ * of line with its batch is the tracker's to judge: only it knows the batches around it.
+ */
+export const MIN_TIMESTAMP_MS = Date.UTC(2000, 0, 1);
+export const MAX_TIMESTAMP_MS = Date.UTC(2200, 0, 1);
+
+/**
+ * Oldest data a report may say a source is behind by (Kinesis `maxMsBehindLatest`): 366 days, past
+ * the longest retention a Kinesis stream keeps (365 days), so no unread record can be older.
+ */
+export const MAX_BEHIND_MS = 366 * 86_400_000;
+
+/** Whether `ms` can be a duration a report measured (0 to MAX_DURATION_MS). */
+export function plausibleDurationMs(ms: number): boolean {
+  return ms >= 0 && ms <= MAX_DURATION_MS;
 }
 
 /** Epoch ms of an ISO-8601 timestamp, or null when absent or unparseable. */

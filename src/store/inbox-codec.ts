@@ -3,9 +3,79 @@
  * so each entry is deflated against a preset dictionary of those names: a stateful Kafka report
  * with RocksDB metrics shrinks about 5x, which lets a byte-bounded inbox hold the engine's whole
  * window while detect is down. Entries written as plain JSON (before this codec) still decode.
+ *
+ * What is stored is the parser's `Progress`, bounded (`storableProgress`): offsets are the one part
+ * the parser passes through untyped, and a report nested thousands of levels deep would overflow
+ * the stack of `JSON.stringify` and stop ingestion for every query of its source.
+ *
+ * An entry is `seq|payload`, with no identity of its own: a report pushed again (a poll retried
+ * before it saved its cursor re-reads the same rows) is stored again, and the detect step skips
+ * what it already observed, a second copy in the same inbox included.
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { Progress } from '../progress/types.js';
+import { truncateText } from '../util/truncate-text.js';
+
+/**
+ * Deepest nesting a stored report keeps, counted from the report itself: the deepest value Spark
+ * prints is a Kafka or Kinesis offset, `sources[i].startOffset.<topic>.<partition>` (5 levels).
+ * Objects and arrays below this depth are stored as null.
+ */
+export const STORED_PROGRESS_MAX_DEPTH = 8;
+/** Longest query name a stored report keeps (then cut, with an ellipsis). */
+export const STORED_NAME_MAX_CHARS = 200;
+/**
+ * Longest source or sink description and state operator name a stored report keeps (a Kafka
+ * description lists every topic it subscribes to; 1 KB keeps dozens).
+ */
+export const STORED_TEXT_MAX_CHARS = 1024;
+
+
+function withinDepth(value: unknown, depth: number): boolean {
+  if (typeof value !== 'object' || value === null) return true;
+  if (depth >= STORED_PROGRESS_MAX_DEPTH) return false;
+  if (Array.isArray(value)) return value.every((item) => withinDepth(item, depth + 1));
+  for (const key in value) if (!withinDepth((value as Record<string, unknown>)[key], depth + 1)) return false;
+  return true;
+}
+
+// Recursion stops at STORED_PROGRESS_MAX_DEPTH, so neither walk can overflow the stack.
+function pruned(value: unknown, depth: number): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (depth >= STORED_PROGRESS_MAX_DEPTH) return null;
+  if (Array.isArray(value)) return value.map((item) => pruned(item, depth + 1));
+  const out: Record<string, unknown> = {};
+  // `__proto__` would set the copy's prototype rather than a key (the parser drops it too).
+  for (const key in value) if (key !== '__proto__') out[key] = pruned((value as Record<string, unknown>)[key], depth + 1);
+  return out;
+}
+
+function textWithin(p: Progress): boolean {
+  if (p.name !== null && p.name.length > STORED_NAME_MAX_CHARS) return false;
+  if (p.sink.description.length > STORED_TEXT_MAX_CHARS) return false;
+  for (const source of p.sources) if (source.description.length > STORED_TEXT_MAX_CHARS) return false;
+  for (const op of p.stateOperators) if (op.operatorName !== null && op.operatorName.length > STORED_TEXT_MAX_CHARS) return false;
+  return true;
+}
+
+/**
+ * The report as the inbox keeps it: the same object when it is within the bounds above (the usual
+ * case: one walk, no copy), else a copy with deeper values null and long texts cut.
+ */
+export function storableProgress(p: Progress): Progress {
+  if (textWithin(p) && withinDepth(p, 0)) return p;
+  const out = pruned(p, 0) as Progress;
+  if (out.name !== null) out.name = truncateText(out.name, STORED_NAME_MAX_CHARS);
+  out.sink.description = truncateText(out.sink.description, STORED_TEXT_MAX_CHARS);
+  for (const source of out.sources) source.description = truncateText(source.description, STORED_TEXT_MAX_CHARS);
+  for (const op of out.stateOperators) if (op.operatorName !== null) op.operatorName = truncateText(op.operatorName, STORED_TEXT_MAX_CHARS);
+  return out;
+}
+
+/** The stored report as JSON text. Throws on a report that cannot be encoded (the caller skips it). */
+export function progressJson(p: Progress): string {
+  return JSON.stringify(storableProgress(p));
+}
 
 // Field names that normalized progress of other shapes carries (Auto Loader, Delta, pipelines)…
 const NAMES = [
@@ -43,7 +113,12 @@ const DICTIONARY = Buffer.from([...NAMES, ...SAMPLE].join(''), 'utf8');
 const DEFLATED = 0x01;
 
 export function encodeProgress(progress: Progress): Buffer {
-  const packed = deflateRawSync(Buffer.from(JSON.stringify(progress), 'utf8'), { dictionary: DICTIONARY, level: 6 });
+  return encodeProgressJson(progressJson(progress));
+}
+
+/** Deflates a report already turned into JSON by `progressJson`. */
+export function encodeProgressJson(json: string): Buffer {
+  const packed = deflateRawSync(Buffer.from(json, 'utf8'), { dictionary: DICTIONARY, level: 6 });
   return Buffer.concat([Buffer.from([DEFLATED]), packed]);
 }
 

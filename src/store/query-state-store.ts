@@ -15,7 +15,7 @@ import { LuaScript } from './script.js';
 import { decodeStream } from './stream-registry.js';
 import type { StreamRecord, StreamSnapshot } from './types.js';
 import { incidentIdOf } from './incident-id.js';
-import { decodeProgress, encodeProgress } from './inbox-codec.js';
+import { decodeProgress, encodeProgressJson, progressJson } from './inbox-codec.js';
 import type { OutboxEntry } from './outbox-store.js';
 import { decodeState, encodeState } from './state-codec.js';
 import { stageCpu } from '../util/stage-cpu.js';
@@ -54,7 +54,10 @@ export interface DetectLoad {
   stream: StreamRecord | null;
   /** 0 when no state was ever saved. */
   stateVersion: number;
+  /** null when none was saved or what was saved is not JSON (then `stateUnreadable`). */
   state: unknown;
+  /** A state was saved but could not be decoded: detect starts afresh and says so. @defaultValue false */
+  stateUnreadable?: boolean;
   entries: InboxEntry[];
   /** Entries that could not be decoded (kept out of the engine, removed at commit). */
   corrupt: number;
@@ -62,6 +65,14 @@ export interface DetectLoad {
   lastSeq: number;
   /** Notification intents left by an earlier run that never enqueued them. */
   outboxLength: number;
+}
+
+/** What one push into a query's inbox did. */
+export interface PushOutcome {
+  /** Old entries the count or byte bound dropped. */
+  dropped: number;
+  /** Reports that could not be encoded, left out (by their index in the pushed list). */
+  unencodable: { index: number; error: unknown }[];
 }
 
 export interface DetectCommit {
@@ -273,23 +284,45 @@ export class QueryStateStore {
   }
 
   /**
-   * Appends progress to a query's inbox (compacted, see inbox-codec.ts). Returns how many old
-   * entries the count or byte bound dropped (the engine then sees a gap, which is better than
-   * unbounded memory when detect is down for long).
+   * Appends progress to a query's inbox (bounded and compacted, see inbox-codec.ts). Returns how
+   * many old entries the count or byte bound dropped (the engine then sees a gap, which is better
+   * than unbounded memory when detect is down for long). Throws on a report that cannot be encoded;
+   * `push` leaves such a report out and stores the others.
    */
   async pushProgress(queryId: string, progress: Progress[]): Promise<number> {
-    if (progress.length === 0) return 0;
+    const outcome = await this.push(queryId, progress);
+    if (outcome.unencodable.length > 0) throw outcome.unencodable[0]!.error;
+    return outcome.dropped;
+  }
+
+  /**
+   * Appends progress to a query's inbox: each report encoded on its own, so one that cannot be
+   * (`unencodable`) never keeps the others out. A report pushed again (a poll retried before it
+   * saved its cursor re-reads the same rows) is stored again: detect skips what it already observed.
+   * Nothing is stored when every report is unencodable.
+   */
+  async push(queryId: string, progress: Progress[]): Promise<PushOutcome> {
+    const unencodable: PushOutcome['unencodable'] = [];
+    const reports: string[] = [];
+    for (const [index, p] of progress.entries()) {
+      try {
+        reports.push(progressJson(p));
+      } catch (error) {
+        unencodable.push({ index, error });
+      }
+    }
+    if (reports.length === 0) return { dropped: 0, unencodable };
     const keys = [this.keys.streamMeta(queryId), this.keys.inbox(queryId)];
-    if (progress.length === 1) {
+    if (reports.length === 1) {
       // The steady state: one report into an empty inbox, which detect drains within the cycle.
       // Stored as plain JSON (compacting costs ~10x the JSON itself, and the entry lives a second);
       // refused when a backlog exists, so a byte-bounded inbox still holds compacted entries (a
       // plain one only at its head, the first one dropped by the bound).
-      const dropped = Number(await PUSH.run(this.redis, keys, [this.inboxLimit, this.inboxMaxBytes, '1', JSON.stringify(progress[0])]));
-      if (dropped !== -1) return dropped;
+      const dropped = Number(await PUSH.run(this.redis, keys, [this.inboxLimit, this.inboxMaxBytes, '1', reports[0]!]));
+      if (dropped !== -1) return { dropped, unencodable };
     }
-    const payloads = progress.map((p) => encodeProgress(p));
-    return Number(await PUSH.run(this.redis, keys, [this.inboxLimit, this.inboxMaxBytes, '0', ...payloads]));
+    const payloads = reports.map((json) => encodeProgressJson(json));
+    return { dropped: Number(await PUSH.run(this.redis, keys, [this.inboxLimit, this.inboxMaxBytes, '0', ...payloads])), unencodable };
   }
 
   async inboxLength(queryId: string): Promise<number> {
@@ -325,11 +358,13 @@ export class QueryStateStore {
       if (withSnapshot || field !== 'snapshot') meta[field] = flatMeta[i + 1]!.toString('utf8');
     }
     let state: unknown = null;
+    let stateUnreadable = false;
     if (stateBuf && stateBuf.length > 0) {
       try {
         state = decodeState(stateBuf);
       } catch {
-        state = null; // a corrupt state is rebuilt from scratch rather than wedging the query
+        // Rebuilt from scratch rather than wedging the query; detect says so (and closes what it left open).
+        stateUnreadable = true;
       }
     }
     const entries: InboxEntry[] = [];
@@ -345,6 +380,7 @@ export class QueryStateStore {
       stream: decodeStream(queryId, meta),
       stateVersion: Number(meta.stateVersion ?? 0) || 0,
       state,
+      ...(stateUnreadable ? { stateUnreadable } : {}),
       entries,
       corrupt,
       lastSeq: maxSeq,

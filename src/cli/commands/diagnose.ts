@@ -7,11 +7,21 @@
  * their line numbers and skipped; exit 2 only for bad flags, a terminal on stdin with no file, an
  * input that cannot be read, or when nothing in the input parses; exit 1 when `--fail-on` finds an
  * open incident that severe.
+ *
+ * The engine takes a query's reports in order and skips one older than what it has read. Input in
+ * order (the usual case) streams through once. A query whose reports came out of order (an ORDER BY
+ * timestamp DESC export, an unordered table read) is read again from the file, its reports alone,
+ * sorted as Spark ran them, into a fresh tracker: a file can be read twice, while sorting every
+ * input up front would hold all of it in memory. Stdin cannot be read twice: its skips are told.
+ * Every report the engine did not take as it came is told on stderr, one line per query and kind.
  */
 import { Diagnosis } from '../../diagnosis/engine.js';
+import type { QueryTracker } from '../../diagnosis/query-tracker.js';
 import { renderTextReport } from '../../diagnosis/text-report.js';
 import type { DiagnoseOutput, Severity } from '../../diagnosis/types.js';
 import { ProgressInputReader } from '../../progress/progress-input-reader.js';
+import type { Progress } from '../../progress/types.js';
+import { compareText } from '../../util/compare-text.js';
 import { DurationError, parseDuration } from '../../util/duration.js';
 import { parseCommandArgs, UsageError, wantsHelp } from '../command-args.js';
 import { InputReadError, readFileText, readStreamText } from '../read-input.js';
@@ -213,6 +223,14 @@ export async function run(
     );
     return 2;
   }
+  const reread = fromStdin ? new Map<string, number>() : rereadOutOfOrder(diagnosis, flags.file!);
+  for (const tracker of diagnosis.trackers.values()) {
+    const older = reread.get(tracker.id);
+    if (older !== undefined) {
+      io.stderr.write(`streamdoctor diagnose: ${reportCount(older)} of ${queryLabel(tracker)} came before ones already read: all its reports were read again in run and batch order\n`);
+    }
+    for (const line of irregularLines(tracker, fromStdin)) io.stderr.write(`streamdoctor diagnose: ${line}\n`);
+  }
   const output = diagnosis.finish();
   if (flags.format === 'json') io.stdout.write(`${JSON.stringify(toContractJson(output), null, 2)}\n`);
   else {
@@ -220,6 +238,92 @@ export async function run(
     io.stdout.write(renderTextReport(output, snapshots));
   }
   return flags.failOn && openAtLeast(output, flags.failOn) ? 1 : 0;
+}
+
+/**
+ * Reads the reports of every query whose tracker skipped older ones again from `file`, into a fresh
+ * tracker in Spark's order (`sparkOrder`); only those queries' reports are held. Warnings were told
+ * on the first read. Returns the queries read again, with the reports the first read skipped; a
+ * file that cannot be read again leaves the first read's result (and its skips told).
+ */
+function rereadOutOfOrder(diagnosis: Diagnosis, file: string): Map<string, number> {
+  const skipped = new Map<string, number>();
+  const reports = new Map<string, Progress[]>();
+  for (const [id, tracker] of diagnosis.trackers) {
+    if (tracker.irregular.older === 0) continue;
+    skipped.set(id, tracker.irregular.older);
+    reports.set(id, []);
+  }
+  if (reports.size === 0) return skipped;
+  const reader = new ProgressInputReader(
+    (record) => reports.get(record.progress.id)?.push(record.progress),
+    () => {},
+  );
+  try {
+    readFileText(file, (text) => reader.push(text));
+  } catch (error) {
+    if (error instanceof InputReadError) return new Map();
+    throw error;
+  }
+  reader.end();
+  for (const [id, list] of reports) {
+    diagnosis.trackers.delete(id);
+    for (const progress of sparkOrder(list)) diagnosis.add(progress);
+  }
+  return skipped;
+}
+
+/**
+ * One query's reports in the order Spark ran them: runs by their first trigger time, and within a
+ * run by batchId (Spark numbers batches in order, so a misdated report keeps its place), then by
+ * time (a retry or an idle report after its batch), then as read. A run without batch ids (Spark
+ * 2.1/2.2) goes by time alone.
+ */
+export function sparkOrder(reports: readonly Progress[]): Progress[] {
+  const runStart = new Map<string, number>();
+  const batchIds = new Map<string, boolean>();
+  for (const p of reports) {
+    if (!p.timestampMissing) runStart.set(p.runId, Math.min(runStart.get(p.runId) ?? Number.POSITIVE_INFINITY, p.timestampMs));
+    batchIds.set(p.runId, (batchIds.get(p.runId) ?? true) && p.batchId !== null);
+  }
+  const start = (p: Progress) => runStart.get(p.runId) ?? Number.POSITIVE_INFINITY;
+  const time = (a: Progress, b: Progress) => (a.timestampMissing || b.timestampMissing ? 0 : a.timestampMs - b.timestampMs);
+  return reports
+    .map((progress, index) => ({ progress, index }))
+    .sort(({ progress: a, index: i }, { progress: b, index: j }) => {
+      if (a.runId !== b.runId) return start(a) - start(b) || compareText(a.runId, b.runId);
+      return (batchIds.get(a.runId) ? a.batchId! - b.batchId! : 0) || time(a, b) || i - j;
+    })
+    .map(({ progress }) => progress);
+}
+
+function reportCount(n: number): string {
+  return n === 1 ? '1 report' : `${n} reports`;
+}
+
+function queryLabel(tracker: QueryTracker): string {
+  return tracker.name ? `query "${tracker.name}" (${tracker.id})` : `query ${tracker.id}`;
+}
+
+/** What the tracker did not take as it came: one line per kind, with its count. */
+function irregularLines(tracker: QueryTracker, fromStdin: boolean): string[] {
+  const { older, duplicate, misdated } = tracker.irregular;
+  const query = queryLabel(tracker);
+  const reports = reportCount;
+  const lines: string[] = [];
+  if (older > 0) {
+    lines.push(
+      `${reports(older)} of ${query} came before ones already read and ${older === 1 ? 'was' : 'were'} skipped: sort the input by timestamp` +
+        (fromStdin ? ' (or give it as a file, which is read again in order)' : ''),
+    );
+  }
+  if (duplicate > 0) lines.push(`${reports(duplicate)} of ${query} repeated one already read and ${duplicate === 1 ? 'was' : 'were'} skipped`);
+  if (misdated > 0) {
+    lines.push(
+      `${reports(misdated)} of ${query} ${misdated === 1 ? 'was' : 'were'} dated out of line with ${misdated === 1 ? 'its batch' : 'their batches'} (after a later batch's time); counted, at the time the batches around ${misdated === 1 ? 'it allow' : 'them allow'}`,
+    );
+  }
+  return lines;
 }
 
 const SEVERITY_RANK: Record<Severity, number> = { warning: 1, critical: 2 };
