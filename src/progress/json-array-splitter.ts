@@ -76,7 +76,7 @@ export class JsonArraySplitter {
     this.dropped = true;
   }
 
-  /** At the end of the input: hands on an open element that holds a whole value (depth 1). */
+  /** Where the array's text ends (input end, a cut): hands on an open element that holds a whole value (depth 1). */
   finish(): void {
     if (this.elementLine !== 0 && this.depth === 1) this.end('', 0, 0);
   }

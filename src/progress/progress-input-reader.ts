@@ -208,22 +208,35 @@ export class ProgressInputReader {
   }
 
   private arrayLine(line: string, array: JsonArraySplitter): void {
-    // A whole report on its own line inside an element means the array was cut short there
-    // (a truncated array followed by JSON Lines): report the cut, keep the line.
-    if (array.depth > 1 && looksLikeWholeValue(line)) {
-      let value: unknown;
-      try {
-        value = JSON.parse(line);
-      } catch {
-        value = undefined;
-      }
-      if (isReportLike(value)) {
-        this.warn(
-          `line ${array.elementLine} (array element ${array.index}): incomplete JSON value, the array is cut off before its closing bracket (line ${this.lineNo} starts a new report); skipped`,
-        );
-        this.array = null;
-        this.queue.push({ value, line: this.lineNo, element: -1 });
-        return;
+    // A line holding a whole value can mean the array was cut short there (a truncated array
+    // followed by JSON Lines, or by the next file's array): inside an element, a whole report;
+    // between elements, a whole array (progress arrays never hold arrays). A whole object between
+    // elements is the next element (pretty arrays put one per line), or after an element with no
+    // comma, the "missing comma" the splitter reads as one. Report the cut, keep the line.
+    if (looksLikeWholeValue(line)) {
+      const inside = array.depth > 1;
+      if (inside || line.charCodeAt(firstNonSpace(line)) === 91 /* [ */) {
+        let value: unknown;
+        try {
+          value = JSON.parse(line);
+        } catch {
+          value = undefined;
+        }
+        if (inside ? isReportLike(value) : Array.isArray(value)) {
+          this.array = null;
+          if (inside) {
+            this.warn(
+              `line ${array.elementLine} (array element ${array.index}): incomplete JSON value, the array is cut off before its closing bracket (line ${this.lineNo} starts a new report); skipped`,
+            );
+          } else {
+            array.finish();
+            this.warn(
+              `line ${array.startLine}: JSON array cut off before its closing bracket (line ${this.lineNo} starts a new array); its ${array.index} elements were read`,
+            );
+          }
+          this.queue.push({ value, line: this.lineNo, element: -1 });
+          return;
+        }
       }
     }
     this.feedArray(line, 0, array);

@@ -119,6 +119,48 @@ describe('ProgressInputReader on JSON arrays, element by element', () => {
     expect(warnings[0]).toMatch(new RegExp(`^line \\d+ \\(array element 2\\): incomplete JSON value.*line ${cut.length + 1} starts a new report`));
   });
 
+  it('ends an array cut between elements at a following one-line array, and reads that array whole', () => {
+    const next = arrayText([report(20), report(21)], false).text;
+    for (const pretty of [false, true]) {
+      const { text, ends } = arrayText(reports(4), pretty);
+      // After element 1's comma, and after its closing brace with no comma.
+      for (const cut of [ends[1]! + 1, ends[1]!]) {
+        const input = `${text.slice(0, cut)}\n${next}\n`;
+        const nextLine = input.split('\n').indexOf(next) + 1;
+        for (const size of [input.length, 1_000, 7]) {
+          const { records, warnings } = readChunked(input, size);
+          expect(batchIds(records)).toEqual([0, 1, 20, 21]);
+          expect(records.slice(2).map((r) => r.line)).toEqual([nextLine, nextLine]);
+          expect(warnings).toEqual([
+            `line 1: JSON array cut off before its closing bracket (line ${nextLine} starts a new array); its 2 elements were read`,
+          ]);
+        }
+      }
+    }
+  });
+
+  it('reads JSON Lines after an array cut between elements as its elements: every report kept, one warning', () => {
+    // Between elements a whole object on its own line is the array's next element (one per line
+    // is a valid array), so the lines join the open array; only the input's end shows the cut.
+    const jsonl = [report(20), report(21)].map((r) => JSON.stringify(r));
+    for (const pretty of [false, true]) {
+      const { text, ends } = arrayText(reports(4), pretty);
+      for (const cut of [ends[1]! + 1, ends[1]!]) {
+        const input = [text.slice(0, cut), ...jsonl].join('\n');
+        const { records, warnings } = readChunked(input, 1_000);
+        expect(batchIds(records)).toEqual([0, 1, 20, 21]);
+        expect(warnings).toEqual([
+          `line 1: JSON array cut off, the input ends at line ${input.split('\n').length} before its closing bracket; its 4 elements were read`,
+        ]);
+      }
+    }
+    // One element per line, closed: one array, no warning.
+    const input = ['[', `${jsonl[0]},`, jsonl[1], ']'].join('\n');
+    const { records, warnings } = readChunked(input, 7);
+    expect(batchIds(records)).toEqual([20, 21]);
+    expect(warnings).toEqual([]);
+  });
+
   it('splits elements holding nested arrays and objects, and brackets, commas and quotes inside strings', () => {
     const names = ['we "quoted" ], [ {x}, y', 'back\\slash\\', 'tail \\"]}', '[{"a": [1, 2]}]', 'plain'];
     const items: unknown[] = names.map((name, i) => {
