@@ -63,6 +63,57 @@ const pipeline = z.strictObject({
   channel: channel.optional(),
 });
 
+/** Splits a dotted name at the dots outside backquotes (parts as written); null when a backquote is left open. */
+function splitTableName(text: string): string[] | null {
+  const parts: string[] = [];
+  let current = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const ch = text[i]!;
+    if (ch === '.' && !quoted) {
+      parts.push(current);
+      current = '';
+      continue;
+    }
+    if (ch === '`' && quoted && text[i + 1] === '`') {
+      current += '``';
+      i += 1;
+      continue;
+    }
+    if (ch === '`') quoted = !quoted;
+    current += ch;
+  }
+  if (quoted) return null;
+  parts.push(current);
+  return parts;
+}
+
+const UNQUOTED_PART = /^[A-Za-z0-9_]+$/;
+const QUOTED_PART = /^`(?:[^`]|``)+`$/;
+
+/**
+ * `catalog.schema.table` as Databricks SQL reads it (the bot passes it to `IDENTIFIER(:table)`): each
+ * part letters, digits and `_`, or back-quoted with a doubled backquote inside for one. Databricks
+ * refuses an unquoted `dev-catalog` (INVALID_IDENTIFIER), so the file does too, and says how to write it.
+ */
+const progressTable = z.string().superRefine((text, ctx) => {
+  const parts = splitTableName(text);
+  if (!parts || parts.length !== 3 || parts.includes('')) {
+    ctx.addIssue({
+      code: 'custom',
+      message: 'must be a three-part name catalog.schema.table, e.g. main.streamdoctor.streaming_progress (a part with other characters than letters, digits and _ back-quoted, the value in double quotes: "`dev-catalog`.streamdoctor.streaming_progress")',
+    });
+    return;
+  }
+  const bad = parts.filter((part) => !UNQUOTED_PART.test(part) && !QUOTED_PART.test(part));
+  if (bad.length === 0) return;
+  const fixed = parts.map((part) => (bad.includes(part) ? `\`${part.replaceAll('`', '``')}\`` : part)).join('.');
+  ctx.addIssue({
+    code: 'custom',
+    message: `has ${bad.map((part) => `"${part}"`).join(' and ')} unquoted, and Databricks accepts only letters, digits and _ there; back-quote that part and put the whole value in double quotes (YAML cannot start a value with a backquote): progress_table: ${JSON.stringify(fixed)}`,
+  });
+});
+
 export const WORKSPACE_KEYS = ['name', 'host', 'auth', 'warehouse_id', 'progress_table', 'jobs', 'pipelines'] as const;
 const workspace = z.strictObject({
   name: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, { error: 'must be a short name (letters, digits, - and _), e.g. prod' }),
@@ -79,10 +130,7 @@ const workspace = z.strictObject({
     ])
     .transform(String)
     .optional(),
-  progress_table: z
-    .string()
-    .regex(/^[A-Za-z0-9_`-]+\.[A-Za-z0-9_`-]+\.[A-Za-z0-9_`-]+$/, { error: 'must be a three-part name catalog.schema.table, e.g. main.streamdoctor.streaming_progress' })
-    .optional(),
+  progress_table: progressTable.optional(),
   jobs: z.array(job).default([]),
   pipelines: z.array(pipeline).default([]),
 });
@@ -90,7 +138,13 @@ const workspace = z.strictObject({
 export const STREAM_KEYS = ['query_id', 'name', 'workspace', 'channel', 'job', 'trigger', 'cores', 'retention'] as const;
 const stream = z
   .strictObject({
-    query_id: z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, { error: 'must be the query id (UUID) from the progress "id" field' }).optional(),
+    // Spark writes query ids in lower case and every lookup (the SQL filter, routing) compares
+    // exactly, so an id pasted in upper case is read as the same id.
+    query_id: z
+      .string()
+      .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, { error: 'must be the query id (UUID) from the progress "id" field' })
+      .transform((id) => id.toLowerCase())
+      .optional(),
     name: z.string().min(1).optional(),
     workspace: z.string().optional(),
     channel: channel.optional(),

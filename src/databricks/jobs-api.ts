@@ -7,11 +7,14 @@ export interface ListRunsRequest {
   /** Mutually exclusive with `completedOnly`. */
   activeOnly?: boolean;
   completedOnly?: boolean;
-  /** 1..25. @defaultValue 25 */
+  /** 1..24, larger asks are sent as 24. @defaultValue 24 */
   limit?: number;
   startTimeFrom?: number;
   pageToken?: string;
 }
+
+/** The reference: `limit` "must be greater than 0 and less than 25"; 25 risks a 400 on every poll. */
+export const RUNS_LIST_MAX_LIMIT = 24;
 
 export class JobsApi {
   constructor(private readonly http: DatabricksHttpClient) {}
@@ -24,7 +27,7 @@ export class JobsApi {
         job_id: request.jobId,
         active_only: request.activeOnly || undefined,
         completed_only: request.completedOnly || undefined,
-        limit: request.limit ?? 25,
+        limit: Math.min(request.limit ?? RUNS_LIST_MAX_LIMIT, RUNS_LIST_MAX_LIMIT),
         start_time_from: request.startTimeFrom,
         page_token: request.pageToken,
       },

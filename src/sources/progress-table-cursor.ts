@@ -10,7 +10,10 @@ import type { SeenState } from './seen-batches.js';
 
 export interface ProgressTableCursor {
   v: 1;
-  /** Newest `ingested_at` read so far, µs since epoch. */
+  /**
+   * Newest `ingested_at` read so far, µs since epoch, but never past the bot's own clock (less the
+   * skew allowance): a writer whose clock runs fast must not move every other writer's rows behind it.
+   */
   watermarkUs: number;
   /** Where an interrupted read continues; null when the last poll read everything. */
   resume: { afterUs: number; afterKey: string } | null;

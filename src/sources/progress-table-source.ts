@@ -7,6 +7,7 @@ import type { DatabricksClient } from '../databricks/databricks-client.js';
 import type { QueryOptions } from '../databricks/statements-api.js';
 import type { Logger } from '../observability/logger.js';
 import { parseProgress } from '../progress/parse-progress.js';
+import { formatDuration } from '../util/duration.js';
 import { readProgressTableCursor, type ProgressTableCursor } from './progress-table-cursor.js';
 import { PROGRESS_TABLE_COLUMNS, PROGRESS_TABLE_STATEMENT, progressPageParameters, rowKey } from './progress-table-sql.js';
 import { SeenBatches } from './seen-batches.js';
@@ -51,6 +52,12 @@ export interface ProgressTableSourceOptions {
   /** `wait_timeout` of each statement. @defaultValue '10s' */
   waitTimeout?: string;
   statement?: QueryOptions;
+  /**
+   * How far a row's `ingested_at` may be ahead of this process's clock before its writer's clock is
+   * taken to be fast (logged once per query). The watermark never passes `now - clockSkewAllowanceMs`.
+   * @defaultValue 5_000
+   */
+  clockSkewAllowanceMs?: number;
   /** @defaultValue Date.now */
   now?: () => number;
   logger?: Logger;
@@ -70,6 +77,8 @@ export class ProgressTableSource implements ProgressSource<ProgressTableCursor> 
     return null;
   }
   private readonly options: ProgressTableSourceOptions;
+  /** Queries already logged as stamped ahead of our clock (one warning each per process). */
+  private readonly skewReported = new Set<string>();
 
   constructor(options: ProgressTableSourceOptions) {
     this.options = options;
@@ -79,7 +88,14 @@ export class ProgressTableSource implements ProgressSource<ProgressTableCursor> 
     const warnings: string[] = [];
     const { cursor: valid, problem } = readProgressTableCursor(stored);
     if (problem) warnings.push(problem);
-    const now = (this.options.now ?? Date.now)();
+    const clock = this.options.now ?? Date.now;
+    const now = clock();
+    const allowanceMs = Math.max(0, this.options.clockSkewAllowanceMs ?? 5_000);
+    // ingested_at is each writer cluster's own current_timestamp(): one fast clock must not carry the
+    // watermark, and with it every later read's lower bound, past rows the other clusters are still
+    // writing. So the watermark never passes our own clock (less the allowance); rows stamped ahead
+    // of it keep matching the read and are read again until it passes them, and `seen` skips them.
+    const trustedUs = Math.max(0, now - allowanceMs) * 1_000;
     const overlapUs = (this.options.overlapMs ?? 600_000) * 1_000;
     const watched = typeof this.options.watched === 'function' ? this.options.watched() : this.options.watched;
     const cursor: ProgressTableCursor = valid ?? {
@@ -93,7 +109,8 @@ export class ProgressTableSource implements ProgressSource<ProgressTableCursor> 
     }
 
     const seen = new SeenBatches(cursor.seen);
-    let watermarkUs = cursor.watermarkUs;
+    // Also lowers a watermark stored ahead of our clock (a cursor saved before the cap) at once.
+    let watermarkUs = Math.min(cursor.watermarkUs, trustedUs);
     const lateEveryMs = Math.max(0, this.options.lateReadEveryMs ?? 60_000);
     // The window a full read covers, and whether this poll is one (an interrupted read continues at
     // its position either way).
@@ -105,11 +122,13 @@ export class ProgressTableSource implements ProgressSource<ProgressTableCursor> 
     const deferFull = !cursor.resume && !cursor.lateNext && due && lateEveryMs > 0;
     const fullRead = !cursor.resume && (cursor.lateNext === true || (due && !deferFull));
     const windowUs = fullRead ? fullWindowUs : Math.min(overlapUs, (this.options.recentOverlapMs ?? 30_000) * 1_000);
-    let position = cursor.resume ?? { afterUs: Math.max(0, cursor.watermarkUs - windowUs), afterKey: '' };
+    let position = cursor.resume ?? { afterUs: Math.max(0, watermarkUs - windowUs), afterKey: '' };
     const progress: SourcedProgress[] = [];
     const maxPages = this.options.maxPagesPerPoll ?? 5;
     let more = false;
     let duplicates = 0;
+    /** Queries with rows stamped past our clock plus the allowance, and the most ahead (ms). */
+    const ahead = new Map<string, number>();
 
     for (let page = 0; page < maxPages; page += 1) {
       const result = await this.options.client.statements.query(
@@ -127,6 +146,8 @@ export class ProgressTableSource implements ProgressSource<ProgressTableCursor> 
         this.options.statement,
       );
       const [qi, ri, bi, ei, ii, pi] = PROGRESS_TABLE_COLUMNS.map((name) => column(result.columns, name)) as [number, number, number, number, number, number];
+      // Taken after the statement: a row committed while it ran is stamped no later than this.
+      const answeredAtMs = clock();
       for (const row of result.rows) {
         const queryId = row[qi] ?? '';
         const runId = row[ri] ?? '';
@@ -138,7 +159,9 @@ export class ProgressTableSource implements ProgressSource<ProgressTableCursor> 
         }
         const eventText = row[ei] ?? null;
         position = { afterUs: ingestedUs, afterKey: rowKey(queryId, runId, batchText ?? null, eventText) };
-        watermarkUs = Math.max(watermarkUs, ingestedUs);
+        watermarkUs = Math.max(watermarkUs, Math.min(ingestedUs, trustedUs));
+        const aheadMs = ingestedUs / 1_000 - answeredAtMs;
+        if (aheadMs > allowanceMs) ahead.set(queryId, Math.max(ahead.get(queryId) ?? 0, aheadMs));
         const batchId = batchText === null || batchText === undefined ? null : Number(batchText);
         if (!seen.add(queryId, runId, batchId, Number(eventText ?? 0), ingestedUs)) {
           duplicates += 1;
@@ -170,6 +193,7 @@ export class ProgressTableSource implements ProgressSource<ProgressTableCursor> 
     const resume = more ? position : null;
     // Keep exactly the runs the next read can return again (the next full read reaches furthest).
     seen.prune(resume ? Math.min(resume.afterUs, watermarkUs - fullWindowUs) : watermarkUs - fullWindowUs);
+    this.reportSkew(ahead, allowanceMs);
     if (duplicates > 0) this.options.logger?.debug({ duplicates }, 'progress table: rows read again inside the overlap window were skipped');
     progress.sort(byTriggerTime);
     // A full read counts once it is done (an interrupted one is asked for again later).
@@ -182,5 +206,18 @@ export class ProgressTableSource implements ProgressSource<ProgressTableCursor> 
       warnings,
       more: more || lateNext,
     };
+  }
+
+  /** One warning per query whose rows come stamped ahead of our clock: its writer's clock is fast. */
+  private reportSkew(ahead: Map<string, number>, allowanceMs: number): void {
+    const fresh = [...ahead].filter(([queryId]) => !this.skewReported.has(queryId));
+    if (fresh.length === 0) return;
+    for (const [queryId] of fresh) this.skewReported.add(queryId);
+    const skewMs = Math.max(...fresh.map(([, ms]) => ms));
+    const queryIds = fresh.map(([queryId]) => queryId);
+    this.options.logger?.warn(
+      { table: this.options.table, queryIds, skewMs, allowanceMs },
+      `progress table ${this.options.table}: rows of query ${queryIds.join(', ')} are stamped ${formatDuration(skewMs)} ahead of this process's clock (clock skew: the clock of the cluster writing them is fast by at least that). They are still read, each once, but each is read again at every poll until our clock passes its stamp; set that cluster's clock right (NTP)`,
+    );
   }
 }

@@ -45,13 +45,73 @@ const PROGRESS_COLUMNS: ResultColumn[] = [
   { name: 'progress_json', type_name: 'STRING', type_text: 'STRING' },
 ];
 
-/** `a.b.c` or `` `a`.`b`.`c` `` → lower-cased dotted name; null when it is not an identifier. */
+const UNQUOTED_PART = /^[A-Za-z0-9_]+$/;
+
+/**
+ * The parts of a possibly qualified, possibly back-quoted name as Databricks SQL reads it (and
+ * `IDENTIFIER(<string>)` parses its string the same way): a part is letters, digits and `_`, or
+ * anything between backquotes with a doubled backquote for one. `dev-catalog.s.t` is refused, with the
+ * error class the real service gives: the parser reads `dev-catalog` as a hyphen between two words.
+ */
+export function parseTableName(text: string): { ok: true; parts: string[] } | { ok: false; failure: SqlFailure } {
+  const parts: string[] = [];
+  let i = 0;
+  const skipSpace = () => {
+    while (i < text.length && /\s/.test(text[i]!)) i += 1;
+  };
+  const syntaxError = () => ({ ok: false as const, failure: sqlFailure('PARSE_SYNTAX_ERROR', '42601', `Syntax error at or near '${text.slice(i, i + 20) || 'end of input'}'.`) });
+  for (;;) {
+    skipSpace();
+    if (text[i] === '`') {
+      let part = '';
+      let j = i + 1;
+      for (;;) {
+        if (j >= text.length) return syntaxError();
+        if (text[j] === '`') {
+          if (text[j + 1] !== '`') break;
+          j += 1;
+        }
+        part += text[j];
+        j += 1;
+      }
+      if (part === '') return syntaxError();
+      parts.push(part);
+      i = j + 1;
+    } else {
+      const word = /^[^.\s`]*/.exec(text.slice(i))![0];
+      if (!UNQUOTED_PART.test(word)) {
+        if (/^[A-Za-z0-9_]+(-[A-Za-z0-9_]+)+$/.test(word)) {
+          return {
+            ok: false,
+            failure: sqlFailure(
+              'INVALID_IDENTIFIER',
+              '42602',
+              `The unquoted identifier ${word} is invalid and must be back quoted as: \`${word}\`. Unquoted identifiers can only contain ASCII letters ('a' - 'z', 'A' - 'Z'), digits ('0' - '9'), and underbar ('_'). Unquoted identifiers must also not start with a digit. Different data sources and meta stores may impose additional restrictions on valid identifiers.`,
+            ),
+          };
+        }
+        return syntaxError();
+      }
+      parts.push(word);
+      i += word.length;
+    }
+    skipSpace();
+    if (i >= text.length) break;
+    if (text[i] !== '.') return syntaxError();
+    i += 1;
+  }
+  return { ok: true, parts };
+}
+
+/**
+ * The table's key in the stand-in: its parts lower-cased (Unity Catalog names are case-insensitive),
+ * back-quoted where they need it, so `` `main`.Streamdoctor.t `` and `main.streamdoctor.t` are one
+ * table; null when it is not a name of at most three parts.
+ */
 export function normalizeTableName(text: string): string | null {
-  const parts = text.trim().split('.');
-  if (parts.length < 1 || parts.length > 3) return null;
-  const clean = parts.map((part) => part.replace(/^`(.*)`$/, '$1'));
-  if (clean.some((part) => !/^[A-Za-z0-9_-]+$/.test(part))) return null;
-  return clean.join('.').toLowerCase();
+  const parsed = parseTableName(text);
+  if (!parsed.ok || parsed.parts.length > 3) return null;
+  return parsed.parts.map((part) => (UNQUOTED_PART.test(part) ? part.toLowerCase() : `\`${part.toLowerCase().replaceAll('`', '``')}\``)).join('.');
 }
 
 /** Replaces a literal `FROM cat.sch.tbl` with the `IDENTIFIER(:table)` form, remembering the name. */
@@ -65,7 +125,14 @@ function literalFromClause(tokens: SqlToken[]): { tokens: SqlToken[]; table: str
   for (;;) {
     const token = tokens[index];
     if (!token || (token.type !== 'word' && token.type !== 'quoted')) break;
-    parts.push(token.text);
+    // Written back as SQL, so the name is read by the same rules as an IDENTIFIER(:table) string: a
+    // quoted part is quoted again, and `dev-catalog` (three tokens) stays one invalid part.
+    let part = token.type === 'quoted' ? `\`${token.text.replaceAll('`', '``')}\`` : token.text;
+    while (token.type === 'word' && tokens[index + 1]?.type === 'punct' && tokens[index + 1]!.text === '-' && (tokens[index + 2]?.type === 'word' || tokens[index + 2]?.type === 'number')) {
+      part += `-${tokens[index + 2]!.text}`;
+      index += 2;
+    }
+    parts.push(part);
     if (tokens[index + 1]?.type === 'punct' && tokens[index + 1]!.text === '.') index += 2;
     else {
       index += 1;
@@ -141,12 +208,14 @@ export function evaluateStatement(
     }
   }
   const tableText = literal.table ?? bound.get('table')?.value ?? '';
+  const parsedName = parseTableName(tableText);
+  if (!parsedName.ok) return { ok: false, failure: parsedName.failure };
   const tableName = normalizeTableName(tableText);
   if (!tableName) {
     return { ok: false, failure: sqlFailure('INVALID_SQL_SYNTAX.INVALID_TABLE_VALUED_FUNC_NAME', '42000', `Invalid table name ${JSON.stringify(tableText)}.`) };
   }
   const table = tables.get(tableName);
-  if (!table) return { ok: false, failure: tableNotFound(tableName) };
+  if (!table) return { ok: false, failure: tableNotFound(parsedName.parts.map((part) => part.toLowerCase()).join('.')) };
 
   const afterUsText = bound.get('after_us')?.value ?? null;
   if (afterUsText !== null && !/^-?\d+$/.test(afterUsText.trim())) {

@@ -1,7 +1,8 @@
 /**
- * The in-memory Delta progress table, with the DDL's columns (listener/progress_table.sql). A row can
- * be written "late": it carries an `ingested_at` earlier than the moment it becomes visible to readers,
- * which is what a slow Delta commit or a skewed writer clock looks like to the bot.
+ * The in-memory Delta progress table, with the DDL's columns (listener/progress_table.sql). As in Delta,
+ * a row is visible once its write commits, whatever its `ingested_at` says: that is the writer's own
+ * clock, so it may lie behind the commit (a slow commit) or ahead of it (a fast clock). A commit can be
+ * made slow (`visibleAfterMs`), which is what a late row looks like to the bot.
  */
 
 export interface ProgressRow {
@@ -14,14 +15,17 @@ export interface ProgressRow {
   /** Microseconds since epoch, as Delta stores a TIMESTAMP. */
   ingested_us: number;
   progress_json: string;
-  /** Simulated time at which readers start to see the row. */
+  /** Simulated time at which readers start to see the row: its commit, never its `ingested_at`. */
   visible_at_ms: number;
 }
 
 export interface InsertProgressOptions {
   /** When the writer stamped the row (`current_timestamp()` in the listener). @defaultValue the clock's now */
   ingestedAtMs?: number;
-  /** Readers see the row this long after `ingestedAtMs` (a late/out-of-order write). @defaultValue 0 */
+  /**
+   * The commit lands this long after the insert (a slow Delta commit: readers see the row late, and
+   * out of order with rows written after it). @defaultValue 0
+   */
   visibleAfterMs?: number;
   /**
    * Column values written as given instead of extracted from the JSON, which then need not parse (a
@@ -47,7 +51,10 @@ export class ProgressTable {
     if (!(maxRows >= 1) || !Number.isInteger(maxRows)) throw new RangeError(`maxRows must be a positive integer, got ${maxRows}`);
   }
 
-  /** Inserts one progress JSON; returns the stored row. Throws on JSON that is not a progress object. */
+  /**
+   * Inserts one progress JSON, written at `nowMs` (the commit starts then); returns the stored row.
+   * Throws on JSON that is not a progress object.
+   */
   insert(progressJson: string, nowMs: number, options: InsertProgressOptions = {}): ProgressRow {
     let progress: Record<string, unknown>;
     if (options.columns) {
@@ -72,7 +79,9 @@ export class ProgressTable {
       event_time_ms: typeof progress.timestamp === 'string' && Number.isFinite(Date.parse(progress.timestamp)) ? Date.parse(progress.timestamp) : null,
       ingested_us: ingestedUs,
       progress_json: progressJson,
-      visible_at_ms: ingestedMs + (options.visibleAfterMs ?? 0),
+      // Keyed to the commit, not to ingested_at: a writer with a fast clock stamps rows in the future,
+      // and real Delta still shows them as soon as they commit.
+      visible_at_ms: nowMs + Math.max(0, options.visibleAfterMs ?? 0),
     };
     this.rows.push(row);
     this.oldestUs = Math.min(this.oldestUs, ingestedUs);

@@ -5,6 +5,9 @@
 import type { DatabricksState, RouteRequest } from './context.js';
 import { boolParam, HttpError, intParam, sendJson } from './http.js';
 
+/** The largest `runs/list` limit ("greater than 0 and less than 25"). */
+const RUNS_LIST_MAX_LIMIT = 24;
+
 /** Answers the job paths; false for any other. */
 export function handleJobRoutes(request: RouteRequest, state: DatabricksState): boolean {
   const { res, method, path, params } = request;
@@ -35,10 +38,13 @@ export function handleJobRoutes(request: RouteRequest, state: DatabricksState): 
     if (activeOnly && completedOnly) {
       throw new HttpError(400, 'INVALID_PARAMETER_VALUE', 'active_only and completed_only cannot both be true.');
     }
-    // limit=0 means the maximum, as the real API reads it.
+    // The API reference: limit "must be greater than 0 and less than 25", default 20, and 0 asks for
+    // the maximum. Refusing 25 keeps a client that sends it from passing here and failing there.
     let limit = intParam(params, 'limit') ?? 20;
-    if (limit === 0) limit = 25;
-    if (limit < 0 || limit > 25) throw new HttpError(400, 'INVALID_PARAMETER_VALUE', 'limit must be between 0 and 25.');
+    if (limit === 0) limit = RUNS_LIST_MAX_LIMIT;
+    if (limit < 1 || limit > RUNS_LIST_MAX_LIMIT) {
+      throw new HttpError(400, 'INVALID_PARAMETER_VALUE', `Invalid limit ${limit}: limit must be greater than 0 and less than 25.`);
+    }
     const jobId = intParam(params, 'job_id');
     const all = runs.list({
       jobId,
