@@ -1,8 +1,9 @@
 /**
- * Applies source signals about jobs and pipelines to their `failed` incidents (what each signal
- * means is core: src/diagnosis/host-signals.ts), and says whether a stream's host is known down.
+ * Applies source signals about jobs and pipelines to their `failed` incidents (and a job's
+ * `source_unreadable` one when its runs cannot be read; what each signal means is core:
+ * src/diagnosis/host-signals.ts), and says whether a stream's host is known down.
  */
-import { signalOutcome, type Signal } from '../src/diagnosis/host-signals.js';
+import { signalOutcome, withResolveNote, type Signal } from '../src/diagnosis/host-signals.js';
 import type { IncidentChange } from '../src/diagnosis/types.js';
 import type { RedisStore } from '../src/store/index.js';
 import type { StreamInfo } from '../src/store/types.js';
@@ -37,7 +38,8 @@ export async function hostLiveness(store: RedisStore, stream: { jobId?: string; 
 
 /**
  * Applies signals; returns the queries whose outbox got intents (the caller drains them).
- * The open `failed` incident of each job or pipeline is found among its stream's incident records.
+ * The open incident of each job or pipeline (of the kind the signal is about: `failed`, or
+ * `source_unreadable` for a job that cannot be read) is found among its stream's incident records.
  */
 export async function applySignals(store: RedisStore, signals: unknown[], sourceId: string, nowMs: number): Promise<string[]> {
   const touched = new Set<string>();
@@ -48,7 +50,8 @@ export async function applySignals(store: RedisStore, signals: unknown[], source
     const { hostId: queryId, ...host } = outcome.host;
     const stream = { queryId, ...host, source: sourceId } satisfies StreamInfo;
     const { action } = outcome;
-    const open = (await store.incidents.listForQuery(queryId)).find((r) => r.kind === 'failed' && r.state === 'open');
+    const kind = 'open' in action ? action.open.kind : (action.kind ?? 'failed');
+    const open = (await store.incidents.listForQuery(queryId)).find((r) => r.kind === kind && r.state === 'open');
     const changes: IncidentChange[] = [];
     if ('open' in action) {
       const incoming = action.open;
@@ -61,8 +64,10 @@ export async function applySignals(store: RedisStore, signals: unknown[], source
         changes.push({ type: 'updated', queryId, queryName: stream.name, incident: { ...incoming, openedAt: open.incident.openedAt } });
       }
     } else if (open && action.resolveAtMs >= open.openedAt) {
+      // Only a run or update that started after the failure resolves it (an older one is the failure's own).
       const resolvedAt = new Date(action.resolveAtMs).toISOString();
-      changes.push({ type: 'resolved', queryId, queryName: stream.name, incident: { ...open.incident, resolvedAt } });
+      const summary = action.note ? withResolveNote(open.incident.summary, action.note) : open.incident.summary;
+      changes.push({ type: 'resolved', queryId, queryName: stream.name, incident: { ...open.incident, resolvedAt, summary } });
     }
     if (changes.length > 0) {
       await store.queries.commitChanges(queryId, changes, nowMs);

@@ -4,10 +4,22 @@
  * every run that ended badly since the last poll (`job_run_failed`, with the state message and run
  * page); and flags a continuous job with no active run (`job_not_running`). A stall (a query silent
  * while data waits) is judged by the engine from the query's own cadence, not from these signals.
+ *
+ * Each job is read on its own: one job that cannot be read (403 without CAN VIEW, a deleted job) is
+ * skipped with a warning naming it and Databricks' error code, and is left out of `liveness()` (unknown),
+ * while the other jobs' signals and liveness go out. A refusal for the job (403/404/400) raises
+ * `job_unreadable` at once (its `source_unreadable` incident on `job-<id>`); a transient error
+ * (429, 5xx, network) only once it has lasted `unreadableAfterMs`. Its cursor entry is kept, so runs
+ * that failed meanwhile are reported when it reads again (`job_readable` resolves the incident).
+ * Workspace-wide failures still fail the whole poll, for source health: credentials refused (401),
+ * or no job read at all for a reason that is not a per-job refusal.
  */
 import { z } from 'zod';
+import { DEFAULTS } from '../config/defaults.js';
 import type { DatabricksClient } from '../databricks/databricks-client.js';
+import { DatabricksApiError } from '../databricks/errors.js';
 import type { Run } from '../databricks/wire-types.js';
+import { redactSecrets } from '../observability/logger.js';
 import type { WatchedJobState, PollResult, ProgressSource, SourceSignal } from './source.js';
 
 export interface WatchedJob {
@@ -18,9 +30,18 @@ export interface WatchedJob {
   continuous?: boolean;
 }
 
+/** A job's failure streak: what Databricks answered at its start, and whether it was a refusal. */
+export interface JobReadFailure {
+  sinceMs: number;
+  errorCode: string;
+  httpStatus: number;
+  message: string;
+  permanent: boolean;
+}
+
 export interface JobRunsCursor {
   v: 1;
-  jobs: Record<string, { endedAfterMs: number; reported: number[] }>;
+  jobs: Record<string, { endedAfterMs: number; reported: number[]; /** Set while the job cannot be read. */ unreadable?: JobReadFailure }>;
 }
 
 export interface JobRunsSourceOptions {
@@ -30,16 +51,49 @@ export interface JobRunsSourceOptions {
   initialLookbackMs?: number;
   /** Pages of completed runs read per job per poll (25 runs each). @defaultValue 2 */
   maxPages?: number;
+  /**
+   * A job failing transiently (429, 5xx, network) this long is reported unreadable; a refusal
+   * (403/404/400) at once. @defaultValue 300000 (the source-health threshold's default)
+   */
+  unreadableAfterMs?: number;
   /** @defaultValue Date.now */
   now?: () => number;
 }
 
 const BAD_RESULTS = new Set(['FAILED', 'TIMEDOUT', 'MAXIMUM_CONCURRENT_RUNS_REACHED', 'UPSTREAM_FAILED', 'INTERNAL_ERROR']);
 
+const failureSchema = z.object({
+  sinceMs: z.number().finite(),
+  errorCode: z.string(),
+  httpStatus: z.number(),
+  message: z.string(),
+  permanent: z.boolean(),
+});
+
 const cursorSchema = z.object({
   v: z.literal(1),
-  jobs: z.record(z.string(), z.object({ endedAfterMs: z.number().finite(), reported: z.array(z.number()) })),
+  jobs: z.record(z.string(), z.object({ endedAfterMs: z.number().finite(), reported: z.array(z.number()), unreadable: failureSchema.optional() })),
 });
+
+/** Databricks' own words from an error (the text after "answered <status> <code>: "), credentials scrubbed, bounded. */
+function saidBy(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  // The client's own prefix repeats the status and code the caller names already.
+  const match = /answered \d+ [A-Z_]+(?:: (.*))?$/s.exec(text);
+  const words = match ? (match[1] ?? '') : text;
+  return redactSecrets(words).replace(/\s+/g, ' ').trim().slice(0, 240);
+}
+
+/** How a failed read of one job counts: refused for this job, the workspace's credentials, or transient. */
+function readFailureOf(err: unknown): { errorCode: string; httpStatus: number; kind: 'job' | 'credentials' | 'transient' } {
+  if (!(err instanceof DatabricksApiError)) return { errorCode: err instanceof Error ? err.name : 'UNKNOWN', httpStatus: 0, kind: 'transient' };
+  const { errorCode, httpStatus } = err;
+  if (httpStatus === 401) return { errorCode, httpStatus, kind: 'credentials' };
+  // 403: no CAN VIEW on this job; 404, or 400 "Job … does not exist.": a deleted or mistyped job id.
+  // Another 400 is the request's fault, the same for every job: not a refusal of this one.
+  if (httpStatus === 403 || httpStatus === 404 || (httpStatus === 400 && /does not exist/i.test(err.message))) return { errorCode, httpStatus, kind: 'job' };
+  return { errorCode, httpStatus, kind: 'transient' };
+}
 
 function resultOf(run: Run): string | null {
   if (run.state?.result_state) return run.state.result_state;
@@ -57,6 +111,8 @@ export class JobRunsSource implements ProgressSource<JobRunsCursor> {
   private readonly running = new Map<number, number | null>();
   /** The jobs of the last poll and whether each ran. */
   private lastLiveness: WatchedJobState[] = [];
+  /** Names jobs' runs gave, so an unreadable job is still called by its name. */
+  private readonly names = new Map<number, string>();
 
   constructor(private readonly options: JobRunsSourceOptions) {}
 
@@ -74,23 +130,65 @@ export class JobRunsSource implements ProgressSource<JobRunsCursor> {
     const now = (this.options.now ?? Date.now)();
     const cursor: JobRunsCursor = { v: 1, jobs: {} };
     const signals: SourceSignal[] = [];
-    const results = await Promise.all(jobs.map((job) => this.pollJob(job, previous.jobs[String(job.jobId)] ?? null, now)));
+    // Each job on its own: one job that cannot be read must not hide the others' failures.
+    const results = await Promise.allSettled(jobs.map((job) => this.pollJob(job, previous.jobs[String(job.jobId)] ?? null, now)));
+    const read: string[] = [];
+    const failures: unknown[] = [];
+    let refusedForJob = false;
     jobs.forEach((job, index) => {
+      const key = String(job.jobId);
+      const entry = previous.jobs[key] ?? null;
       const result = results[index]!;
-      cursor.jobs[String(job.jobId)] = result.entry;
-      signals.push(...result.signals);
+      if (result.status === 'fulfilled') {
+        cursor.jobs[key] = result.value.entry;
+        signals.push(...result.value.signals);
+        read.push(key);
+        if (entry?.unreadable) signals.push({ type: 'job_readable', jobId: job.jobId, ...this.nameField(job), atMs: now });
+        return;
+      }
+      const err = result.reason;
+      failures.push(err);
+      const failure = readFailureOf(err);
+      refusedForJob ||= failure.kind === 'job';
+      // The streak keeps its start and first message while the code stays the same, so the
+      // incident it raises is committed once, not re-worded by each request id Databricks adds.
+      const same = entry?.unreadable && entry.unreadable.errorCode === failure.errorCode && entry.unreadable.httpStatus === failure.httpStatus;
+      const unreadable: JobReadFailure = same
+        ? entry.unreadable!
+        : { sinceMs: entry?.unreadable?.sinceMs ?? now, errorCode: failure.errorCode, httpStatus: failure.httpStatus, message: saidBy(err), permanent: failure.kind === 'job' };
+      // Kept as it was (or from the initial lookback), so what failed meanwhile is reported later.
+      cursor.jobs[key] = { endedAfterMs: entry?.endedAfterMs ?? now - (this.options.initialLookbackMs ?? 900_000), reported: entry?.reported ?? [], unreadable };
+      this.running.delete(job.jobId);
+      const named = this.nameField(job);
+      const answer = failure.httpStatus ? `Databricks answered ${failure.httpStatus} ${failure.errorCode}` : `no answer from Databricks (${failure.errorCode})`;
+      warnings.push(`job ${job.jobId}${named.jobName ? ` (${named.jobName})` : ''} cannot be read: ${answer}; skipped this poll`);
+      if (unreadable.permanent || now - unreadable.sinceMs >= (this.options.unreadableAfterMs ?? DEFAULTS.sourceFailingSeconds * 1000)) {
+        signals.push({ type: 'job_unreadable', jobId: job.jobId, ...named, ...unreadable });
+      }
     });
-    this.lastLiveness = Object.keys(cursor.jobs).map((jobId) => {
+    // The workspace, not a job: refused credentials, or nothing read and not for a per-job refusal.
+    // Fail the poll so source health records the streak (its own incident past the threshold).
+    const credentials = failures.find((err) => readFailureOf(err).kind === 'credentials');
+    if (credentials !== undefined) throw credentials;
+    if (jobs.length > 0 && read.length === 0 && !refusedForJob) throw failures[0];
+    // Unread jobs are left out: their liveness is unknown (detect judges their streams as usual).
+    this.lastLiveness = read.map((jobId) => {
       const startedAtMs = this.running.get(Number(jobId)) ?? null;
       return { jobId, running: startedAtMs !== null, runStartedAtMs: startedAtMs !== null && startedAtMs > 0 ? startedAtMs : null };
     });
     return { progress: [], signals, cursor, warnings, more: false };
   }
 
+  /** The job's name from the watch file, else from its runs (remembered while it cannot be read). */
+  private nameField(job: WatchedJob): { jobName?: string } {
+    const name = job.name?.trim() || this.names.get(job.jobId);
+    return name ? { jobName: name } : {};
+  }
+
   private async pollJob(job: WatchedJob, entry: JobRunsCursor['jobs'][string] | null, now: number) {
     const { jobs } = this.options.client;
-    const active = await jobs.listAllRuns({ jobId: job.jobId, activeOnly: true, limit: 25 }, 4);
-    const completed = await jobs.listAllRuns({ jobId: job.jobId, completedOnly: true, limit: 25 }, this.options.maxPages ?? 2);
+    const active = await jobs.listAllRuns({ jobId: job.jobId, activeOnly: true }, 4);
+    const completed = await jobs.listAllRuns({ jobId: job.jobId, completedOnly: true }, this.options.maxPages ?? 2);
     const endedAfterMs = entry?.endedAfterMs ?? now - (this.options.initialLookbackMs ?? 900_000);
     const reported = new Set(entry?.reported ?? []);
     const signals: SourceSignal[] = [];
@@ -99,6 +197,7 @@ export class JobRunsSource implements ProgressSource<JobRunsCursor> {
     // People know jobs by name: the watch file's, else the name the runs carry.
     const named = [...active, ...completed].sort((a, b) => (b.start_time ?? 0) - (a.start_time ?? 0)).find((run) => run.run_name?.trim());
     const jobName = job.name?.trim() || named?.run_name?.trim() || undefined;
+    if (named?.run_name?.trim()) this.names.set(job.jobId, named.run_name.trim());
     const nameField = jobName ? { jobName } : {};
 
     const ended = completed

@@ -1,7 +1,8 @@
 /**
  * Lakeflow pipelines through their event log (`GET /api/2.0/pipelines/{id}/events`): `stream_progress`
  * events carry the StreamingQueryProgress of each flow; `flow_progress` events carry the backlog
- * (bytes, files); a FAILED `update_progress` is a pipeline failure.
+ * (bytes, files); a FAILED `update_progress` is a pipeline failure, and a later update that reaches
+ * RUNNING (or COMPLETED: a triggered pipeline) is its recovery (`pipeline_running`, which resolves it).
  *
  * Each poll reads oldest first from the cursor's newest timestamp (`timestamp >= …`, inclusive, so
  * events sharing that millisecond are not lost) and skips the ids already read at it; later pages
@@ -31,6 +32,14 @@ export interface PipelineEventsSourceOptions {
   maxPagesPerPipeline?: number;
   /** @defaultValue Date.now */
   now?: () => number;
+}
+
+/** What one poll of a pipeline has read of its updates. */
+interface UpdatesSeen {
+  /** Earliest event timestamp read per update id. */
+  firstMs: Map<string, number>;
+  /** Updates that ended FAILED. */
+  failed: Set<string>;
 }
 
 function numberOrNull(value: unknown): number | null {
@@ -93,6 +102,9 @@ export class PipelineEventsSource implements ProgressSource<PipelineEventsCursor
     const warnings: string[] = [];
     const maxResults = this.options.pageSize ?? 250;
     const maxPages = this.options.maxPagesPerPipeline ?? 8;
+    // Per update: its earliest event this poll read (its start as far as the poll knows), and the
+    // updates that failed, so a recovery is only claimed by an update that began after a failure.
+    const updates: UpdatesSeen = { firstMs: new Map(), failed: new Set() };
     let pageToken: string | undefined;
     for (let page = 0; page < maxPages; page += 1) {
       const response = await this.options.client.pipelines.listEvents(
@@ -111,7 +123,7 @@ export class PipelineEventsSource implements ProgressSource<PipelineEventsCursor
         if (atMs < fromMs || skip.has(id) || read.has(id)) continue;
         read.set(id, atMs);
         newestMs = Math.max(newestMs, atMs);
-        this.readEvent(pipelineId, id, atMs, event, progress, signals, warnings);
+        this.readEvent(pipelineId, id, atMs, event, progress, signals, warnings, updates);
       }
       // An empty page ends the listing even if a token came with it.
       pageToken = events.length > 0 ? response.next_page_token || undefined : undefined;
@@ -130,8 +142,11 @@ export class PipelineEventsSource implements ProgressSource<PipelineEventsCursor
     progress: SourcedProgress[],
     signals: SourceSignal[],
     warnings: string[],
+    updates: UpdatesSeen,
   ): void {
     const ref = `pipeline ${pipelineId} event ${id}`;
+    const updateId = event.origin?.update_id ?? null;
+    if (updateId && !updates.firstMs.has(updateId)) updates.firstMs.set(updateId, atMs);
     if (event.event_type === 'stream_progress') {
       const parsed = parseProgress(event);
       if (parsed.ok) progress.push({ progress: parsed.progress, origin: { source: 'pipeline_event_log', ref }, warnings: parsed.warnings });
@@ -158,14 +173,29 @@ export class PipelineEventsSource implements ProgressSource<PipelineEventsCursor
     }
     if (event.event_type === 'update_progress') {
       const update = (details.update_progress ?? {}) as { state?: unknown };
+      const nameField = event.origin?.pipeline_name?.trim() ? { pipelineName: event.origin.pipeline_name.trim() } : {};
       if (update.state === 'FAILED') {
+        if (updateId) updates.failed.add(updateId);
         const exception = event.error?.exceptions?.[0];
         signals.push({
           type: 'pipeline_failed',
           pipelineId,
-          ...(event.origin?.pipeline_name?.trim() ? { pipelineName: event.origin.pipeline_name.trim() } : {}),
-          updateId: event.origin?.update_id ?? null,
+          ...nameField,
+          updateId,
           message: exception?.message ?? event.message ?? 'pipeline update failed',
+          atMs,
+        });
+      } else if ((update.state === 'RUNNING' || update.state === 'COMPLETED') && !(updateId && updates.failed.has(updateId))) {
+        // Without a failure open this resolves nothing; the app checks the update began after it.
+        // A pipeline runs one update at a time, so an update whose first events an earlier poll read
+        // (start unknown here) and that runs after a failure began after it.
+        signals.push({
+          type: 'pipeline_running',
+          pipelineId,
+          ...nameField,
+          updateId,
+          state: update.state,
+          startedAtMs: (updateId ? updates.firstMs.get(updateId) : undefined) ?? atMs,
           atMs,
         });
       }
