@@ -20,6 +20,7 @@ import { TRACKER_INCIDENT_KINDS } from '../src/diagnosis/tracker-state.js';
 import type { IncidentChange } from '../src/diagnosis/types.js';
 import type { Logger } from '../src/observability/logger.js';
 import type { PipelineMetrics } from '../src/observability/metrics.js';
+import { sparkOrder } from '../src/progress/spark-order.js';
 import type { Progress } from '../src/progress/types.js';
 import { StateConflictError, incidentIdOf, type RedisStore } from '../src/store/index.js';
 import type { IncidentRecord } from '../src/store/types.js';
@@ -69,10 +70,16 @@ export function closedUnconfirmed(record: IncidentRecord, nowMs: number): Incide
   };
 }
 
-/** Whether `p` was already observed, given the last observed run/batch/time. */
+/**
+ * Whether `p` was already observed, given the last observed run/batch/time, in the order the inbox
+ * is read in (`sparkOrder`): within a run batch ids decide, whatever a timestamp says; across runs
+ * (a restart) or without batch ids, trigger time does, and a later batch id across a restart on one
+ * checkpoint is never taken for an old one. A report without a timestamp (`timestampMissing`) has
+ * no time to judge by: the tracker places it, and counts it if it skips it.
+ */
 export function alreadyObserved(p: Progress, last: { runId: string | null; batchId: number | null; atMs: number | null }): boolean {
   if (p.batchId !== null && last.batchId !== null && p.runId === last.runId) return p.batchId <= last.batchId;
-  // Different run (restart) or no batch ids: order by trigger time.
+  if (p.timestampMissing) return false;
   return last.atMs !== null && p.timestampMs <= last.atMs && (p.batchId === null || last.batchId === null || p.batchId <= last.batchId);
 }
 
@@ -121,8 +128,11 @@ export function createDetectProcessor(deps: DetectDeps) {
     const changes: IncidentChange[] = [];
     let observed = 0;
     let duplicates = 0;
-    const ordered = [...load.entries].sort(
-      (a, b) => a.progress.timestampMs - b.progress.timestampMs || (a.progress.batchId ?? 0) - (b.progress.batchId ?? 0) || a.seq - b.seq,
+    // As Spark ran them: by time, a report dated a day ahead would sort last (and be dropped as
+    // seen) and one dated back (or without a time) first, with the batches before it dropped.
+    const ordered = sparkOrder(
+      [...load.entries].sort((a, b) => a.seq - b.seq),
+      (entry) => entry.progress,
     );
     for (const { progress } of ordered) {
       if (progress.id !== queryId || alreadyObserved(progress, last)) {
@@ -139,7 +149,7 @@ export function createDetectProcessor(deps: DetectDeps) {
       observed += 1;
       last.runId = progress.runId;
       last.batchId = progress.batchId;
-      last.atMs = progress.timestampMs;
+      if (!progress.timestampMissing) last.atMs = progress.timestampMs;
     }
     // Reports the engine did not take as they came (QueryTracker.irregular): said, never silent.
     const irregular = (tracker as { irregular?: { older: number; duplicate: number; misdated: number } }).irregular;

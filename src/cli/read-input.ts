@@ -2,9 +2,11 @@
  * The text of `streamdoctor diagnose`'s input, handed on in chunks so inputs larger than memory work.
  * A file is read synchronously into one reused buffer: diagnose does nothing else meanwhile, and a
  * stream's per-chunk buffers, thread-pool round trips and promise turns cost about a sixth of a
- * bare JSON.parse of the same file. Stdin (a pipe or a terminal) is read as a stream.
+ * bare JSON.parse of the same file. Stdin (a pipe or a terminal) is read as a stream. A path need
+ * not name a regular file (`/dev/stdin`, `<(…)`, `/dev/fd/N` are pipes): what was read says which
+ * it was (`FileRead`), and only a regular file that has not changed since can be read again.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { StreamDoctorError } from '../util/errors.js';
 
@@ -26,26 +28,70 @@ export interface ReadInputOptions {
    * @defaultValue 65_536
    */
   chunkBytes?: number;
+  /**
+   * A read of the same path before: read only if it is still that regular file, unchanged (device,
+   * inode, size, modification time), and the same number of bytes is read; otherwise throw
+   * `InputReadError` (text already passed to `onText` is then not the file's: discard it).
+   */
+  sameAs?: FileRead;
 }
 
-/** Reads the file at `path`, passing its UTF-8 text to `onText` chunk by chunk; errors of `onText` pass through. */
-export function readFileText(path: string, onText: (text: string) => void, options: ReadInputOptions = {}): void {
+/** What a read of a path found, to tell whether it can be read again. */
+export interface FileRead {
+  /** A regular file (not a pipe, FIFO, socket or device): it reads the same again, if unchanged. */
+  regular: boolean;
+  dev: number;
+  ino: number;
+  /** Size and modification time when the read ended. */
+  size: number;
+  mtimeMs: number;
+  /** Bytes read. */
+  bytes: number;
+}
+
+/** Whether `read` was of a regular file read whole, which `readFileText(…, { sameAs: read })` can read again. */
+export function canReadAgain(read: FileRead): boolean {
+  return read.regular && read.bytes === read.size;
+}
+
+/**
+ * Reads the file at `path`, passing its UTF-8 text to `onText` chunk by chunk; errors of `onText`
+ * pass through. Returns what it read (`FileRead`).
+ */
+export function readFileText(path: string, onText: (text: string) => void, options: ReadInputOptions = {}): FileRead {
   const fd = attempt(() => openSync(path, 'r'));
   try {
+    const { sameAs } = options;
+    // Before reading (its bytes are compared at the end).
+    if (sameAs && !unchanged(sameAs, fileRead(fd, sameAs.bytes))) throw new InputReadError('it changed since it was read');
+    let bytesRead = 0;
     const buffer = Buffer.allocUnsafe(options.chunkBytes ?? 65_536);
     // A multi-byte character split across two reads is held back until its end arrives.
     const decoder = new StringDecoder('utf8');
     for (;;) {
       const bytes = attempt(() => readSync(fd, buffer, 0, buffer.length, null));
       if (bytes === 0) break;
+      bytesRead += bytes;
       const text = decoder.write(buffer.subarray(0, bytes));
       if (text.length > 0) onText(text);
     }
     const rest = decoder.end();
     if (rest.length > 0) onText(rest);
+    const read = fileRead(fd, bytesRead);
+    if (sameAs && !unchanged(sameAs, read)) throw new InputReadError('it changed since it was read');
+    return read;
   } finally {
     closeSync(fd);
   }
+}
+
+function fileRead(fd: number, bytes: number): FileRead {
+  const stats = attempt(() => fstatSync(fd));
+  return { regular: stats.isFile(), dev: stats.dev, ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs, bytes };
+}
+
+function unchanged(before: FileRead, now: FileRead): boolean {
+  return canReadAgain(before) && now.regular && now.dev === before.dev && now.ino === before.ino && now.size === before.size && now.mtimeMs === before.mtimeMs && now.bytes === before.bytes;
 }
 
 /** Reads `stream` to its end, passing its text to `onText` chunk by chunk; errors of `onText` pass through. */

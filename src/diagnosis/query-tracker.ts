@@ -160,7 +160,9 @@ export class QueryTracker {
       // run a lower batchId is older whatever its timestamp says.
       const batchOrder = progress.batchId !== null && last.batchId !== null ? Math.sign(progress.batchId - last.batchId) : 0;
       if (sameRun && batchOrder < 0) return this.skip('older');
-      if (progress.timestampMs < last.t && !p.timestampMissing) {
+      // A later batch that starts before the newest one ended (Spark starts it only after): misdated.
+      const misdated = batchOrder > 0 ? progress.timestampMs < last.t + last.d : progress.timestampMs < last.t;
+      if (misdated && !p.timestampMissing) {
         const placed = batchOrder > 0 ? this.reconcileMisdated(progress, sameRun) : null;
         if (!placed) return this.skip('older');
         progress = placed; // of a later batch: no repeat of `last`, which is all `last` is read for below
@@ -391,33 +393,39 @@ export class QueryTracker {
   }
 
   /**
-   * `p` is of a later batch than the newest one read, yet dated before it. Spark starts a batch only
-   * after the one before it ended, so one of the two timestamps is wrong, and the ring says which.
-   * When an earlier report is dated before `p`, the newest ones dated after it are the odd ones out
-   * (a row stamped in the future, a driver clock that jumped ahead and came back): they keep their
-   * counts and move back, their gaps kept, to where Spark would have started the first of them (the
-   * next multiple of the trigger interval after the batch before started, or that batch's end when
-   * it ran over; no later than lets them end by `p`'s start), and the clock with them. Left
-   * ahead, their time would be what every later report is judged older than (and skipped) and what
-   * silence is measured from (no stall). When every report in the ring is dated after `p`, one row
-   * against many, `p` is the likelier odd one: within its run it is kept with its time placed after
-   * the newest, as a report without one; of another run it is left to be skipped.
+   * `p` is of a later batch than the newest one read, yet dated before that one ended. Spark starts
+   * a batch only after the one before it ended, so one of the timestamps is wrong: either the newest
+   * rows, those ending after `p`'s date (a row stamped in the future, a driver clock that jumped
+   * ahead and came back), or `p`'s own (dated back). Whether the move fits decides which: those rows,
+   * their gaps kept, placed from where Spark would have started the first of them (the next multiple
+   * of the trigger interval after the batch before them started, or that batch's end when it ran
+   * over; never before that end, no later than lets them end by `p`'s start), must end by `p`'s
+   * start. Then they move there, keeping their counts, and the clock with them: left ahead, their
+   * time would be what every later report is judged older than (and skipped) and what silence is
+   * measured from (no stall). When they do not fit (nor when no batch is before them), `p` is the
+   * misdated one and the ring is left as it is: `p` is kept with its time placed after the newest,
+   * as a report without one; of another run and dated before the newest started it is left to be
+   * skipped. Either way the ring stays a timeline: times in order, no batch before the last ended.
    */
   private reconcileMisdated(p: Progress, sameRun: boolean): Progress | null {
     const all = this.ring.all();
-    let first = all.length;
-    while (first > 0 && all[first - 1]!.t > p.timestampMs) first -= 1;
     const newest = all[all.length - 1]!;
-    if (first === 0) {
-      if (!sameRun) return null;
+    // The rows that end after `p` started (the ring is a timeline: ends in order).
+    let first = all.length;
+    while (first > 0 && all[first - 1]!.t + all[first - 1]!.d > p.timestampMs) first -= 1;
+    const before = first > 0 ? all[first - 1]! : null;
+    const span = newest.t + newest.d - all[first]!.t;
+    // The earliest they can start: when the batch before them ended.
+    const earliest = before ? before.t + before.d : Number.POSITIVE_INFINITY;
+    if (earliest + span > p.timestampMs) {
+      // Of another run and dated before the newest started: left to be skipped, as older.
+      if (!sameRun && p.timestampMs < newest.t) return null;
       this.irregular.misdated += 1;
       return { ...p, timestampMs: newest.t + Math.max(newest.d, 1) };
     }
-    const before = all[first - 1]!;
-    const span = newest.t + newest.d - all[first]!.t;
     const triggerMs = this.options.triggerMs ?? this.inferredTriggerMs;
-    const next = triggerMs ? (Math.floor(before.t / triggerMs) + 1) * triggerMs : -Infinity;
-    const start = Math.min(Math.max(next, before.t + before.d), p.timestampMs - span);
+    const next = triggerMs ? (Math.floor(before!.t / triggerMs) + 1) * triggerMs : -Infinity;
+    const start = Math.max(earliest, Math.min(next, p.timestampMs - span));
     const shift = all[first]!.t - start;
     const clock = start + span;
     const ring = new FeatureRing(TUNING.ringSize);
@@ -444,8 +452,9 @@ export class QueryTracker {
       if (state!.clearSinceMs !== undefined && state!.clearSinceMs > clock) state!.clearSinceMs = clock;
     }
     for (const state of Object.values(this.cooling)) if (state!.resolvedAtMs > clock) state!.resolvedAtMs = clock;
-    // Those that name a moved batch (dated after `p`) move with it.
-    const moved = (t: number) => t > p.timestampMs;
+    // Those that name a moved batch move with it.
+    const firstT = all[first]!.t;
+    const moved = (t: number) => t >= firstT;
     if (this.disruption && moved(this.disruption.batchT)) this.disruption = first === all.length - 1 ? disruptionAt(ring.all()) : null;
     if (this.capBound && moved(this.capBound.sinceMs)) {
       const slow = this.capBound.slowSinceMs;

@@ -1,19 +1,23 @@
 /**
- * `streamdoctor diagnose` on reports out of order: a file is read again per query in Spark's order
- * (a DESC export loses nothing), stdin's skips are told with their counts, duplicates and misdated
- * reports are told, and a misdated report is not "now".
+ * `streamdoctor diagnose` on reports out of order: a regular file is read again per query in Spark's
+ * order (a DESC export loses nothing), stdin's and a pipe's skips are told with their counts and
+ * their first read stands, duplicates and misdated reports are told, and a misdated report is not "now".
  */
+import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { run, sparkOrder } from '../../src/cli/commands/diagnose.js';
+import { run } from '../../src/cli/commands/diagnose.js';
+import { sparkOrder } from '../../src/progress/spark-order.js';
 import { parseProgress } from '../../src/progress/parse-progress.js';
 import type { Progress } from '../../src/progress/types.js';
 import { DEFAULT_START_MS, StreamSimulator, steppedRate } from '../../src/simulator/index.js';
 
 const MIN = 60_000;
+const root = new URL('../../', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'streamdoctor-order-'));
 
 async function diagnose(argv: string[], stdin = ''): Promise<{ code: number; out: string; err: string }> {
@@ -26,6 +30,20 @@ async function diagnose(argv: string[], stdin = ''): Promise<{ code: number; out
   });
   return { code, out, err };
 }
+
+/** Runs `command` with bash (the file as $0) from the repository root: the built command, its exit code and streams. */
+async function shell(command: string, path: string): Promise<{ code: number; out: string; err: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)('bash', ['-c', command, path], { cwd: root });
+    return { code: 0, out: stdout, err: stderr };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    if (typeof failed.code !== 'number') throw error;
+    return { code: failed.code, out: failed.stdout ?? '', err: failed.stderr ?? '' };
+  }
+}
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 function file(name: string, lines: string[]): string {
   const path = join(dir, name);
@@ -80,6 +98,27 @@ describe('diagnose on reports out of order', () => {
       `streamdoctor diagnose: ${olderIn('orders')} reports of query "orders" (0a0a0a0a-0000-4000-8000-000000000001) came before ones already read and were skipped: sort the input by timestamp (or give it as a file, which is read again in order)\n`,
     );
     expect(err.match(/were skipped/g)).toHaveLength(2);
+  });
+
+  it('reads a pipe named as a file (/dev/stdin, <(…)) once: its first read stands, its skips are told, --fail-on still fails', async () => {
+    // One report of the falling-behind query moved to the end: skipped on the first read.
+    const index = lines.findIndex((line) => line.includes('"batchId":60,') && line.includes('"name":"orders"'));
+    const late = [...lines.slice(0, index), ...lines.slice(index + 1), lines[index]!];
+    const moved = file('one-late.jsonl', late);
+    const stdin = await diagnose(['-', '--format', 'json', '--fail-on', 'warning'], `${late.join('\n')}\n`);
+    expect(stdin.code).toBe(1);
+    const skipped = 'streamdoctor diagnose: 1 report of query "orders" (0a0a0a0a-0000-4000-8000-000000000001) came before ones already read and was skipped: sort the input by timestamp';
+    for (const command of ['cat "$0" | node bin/streamdoctor.mjs diagnose /dev/stdin --format json --fail-on warning', 'node bin/streamdoctor.mjs diagnose <(cat "$0") --format json --fail-on warning']) {
+      const result = await shell(command, moved);
+      expect(result.code, command).toBe(1);
+      expect(result.out, command).toBe(stdin.out);
+      expect(result.err, command).toMatch(new RegExp(`^${escape(skipped)} \\(or give it as a regular file, which is read again in order: \\S+ is a pipe or device, read once\\)\n$`));
+    }
+    // The same file named (or redirected to /dev/stdin) is a regular file: read again, as in order.
+    const expected = await diagnose([inOrder, '--format', 'json', '--fail-on', 'warning']);
+    const redirected = await shell('node bin/streamdoctor.mjs diagnose /dev/stdin --format json --fail-on warning < "$0"', moved);
+    expect(redirected.out).toBe(expected.out);
+    expect(redirected.err).toBe('streamdoctor diagnose: 1 report of query "orders" (0a0a0a0a-0000-4000-8000-000000000001) came before ones already read: all its reports were read again in run and batch order\n');
   });
 
   it('tells reports repeated, and reads the rest as without them', async () => {

@@ -1,9 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { InputReadError, readFileText, readStreamText } from '../../src/cli/read-input.js';
+import { canReadAgain, InputReadError, readFileText, readStreamText } from '../../src/cli/read-input.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sd-read-input-'));
 // Two-, three- and four-byte characters, so small reads split some of them.
@@ -27,6 +27,23 @@ describe('readFileText', () => {
   it('says what is wrong with a path it cannot read', () => {
     expect(() => readFileText(join(dir, 'missing.jsonl'), () => {})).toThrow(new InputReadError('no such file'));
     expect(() => readFileText(dir, () => {})).toThrow(new InputReadError('is a directory'));
+  });
+
+  it('says what it read: a regular file read whole can be read again while it is unchanged', () => {
+    const file = join(dir, 'again.jsonl');
+    writeFileSync(file, TEXT);
+    const read = readFileText(file, () => {});
+    expect(read).toMatchObject({ regular: true, bytes: Buffer.byteLength(TEXT), size: Buffer.byteLength(TEXT) });
+    expect(canReadAgain(read)).toBe(true);
+    expect(captureText((onText) => readFileText(file, onText, { sameAs: read }))).toBe(TEXT);
+    // Appended to, or rewritten to the same size at another time: refused.
+    appendFileSync(file, '{}\n');
+    expect(() => readFileText(file, () => {}, { sameAs: read })).toThrow(new InputReadError('it changed since it was read'));
+    writeFileSync(file, TEXT.replace('zürich', 'zurich').replace('ÿ', 'yy'));
+    utimesSync(file, new Date(), new Date(Date.now() + 60_000));
+    expect(() => readFileText(file, () => {}, { sameAs: read })).toThrow(new InputReadError('it changed since it was read'));
+    // Not a regular file: never read again.
+    expect(canReadAgain({ ...read, regular: false })).toBe(false);
   });
 
   it('lets an error of the consumer through as it is, not as a read error', () => {

@@ -36,6 +36,15 @@ describe('alreadyObserved', () => {
     // An old report of another run arriving late: skipped.
     expect(alreadyObserved(kafkaProgress(QID, 40, T0, { runId: 'run0' }), last)).toBe(true);
   });
+
+  it('within a run goes by batchId whatever the time says; without a time, never judges by it', () => {
+    // Dated a day ahead or an hour back: its batch decides.
+    expect(alreadyObserved(kafkaProgress(QID, 42, T0, { runId: 'run1', timestampMs: T0 - 3_600_000 }), last)).toBe(false);
+    expect(alreadyObserved(kafkaProgress(QID, 40, T0, { runId: 'run1', timestampMs: T0 + 86_400_000 }), last)).toBe(true);
+    // The parser read its time as missing (timestampMs 0): of another run, or without batch ids, left to the tracker.
+    expect(alreadyObserved({ ...kafkaProgress(QID, 3, T0, { runId: 'run2' }), timestampMs: 0, timestampMissing: true }, last)).toBe(false);
+    expect(alreadyObserved({ ...kafkaProgress(QID, 41, T0, { runId: 'run1' }), batchId: null, timestampMs: 0, timestampMissing: true }, last)).toBe(false);
+  });
 });
 
 describe('detect processor', () => {

@@ -11,20 +11,23 @@
  * The engine takes a query's reports in order and skips one older than what it has read. Input in
  * order (the usual case) streams through once. A query whose reports came out of order (an ORDER BY
  * timestamp DESC export, an unordered table read) is read again from the file, its reports alone,
- * sorted as Spark ran them, into a fresh tracker: a file can be read twice, while sorting every
- * input up front would hold all of it in memory. Stdin cannot be read twice: its skips are told.
- * Every report the engine did not take as it came is told on stderr, one line per query and kind.
+ * sorted as Spark ran them (`sparkOrder`), into a fresh tracker: a regular file can be read twice,
+ * while sorting every input up front would hold all of it in memory. Only a regular file unchanged
+ * since it was read is read again (`/dev/stdin`, `<(…)` and `/dev/fd/N` are pipes, read once), and
+ * a fresh tracker replaces the first read's only when it got every report the first read gave it.
+ * Otherwise, as on stdin, the first read's trackers stand and their skips are told. Every report
+ * the engine did not take as it came is told on stderr, one line per query and kind.
  */
 import { Diagnosis } from '../../diagnosis/engine.js';
 import type { QueryTracker } from '../../diagnosis/query-tracker.js';
 import { renderTextReport } from '../../diagnosis/text-report.js';
 import type { DiagnoseOutput, Severity } from '../../diagnosis/types.js';
 import { ProgressInputReader } from '../../progress/progress-input-reader.js';
+import { sparkOrder } from '../../progress/spark-order.js';
 import type { Progress } from '../../progress/types.js';
-import { compareText } from '../../util/compare-text.js';
 import { DurationError, parseDuration } from '../../util/duration.js';
 import { parseCommandArgs, UsageError, wantsHelp } from '../command-args.js';
-import { InputReadError, readFileText, readStreamText } from '../read-input.js';
+import { canReadAgain, InputReadError, readFileText, readStreamText, type FileRead } from '../read-input.js';
 
 export const USAGE = `usage: streamdoctor diagnose [FILE|-] [options]
 
@@ -196,8 +199,13 @@ export async function run(
     repartitionThresholdMs: flags.repartitionThresholdMs,
   });
   let warnings = 0;
+  // Reports read per query: a query read again must get as many.
+  const taken = new Map<string, number>();
   const reader = new ProgressInputReader(
-    (record) => diagnosis.add(record.progress),
+    (record) => {
+      taken.set(record.progress.id, (taken.get(record.progress.id) ?? 0) + 1);
+      diagnosis.add(record.progress);
+    },
     (warning) => {
       warnings += 1;
       // Bounded: a wholly wrong input must not flood the terminal.
@@ -206,9 +214,10 @@ export async function run(
     },
   );
   const inputName = fromStdin ? 'stdin' : flags.file!;
+  let read: FileRead | null = null;
   try {
     if (fromStdin) await readStreamText(io.stdin, (text) => reader.push(text));
-    else readFileText(flags.file!, (text) => reader.push(text));
+    else read = readFileText(flags.file!, (text) => reader.push(text));
   } catch (error) {
     if (!(error instanceof InputReadError)) throw error;
     io.stderr.write(`streamdoctor diagnose: cannot read ${inputName}: ${error.reason}\n`);
@@ -223,13 +232,14 @@ export async function run(
     );
     return 2;
   }
-  const reread = fromStdin ? new Map<string, number>() : rereadOutOfOrder(diagnosis, flags.file!);
+  const again = read === null ? null : rereadOutOfOrder(diagnosis, flags.file!, read, taken);
   for (const tracker of diagnosis.trackers.values()) {
-    const older = reread.get(tracker.id);
+    const older = again?.reread.get(tracker.id);
     if (older !== undefined) {
       io.stderr.write(`streamdoctor diagnose: ${reportCount(older)} of ${queryLabel(tracker)} came before ones already read: all its reports were read again in run and batch order\n`);
     }
-    for (const line of irregularLines(tracker, fromStdin)) io.stderr.write(`streamdoctor diagnose: ${line}\n`);
+    const notAgain = again ? (again.notAgain.get(tracker.id) ?? null) : 'stdin';
+    for (const line of irregularLines(tracker, inputName, notAgain)) io.stderr.write(`streamdoctor diagnose: ${line}\n`);
   }
   const output = diagnosis.finish();
   if (flags.format === 'json') io.stdout.write(`${JSON.stringify(toContractJson(output), null, 2)}\n`);
@@ -240,61 +250,53 @@ export async function run(
   return flags.failOn && openAtLeast(output, flags.failOn) ? 1 : 0;
 }
 
+/** Why a query's skipped reports were not read again in order, when they were not. */
+type NotReadAgain = 'stdin' | 'not a regular file' | 'changed' | 'fewer reports';
+
 /**
  * Reads the reports of every query whose tracker skipped older ones again from `file`, into a fresh
  * tracker in Spark's order (`sparkOrder`); only those queries' reports are held. Warnings were told
- * on the first read. Returns the queries read again, with the reports the first read skipped; a
- * file that cannot be read again leaves the first read's result (and its skips told).
+ * on the first read. Only a regular file that has not changed since the first read (`read`) is
+ * read again, and a fresh tracker replaces the first read's only when it got at least the reports
+ * the first read gave it (`taken`). Returns the queries read again, with the reports the first
+ * read skipped, and why the others were not (their first read's trackers stand, skips told).
  */
-function rereadOutOfOrder(diagnosis: Diagnosis, file: string): Map<string, number> {
-  const skipped = new Map<string, number>();
+function rereadOutOfOrder(
+  diagnosis: Diagnosis,
+  file: string,
+  read: FileRead,
+  taken: ReadonlyMap<string, number>,
+): { reread: Map<string, number>; notAgain: Map<string, NotReadAgain> } {
+  const reread = new Map<string, number>();
+  const notAgain = new Map<string, NotReadAgain>();
   const reports = new Map<string, Progress[]>();
-  for (const [id, tracker] of diagnosis.trackers) {
-    if (tracker.irregular.older === 0) continue;
-    skipped.set(id, tracker.irregular.older);
-    reports.set(id, []);
-  }
-  if (reports.size === 0) return skipped;
+  for (const [id, tracker] of diagnosis.trackers) if (tracker.irregular.older > 0) reports.set(id, []);
+  if (reports.size === 0) return { reread, notAgain };
+  const none = (why: NotReadAgain) => ({ reread, notAgain: new Map([...reports.keys()].map((id) => [id, why])) });
+  // A pipe, FIFO or device reads nothing (or something else) the second time.
+  if (!canReadAgain(read)) return none('not a regular file');
   const reader = new ProgressInputReader(
     (record) => reports.get(record.progress.id)?.push(record.progress),
     () => {},
   );
   try {
-    readFileText(file, (text) => reader.push(text));
+    readFileText(file, (text) => reader.push(text), { sameAs: read });
   } catch (error) {
-    if (error instanceof InputReadError) return new Map();
+    if (error instanceof InputReadError) return none('changed');
     throw error;
   }
   reader.end();
   for (const [id, list] of reports) {
+    // Never a tracker that saw less than the one it would replace.
+    if (list.length < (taken.get(id) ?? 0)) {
+      notAgain.set(id, 'fewer reports');
+      continue;
+    }
+    reread.set(id, diagnosis.trackers.get(id)!.irregular.older);
     diagnosis.trackers.delete(id);
     for (const progress of sparkOrder(list)) diagnosis.add(progress);
   }
-  return skipped;
-}
-
-/**
- * One query's reports in the order Spark ran them: runs by their first trigger time, and within a
- * run by batchId (Spark numbers batches in order, so a misdated report keeps its place), then by
- * time (a retry or an idle report after its batch), then as read. A run without batch ids (Spark
- * 2.1/2.2) goes by time alone.
- */
-export function sparkOrder(reports: readonly Progress[]): Progress[] {
-  const runStart = new Map<string, number>();
-  const batchIds = new Map<string, boolean>();
-  for (const p of reports) {
-    if (!p.timestampMissing) runStart.set(p.runId, Math.min(runStart.get(p.runId) ?? Number.POSITIVE_INFINITY, p.timestampMs));
-    batchIds.set(p.runId, (batchIds.get(p.runId) ?? true) && p.batchId !== null);
-  }
-  const start = (p: Progress) => runStart.get(p.runId) ?? Number.POSITIVE_INFINITY;
-  const time = (a: Progress, b: Progress) => (a.timestampMissing || b.timestampMissing ? 0 : a.timestampMs - b.timestampMs);
-  return reports
-    .map((progress, index) => ({ progress, index }))
-    .sort(({ progress: a, index: i }, { progress: b, index: j }) => {
-      if (a.runId !== b.runId) return start(a) - start(b) || compareText(a.runId, b.runId);
-      return (batchIds.get(a.runId) ? a.batchId! - b.batchId! : 0) || time(a, b) || i - j;
-    })
-    .map(({ progress }) => progress);
+  return { reread, notAgain };
 }
 
 function reportCount(n: number): string {
@@ -305,17 +307,30 @@ function queryLabel(tracker: QueryTracker): string {
   return tracker.name ? `query "${tracker.name}" (${tracker.id})` : `query ${tracker.id}`;
 }
 
+/** Why older reports were not read again, for the line that tells them. */
+function notAgainHint(inputName: string, notAgain: NotReadAgain | null): string {
+  switch (notAgain) {
+    case 'stdin':
+      return ' (or give it as a file, which is read again in order)';
+    case 'not a regular file':
+      return ` (or give it as a regular file, which is read again in order: ${inputName} is a pipe or device, read once)`;
+    case 'changed':
+      return ` (${inputName} changed since it was read, so it was not read again in order)`;
+    case 'fewer reports':
+      return ` (${inputName} read again had fewer of its reports, so the first read stands)`;
+    default:
+      return '';
+  }
+}
+
 /** What the tracker did not take as it came: one line per kind, with its count. */
-function irregularLines(tracker: QueryTracker, fromStdin: boolean): string[] {
+function irregularLines(tracker: QueryTracker, inputName: string, notAgain: NotReadAgain | null): string[] {
   const { older, duplicate, misdated } = tracker.irregular;
   const query = queryLabel(tracker);
   const reports = reportCount;
   const lines: string[] = [];
   if (older > 0) {
-    lines.push(
-      `${reports(older)} of ${query} came before ones already read and ${older === 1 ? 'was' : 'were'} skipped: sort the input by timestamp` +
-        (fromStdin ? ' (or give it as a file, which is read again in order)' : ''),
-    );
+    lines.push(`${reports(older)} of ${query} came before ones already read and ${older === 1 ? 'was' : 'were'} skipped: sort the input by timestamp` + notAgainHint(inputName, notAgain));
   }
   if (duplicate > 0) lines.push(`${reports(duplicate)} of ${query} repeated one already read and ${duplicate === 1 ? 'was' : 'were'} skipped`);
   if (misdated > 0) {
