@@ -3,7 +3,7 @@ import { SILENCE_CHOICES } from '../../src/slack/action-ids.js';
 import type { SlackDeps } from '../../src/slack/deps.js';
 import { silenceStream } from '../../src/slack/operations/incident-actions.js';
 import { incidentIdFromBlockId } from '../../src/slack/render/incident-message.js';
-import { tellClicker, type BlockActionArgs } from './action-args.js';
+import { scopeRefusal, tellClicker, type BlockActionArgs } from './action-args.js';
 
 export async function silenceAction(args: BlockActionArgs, deps: SlackDeps): Promise<void> {
   await args.ack();
@@ -16,6 +16,8 @@ export async function silenceAction(args: BlockActionArgs, deps: SlackDeps): Pro
   if (!permission.allowed) return tellClicker(args, permission.reason);
   const record = await deps.store.incidents.get(incidentId);
   if (!record) return tellClicker(args, 'This incident is gone (it expired from the store); nothing was silenced.');
+  const refused = await scopeRefusal(args, deps, record.queryId, 'silence');
+  if (refused) return tellClicker(args, refused);
   if (record.state === 'resolved') return tellClicker(args, 'This incident is already resolved; silence the stream with `/stream mute <query> <duration>` if you still want to.');
   const outcome = await silenceStream(args.client, deps, record.queryId, choice.ms, args.body.user.id);
   await tellClicker(args, outcome.message);

@@ -17,7 +17,10 @@ export async function tuningAdviceAction(args: BlockActionArgs, deps: SlackDeps)
   const record = await adviceOf(deps, stored, stream);
   const options = { nowMs: nowOf(deps), queryName: stream?.name ?? record.queryName, databricksUrl: databricksUrlFor(stream) };
   try {
-    await args.client.views.open({ trigger_id: args.body.trigger_id, view: renderAdviceModal(record, { ...options, shareable: record.slack != null }) });
+    const view = renderAdviceModal(record, { ...options, shareable: record.slack != null });
+    // The channel clicked in: "Share in thread" answers after the modal closed, ephemerally there.
+    const channel = args.body.channel?.id;
+    await args.client.views.open({ trigger_id: args.body.trigger_id, view: channel ? { ...view, private_metadata: JSON.stringify({ incidentId: record.id, channel }) } : view });
   } catch (error) {
     deps.logger.warn({ err: error, incidentId: record.id }, 'could not open the advice modal; answering ephemerally');
     const message = renderAdviceMessage(record, options);

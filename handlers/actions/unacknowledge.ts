@@ -1,7 +1,7 @@
 /** The Unacknowledge button on an acknowledged alert. */
 import type { SlackDeps } from '../../src/slack/deps.js';
 import { unacknowledgeIncident } from '../../src/slack/operations/incident-actions.js';
-import { tellClicker, type BlockActionArgs } from './action-args.js';
+import { scopeRefusal, tellClicker, type BlockActionArgs } from './action-args.js';
 
 export async function unacknowledgeAction(args: BlockActionArgs, deps: SlackDeps): Promise<void> {
   await args.ack();
@@ -9,6 +9,10 @@ export async function unacknowledgeAction(args: BlockActionArgs, deps: SlackDeps
   if (!incidentId) return tellClicker(args, 'This button is out of date; nothing was changed.');
   const permission = await deps.permissions.check('ack', args.body.user.id, args.client);
   if (!permission.allowed) return tellClicker(args, permission.reason);
+  const record = await deps.store.incidents.get(incidentId);
+  if (!record) return tellClicker(args, 'This incident is gone (it expired from the store).');
+  const refused = await scopeRefusal(args, deps, record.queryId, 'unacknowledge');
+  if (refused) return tellClicker(args, refused);
   const outcome = await unacknowledgeIncident(args.client, deps, incidentId, args.body.user.id);
   if (!outcome.ok) await tellClicker(args, outcome.message);
 }

@@ -1,7 +1,7 @@
 /** The Unsilence button on a silenced alert. */
 import type { SlackDeps } from '../../src/slack/deps.js';
 import { unsilenceStream } from '../../src/slack/operations/incident-actions.js';
-import { tellClicker, type BlockActionArgs } from './action-args.js';
+import { scopeRefusal, tellClicker, type BlockActionArgs } from './action-args.js';
 
 export async function unsilenceAction(args: BlockActionArgs, deps: SlackDeps): Promise<void> {
   await args.ack();
@@ -11,6 +11,8 @@ export async function unsilenceAction(args: BlockActionArgs, deps: SlackDeps): P
   if (!permission.allowed) return tellClicker(args, permission.reason);
   const record = await deps.store.incidents.get(incidentId);
   if (!record) return tellClicker(args, 'This incident is gone (it expired from the store).');
+  const refused = await scopeRefusal(args, deps, record.queryId, 'unsilence');
+  if (refused) return tellClicker(args, refused);
   const outcome = await unsilenceStream(args.client, deps, record.queryId, args.body.user.id);
   if (!outcome.ok) await tellClicker(args, outcome.message);
 }

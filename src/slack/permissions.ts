@@ -5,7 +5,8 @@
  */
 import { escapeMrkdwn, isSubteamId, userMention } from './mrkdwn.js';
 
-export type GuardedAction = 'mute' | 'unmute' | 'ack' | 'watch' | 'unwatch';
+/** `digest` (`/stream digest`, a public post) is guarded only when `actions` lists it. */
+export type GuardedAction = 'mute' | 'unmute' | 'ack' | 'watch' | 'unwatch' | 'digest';
 
 export interface PermissionPolicy {
   /** Slack user ids (`U…`/`W…`) allowed. */

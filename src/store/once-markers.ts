@@ -16,6 +16,11 @@ export class OnceMarkers {
     return (await this.redis.set(this.keys.lock(name), value, 'PX', ttlMs, 'NX')) !== null;
   }
 
+  /** Milliseconds until the marker `name` lapses; 0 when nobody holds it. */
+  async remainingMs(name: string): Promise<number> {
+    return Math.max(0, await this.redis.pttl(this.keys.lock(name)));
+  }
+
   /** Gives the marker back, so a retry may do the effect. */
   async release(name: string): Promise<void> {
     await this.redis.del(this.keys.lock(name));

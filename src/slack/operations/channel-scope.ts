@@ -4,9 +4,10 @@
  * member of that channel (users.conversations); when membership cannot be read, the answer is no
  * (fail closed). No answer (match, suggestion, candidate list, refusal) names a stream routed to a
  * private channel the caller is not in: it reads as missing. Every refusal says why and what to type instead.
+ * Buttons that change a stream (an alert's, the App Home's) follow the same rule when clicked: `mayActOn`.
  */
 import type { webApi } from '@slack/bolt';
-import type { StreamRecord } from '../../store/types.js';
+import type { StreamInfo, StreamRecord } from '../../store/types.js';
 import { channelIdFromToken } from '../command-text.js';
 import type { SlackDeps } from '../deps.js';
 import { channelMention, inlineCode } from '../mrkdwn.js';
@@ -131,7 +132,7 @@ function isHere(scope: CallerScope, target: string): boolean {
 }
 
 /** Where a stream alerts now (route override, else watch-file default); null when nowhere. */
-export async function channelOf(deps: SlackDeps, stream: StreamRecord): Promise<string | null> {
+export async function channelOf(deps: SlackDeps, stream: Pick<StreamInfo, 'queryId' | 'jobId' | 'pipelineId'>): Promise<string | null> {
   return deps.store.routing.resolve(stream, deps.routingDefaults);
 }
 
@@ -227,4 +228,37 @@ export async function visibleStreams(scope: CallerScope, streams: StreamRecord[]
   const out: StreamRecord[] = [];
   for (const stream of streams) if (await maySeeStream(scope, stream, channels)) out.push(stream);
   return out;
+}
+
+export type ActDecision = { ok: true } | { ok: false; message: string };
+
+/**
+ * Whether the caller may change a stream from a button (an alert's, the App Home's): the rule of the
+ * changing commands, judged when clicked against where the stream alerts now, since an alert or a
+ * Home can be hours older than the `/stream watch` that moved it. Clicked in that channel (or one
+ * bound to the stream), or a member of it; when membership cannot be read, no. `scope.channelId` is
+ * where the click came from ('' on the App Home, which is no channel). `verb` is what the button does
+ * (`silence`). A refusal names neither the stream nor its channel unless the caller may see them.
+ */
+export async function mayActOn(
+  scope: CallerScope,
+  stream: Pick<StreamInfo, 'queryId' | 'jobId' | 'pipelineId' | 'name'>,
+  verb: string,
+  channels: CallerChannels = new CallerChannels(scope),
+): Promise<ActDecision> {
+  const routed = await channelOf(scope.deps, stream);
+  if (routed == null || isHere(scope, routed)) return { ok: true };
+  if (scope.channelId && (await scope.deps.store.routing.getChannelBinding(scope.channelId)) === stream.queryId) return { ok: true };
+  const id = await channels.idOf(routed);
+  const member = id ? await channels.isMember(id) : ({ ok: false, reason: 'channel_not_found' } as const);
+  if (member.ok && member.member) return { ok: true };
+  const elsewhere = scope.channelId ? ' from another channel' : '';
+  if (id && (await channels.maySee(id))) {
+    const where = channelMention(id);
+    if (!member.ok) return { ok: false, message: `StreamDoctor could not check that you are a member of ${where} (\`${member.reason}\`), where ${inlineCode(stream.name || stream.queryId)} alerts now, so nothing changed. Do it in ${where}.` };
+    return { ok: false, message: `${inlineCode(stream.name || stream.queryId)} alerts in ${where} now, and only its members may ${verb} it${elsewhere}; nothing changed. Join ${where} or ask someone there.` };
+  }
+  // A private channel (or one Slack will not describe): neither it nor the stream is named.
+  if (!member.ok) return { ok: false, message: `This stream alerts in another channel now, and StreamDoctor could not check that you are a member of it (\`${member.reason}\`), so nothing changed.` };
+  return { ok: false, message: `This stream alerts in another channel now, one you are not a member of; only its members may ${verb} it${elsewhere}, so nothing changed.` };
 }

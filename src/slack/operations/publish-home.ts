@@ -12,7 +12,10 @@ import { renderAppHome, type HomeWatch } from '../render/app-home.js';
 import { includesChannel, memberChannels, type MemberChannelsOptions } from './member-channels.js';
 
 export interface PublishHomeOptions {
-  /** A one-off line under the title (e.g. the result of a Home button). */
+  /**
+   * A one-off line under the title (e.g. the result of a Home button): mrkdwn, escaped where it was
+   * built (the replies of incident-actions and the permission policy are), so it is not escaped again.
+   */
   notice?: string;
   /** Paging of the membership lookup. */
   membership?: MemberChannelsOptions;
@@ -75,7 +78,7 @@ export async function publishHome(client: webApi.WebClient, deps: SlackDeps, use
     watches: watches.filter((watch) => mine(watch.channel)),
   });
   const lines: string[] = [];
-  if (options.notice) lines.push(escapeMrkdwn(options.notice).replace(/&lt;(@[UW][A-Z0-9]+|#[CG][A-Z0-9]+)&gt;/g, '<$1>'));
+  if (options.notice) lines.push(options.notice);
   if (!membership.ok) {
     lines.push(`⚠️ StreamDoctor cannot list the channels you are in (${escapeMrkdwn(membership.reason)}), so it shows none of them here. Use \`/stream status\` in a channel, or ask an admin to reinstall the app with \`channels:read\` and \`groups:read\`.`);
   }
