@@ -29,39 +29,22 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** A map of numbers (durationMs, customMetrics); non-numeric values are dropped. */
-export function numberMap(value: unknown): Record<string, number> {
+/**
+ * A map of numbers (durationMs, customMetrics): numeric strings become numbers, other values are
+ * dropped, and so are numbers `keep` refuses (each told to `onRefused` with its key and raw value).
+ */
+export function numberMap(
+  value: unknown,
+  keep: (n: number) => boolean = Number.isFinite,
+  onRefused?: (key: string, raw: unknown) => void,
+): Record<string, number> {
   if (!isRecord(value)) return {};
-  // The usual case, every value already a finite number: the parsed object is the map (no copy of
+  // The usual case, every value already a number kept: the parsed object is the map (no copy of
   // a 25-key RocksDB map per report). `__proto__` takes the copying path, which drops it as before.
   let clean = true;
   for (const key in value) {
     const item = value[key];
-    if (typeof item !== 'number' || !Number.isFinite(item) || key === '__proto__') {
-      clean = false;
-      break;
-    }
-  }
-  if (clean && Object.getPrototypeOf(value) === Object.prototype) return value as Record<string, number>;
-  const out: Record<string, number> = {};
-  for (const key in value) {
-    const parsed = finiteNumber(value[key]);
-    if (parsed !== null) out[key] = parsed;
-  }
-  return out;
-}
-
-/**
- * `durationMs` as `numberMap` reads it, without the values that are no plausible duration: each is
- * added to `bad` as `"durationMs.<key>" <value>`. One pass in the usual case, as `numberMap`.
- */
-export function durationMap(value: unknown, bad: string[]): Record<string, number> {
-  if (!isRecord(value)) return {};
-  let clean = true;
-  for (const key in value) {
-    const item = value[key];
-    // Also false for NaN and ±Infinity.
-    if (typeof item !== 'number' || !(item >= 0 && item <= MAX_DURATION_MS) || key === '__proto__') {
+    if (typeof item !== 'number' || !keep(item) || key === '__proto__') {
       clean = false;
       break;
     }
@@ -71,10 +54,18 @@ export function durationMap(value: unknown, bad: string[]): Record<string, numbe
   for (const key in value) {
     const parsed = finiteNumber(value[key]);
     if (parsed === null) continue;
-    if (plausibleDurationMs(parsed)) out[key] = parsed;
-    else bad.push(`"durationMs.${key}" ${JSON.stringify(value[key])}`);
+    if (keep(parsed)) out[key] = parsed;
+    else onRefused?.(key, value[key]);
   }
   return out;
+}
+
+/**
+ * `durationMs` as `numberMap` reads it, without the values that are no plausible duration: each is
+ * added to `bad` as `"durationMs.<key>" <value>`.
+ */
+export function durationMap(value: unknown, bad: string[]): Record<string, number> {
+  return numberMap(value, plausibleDurationMs, (key, raw) => bad.push(`"durationMs.${key}" ${JSON.stringify(raw)}`));
 }
 
 /** Source `metrics`: numeric strings become numbers, other strings (`"efo"`) stay as they are. */

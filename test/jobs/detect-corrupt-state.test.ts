@@ -5,7 +5,6 @@
  * incidents the lost state had open are closed, saying why, rather than left open in Slack.
  */
 import { readFileSync } from 'node:fs';
-import { Writable } from 'node:stream';
 import type { Job } from 'bullmq';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createDetectProcessor } from '../../jobs/detect-processor.js';
@@ -14,11 +13,11 @@ import { PipelineQueues } from '../../jobs/queues.js';
 import type { TrackerFactory } from '../../jobs/tracker-factory.js';
 import { QueryTracker, type TrackerState } from '../../src/diagnosis/query-tracker.js';
 import type { Incident } from '../../src/diagnosis/types.js';
-import { createLogger } from '../../src/observability/logger.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { readProgressInput } from '../../src/progress/read-progress-input.js';
 import type { Progress } from '../../src/progress/types.js';
 import { RedisStore } from '../../src/store/index.js';
+import { capturedLogger } from '../helpers/captured-logger.js';
 import { storeAndQueuesPerTest } from '../helpers/store-and-queues.js';
 import { silentLogger } from '../pipeline/helpers/harness.js';
 import { kafkaProgress } from '../store/fixtures.js';
@@ -34,17 +33,6 @@ beforeEach(() => {
 const overload: Progress[] = readProgressInput(readFileSync(new URL('../fixtures/real-spark/kafka-capped-overload.jsonl', import.meta.url), 'utf8')).records.map((r) => r.progress);
 const QID = overload[0]!.id;
 const endOf = (p: Progress) => p.timestampMs + p.batchDurationMs;
-
-function capturedLogger() {
-  const lines: Record<string, unknown>[] = [];
-  const destination = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(JSON.parse(String(chunk)) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { lines, logger: createLogger({ name: 'test', destination }) };
-}
 
 /** Pushes `reports` in poll-sized slices, running detect after each at the newest report's end. */
 async function feed(reports: Progress[], detect: (nowMs: number) => Promise<unknown>): Promise<void> {

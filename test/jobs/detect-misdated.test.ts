@@ -4,18 +4,17 @@
  * A job's inbox is read in Spark's order (`sparkOrder`): a report dated ahead, dated back or without
  * a time keeps its batch's place among the others of its job, and none is dropped as already seen.
  */
-import { Writable } from 'node:stream';
 import type { Job } from 'bullmq';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createDetectProcessor } from '../../jobs/detect-processor.js';
 import { engineTrackers } from '../../jobs/engine-trackers.js';
 import { PipelineQueues } from '../../jobs/queues.js';
-import { createLogger } from '../../src/observability/logger.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { parseProgress } from '../../src/progress/parse-progress.js';
 import type { Progress } from '../../src/progress/types.js';
 import { DEFAULT_START_MS, StreamSimulator } from '../../src/simulator/index.js';
 import { RedisStore } from '../../src/store/index.js';
+import { capturedLogger } from '../helpers/captured-logger.js';
 import { storeAndQueuesPerTest } from '../helpers/store-and-queues.js';
 
 const QID = '5ca1ab1e-0000-4000-8000-00000000000c';
@@ -47,17 +46,6 @@ function reports(count: number, json: string[] = []): Progress[] {
     if (!parsed.ok) throw new Error(parsed.error);
     return parsed.progress;
   });
-}
-
-function capturedLogger() {
-  const lines: Record<string, unknown>[] = [];
-  const destination = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(JSON.parse(String(chunk)) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { lines, logger: createLogger({ name: 'test', destination }) };
 }
 
 const job = { data: { queryId: QID } } as Job<{ queryId: string }>;

@@ -5,7 +5,6 @@
  * others are stored and the cursor moves on; a poll retried after it failed may store its reports
  * again, and the detect run observes each of them once.
  */
-import { Writable } from 'node:stream';
 import type { Job } from 'bullmq';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createDetectProcessor } from '../../jobs/detect-processor.js';
@@ -13,7 +12,6 @@ import { engineTrackers } from '../../jobs/engine-trackers.js';
 import { createPollProcessor } from '../../jobs/poll-processor.js';
 import { PipelineQueues } from '../../jobs/queues.js';
 import { createDatabricksClient } from '../../src/databricks/index.js';
-import { createLogger } from '../../src/observability/logger.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import type { Progress } from '../../src/progress/types.js';
 import { ProgressTableSource } from '../../src/sources/index.js';
@@ -21,6 +19,7 @@ import { startLocalDatabricks, type LocalDatabricks } from '../../src/standins/d
 import { RedisStore } from '../../src/store/index.js';
 import { STORED_PROGRESS_MAX_DEPTH } from '../../src/store/inbox-codec.js';
 import { fakeSource } from '../helpers/fake-source.js';
+import { capturedLogger } from '../helpers/captured-logger.js';
 import { storeAndQueuesPerTest } from '../helpers/store-and-queues.js';
 import { silentLogger } from '../pipeline/helpers/harness.js';
 import { simulatedBatches } from '../sources/simulated-progress.js';
@@ -36,17 +35,6 @@ beforeEach(() => {
 });
 
 const pollJob = { name: 'poll', id: '1', data: { sourceId: 'ws.progress' } } as Job<{ sourceId?: string }>;
-
-function capturedLogger() {
-  const lines: Record<string, unknown>[] = [];
-  const destination = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(JSON.parse(String(chunk)) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { lines, logger: createLogger({ name: 'test', destination }) };
-}
 
 function depthOf(value: unknown): number {
   if (typeof value !== 'object' || value === null) return 0;
