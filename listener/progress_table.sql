@@ -19,8 +19,13 @@ USING DELTA
 CLUSTER BY (ingested_at)
 COMMENT 'Structured Streaming progress for StreamDoctor';
 
--- Keep two weeks (StreamDoctor reads minutes back; its digests read 24 hours). Schedule it daily.
+-- Keep two weeks (StreamDoctor reads minutes back; its digests read 24 hours). Schedule these daily.
+-- DELETE only marks files removed: VACUUM deletes them (after its 7-day retention) unless predictive
+-- optimization does it for you. Each listener flush adds a small file (about 8,640 a day per writing
+-- cluster at the 10 s interval): OPTIMIZE compacts them.
 -- DELETE FROM main.streamdoctor.streaming_progress WHERE ingested_at < current_timestamp() - INTERVAL 14 DAYS;
+-- OPTIMIZE main.streamdoctor.streaming_progress;
+-- VACUUM main.streamdoctor.streaming_progress;
 
 -- What StreamDoctor runs (one statement per poll for every watched query; all values are named
 -- parameters, the table too through IDENTIFIER):

@@ -10,6 +10,11 @@
 # Spark and Scala versions (SPARK_VERSION / SCALA_BINARY below are read by scripts/spark-env.sh).
 # Client extras are the ones pyspark[connect] 4.0 asks for, pinned; plain parquet tables (no delta-spark:
 # its jars would be fetched through Ivy at every fresh session start, and the progress table only needs append).
+#
+# `scripts/spark-venv.sh 3.5` makes the second environment instead: classic PySpark 3.5 (the Python of
+# DBR 14.3 / 15.x, where StreamingQueryListener.spark is a read-only property), pyspark and py4j only,
+# in .venv-spark/spark-3.5 (inside the ignored venv; one more ~320 MB pyspark download on a cold cache).
+# test/spark runs the listener's job-end test in it (test_5_job_end.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,6 +30,13 @@ PINS=(
   "pytest==8.3.5"
 )
 VENV="${STREAMDOCTOR_SPARK_VENV:-$PWD/.venv-spark}"
+if [[ "${1:-}" == "3.5" ]]; then
+  PINS=(
+    "pyspark==3.5.3"
+    "py4j==0.10.9.7"
+  )
+  VENV="$VENV/spark-3.5"
+fi
 STAMP="$VENV/.streamdoctor-pins"
 WANT="$(printf '%s\n' "${PINS[@]}")"
 LISTENER_STAMP="$VENV/.streamdoctor-listener"
@@ -43,6 +55,7 @@ command -v "$PYTHON" >/dev/null 2>&1 || need "Python 3.10+" "python3 (Debian: ap
 if [[ ! -f "$STAMP" || "$(cat "$STAMP")" != "$WANT" || ! -x "$VENV/bin/python" ]]; then
   echo "== creating $VENV (pyspark and its Connect client, pytest)" >&2
   rm -rf "$VENV"
+  mkdir -p "$(dirname "$VENV")"
   "$PYTHON" -m venv "$VENV"
   "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-input "${PINS[@]}" >&2
   printf '%s\n' "$WANT" >"$STAMP"

@@ -20,6 +20,9 @@ command -v python3 >/dev/null 2>&1 || missing "Python" "Python 3.10+ with venv (
 
 started=$(date +%s)
 PY="$(bash scripts/spark-venv.sh)"
+# Classic PySpark 3.5 for the listener's job-end test (test/spark/test_5_job_end.py).
+STREAMDOCTOR_SPARK35_PYTHON="$(bash scripts/spark-venv.sh 3.5)"
+export STREAMDOCTOR_SPARK35_PYTHON
 
 echo "== building the Scala listener (mvn -B -q -f listener/scala/pom.xml package)"
 if ! mvn -B -q -Dstyle.color=never -o -f listener/scala/pom.xml package >/tmp/streamdoctor-mvn-offline.log 2>&1; then

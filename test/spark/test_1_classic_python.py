@@ -1,6 +1,9 @@
 """The Python listener on classic local PySpark (Databricks dedicated compute), installed as listener/README.md says."""
 
 import json
+import time
+
+import pytest
 
 import checks
 import sparkhelpers as h
@@ -21,9 +24,13 @@ def test_listener_writes_the_table_the_bot_reads(classic, workdir):
 
 
 def test_a_failing_write_never_reaches_the_stream(classic, workdir, capfd):
+    """The table dropped after install: every write fails (retried, counted), and the table is never re-created."""
     from streamdoctor_listener import install
 
-    listener = install(classic, table="no_such_catalog.streamdoctor.streaming_progress", flush_interval_s=3, flush_rows=1, max_rows=3)
+    dropped = "spark_catalog.streamdoctor.dropped_progress"
+    h.create_progress_table(classic, dropped)
+    listener = install(classic, table=dropped, flush_interval_s=3, flush_rows=1, max_rows=3)
+    classic.sql(f"DROP TABLE {dropped}")
     folder = h.fresh_dir(workdir / "classic-failing")
     query = w.rate(classic, "classic_failing_writes", folder / "cp", trigger="500 milliseconds")
     try:
@@ -36,7 +43,8 @@ def test_a_failing_write_never_reaches_the_stream(classic, workdir, capfd):
     # Every write failed; rows were kept up to max_rows, the oldest dropped and counted; nothing was raised.
     assert listener.written == 0 and listener.failed_writes >= 1
     assert listener.buffered == 3 and listener.dropped >= 5
-    assert listener.last_error and "no_such_catalog" in listener.last_error
+    assert listener.last_error and "dropped_progress" in listener.last_error
+    assert not classic.catalog.tableExists(dropped), "the listener re-created the table"
     # Back-off: after a failure the next try waits flush_interval_s, not the next progress report.
     assert listener.failed_writes <= len(query.recentProgress) / 2
     assert "streamdoctor listener: could not append" in capfd.readouterr().err
@@ -70,3 +78,47 @@ print(json.dumps({{'module': type(listener).__module__, 'buffered': listener.buf
     result = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout.strip().splitlines()[-1]) == {"module": "streamdoctor_listener", "buffered": 1, "failed": 0}
+
+
+def test_the_timer_flushes_between_long_triggers(classic, workdir):
+    """A 30 s trigger: a batch's row is in the table flush_interval_s after its report, not at the next trigger."""
+    from streamdoctor_listener import install
+
+    listener = install(classic, table=h.TABLE, flush_interval_s=2)
+    folder = h.fresh_dir(workdir / "timer")
+    query = w.rate(classic, "classic_long_trigger", folder / "cp", trigger="30 seconds")
+    try:
+        h.wait_until(lambda: any(checks.executed(json.loads(p.json)) for p in query.recentProgress), 60, "the first batch")
+        reported = time.time()
+        batch = [json.loads(p.json) for p in query.recentProgress if checks.executed(json.loads(p.json))][0]["batchId"]
+        h.wait_until(
+            lambda: classic.sql(f"SELECT 1 FROM {h.TABLE} WHERE query_id = '{query.id}' AND batch_id = {batch}").count() == 1,
+            15,
+            "the first batch's row",
+        )
+        delay = time.time() - reported
+        assert delay < 10, f"the row took {delay:.1f} s"
+        assert len([p for p in query.recentProgress if checks.executed(json.loads(p.json))]) == 1, "the next trigger came first"
+    finally:
+        query.stop()
+        listener.flush()
+        classic.streams.removeListener(listener)
+    assert listener.failed_writes == 0 and listener.buffered == 0
+
+
+def test_install_refuses_a_missing_table_or_other_columns_and_never_creates_one(classic):
+    from streamdoctor_listener import ProgressTableError, install
+
+    typo = "spark_catalog.streamdoctor.streaming_progres"
+    with pytest.raises(ProgressTableError) as missing:
+        install(classic, table=typo)
+    assert "does not exist" in str(missing.value) and "progress_table.sql" in str(missing.value)
+    assert "\n" not in str(missing.value)
+    with pytest.raises(ProgressTableError) as no_catalog:
+        install(classic, table="no_such_catalog.streamdoctor.streaming_progress")
+    assert "progress_table.sql" in str(no_catalog.value) and "\n" not in str(no_catalog.value)
+    classic.sql("CREATE TABLE IF NOT EXISTS spark_catalog.streamdoctor.wrong_columns (query_id STRING, progress STRING) USING PARQUET")
+    with pytest.raises(ProgressTableError) as wrong:
+        install(classic, table="spark_catalog.streamdoctor.wrong_columns")
+    assert "has columns (query_id, progress)" in str(wrong.value)
+    assert not classic.catalog.tableExists(typo)

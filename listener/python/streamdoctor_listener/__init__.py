@@ -4,26 +4,43 @@ Runs on classic PySpark (Spark 3.4+; dedicated compute) and under Spark Connect 
 standard access mode and serverless), where the listener object may be pickled and run in another
 process. So it is written to Connect's rules:
 
-- picklable: it holds only plain values (no lock, thread, socket or session; ``__getstate__`` drops any
-  session or Py4J handle PySpark attached), and ``install`` ships its class by value, so the process that
-  runs it needs nothing but pyspark;
+- picklable: only plain values travel (``__getstate__`` drops the session, any Py4J handle PySpark
+  attached, and the lock and timer thread, which are made again in the process that runs the object);
+  ``install`` ships its class by value, so the process that runs it needs nothing but pyspark;
 - nothing from outside the object: every import is inside a method, constants are class attributes;
-- it reaches Spark through ``self.spark`` (set by PySpark under Connect, by ``install`` on classic);
-- no threads: callbacks buffer the report; ``onQueryProgress`` / ``onQueryIdle`` append the buffer in one
-  write once it is ``flush_interval_s`` old or ``flush_rows`` long, ``onQueryTerminated`` always does;
+- it reaches Spark through the session ``install`` gave it (``_streamdoctor_spark``; never PySpark's own
+  ``spark`` property, read-only on classic PySpark 3.5), else ``self.spark`` (set by PySpark under
+  Connect), else the active session;
+- callbacks only buffer the report (and flush when ``flush_rows`` are buffered); a daemon timer thread,
+  running while rows are buffered or queries run, appends the buffer once its oldest row is
+  ``flush_interval_s`` old; ``onQueryTerminated`` always flushes; one flush at a time (a lock);
+- the end of a job: Spark delivers listener events asynchronously, so ``awaitTermination()`` can return
+  before the last rows reach the listener. ``flush(timeout_s)`` waits for the terminated event of every
+  query that has stopped, then writes: call it before ``spark.stop()`` and at the end of an availableNow
+  or once job. ``install`` also registers an ``atexit`` hook that does the same when the script ends
+  (before PySpark's JVM goes: on Unix the JVM exits on its stdin's EOF, after the Python process; on
+  Windows PySpark's own ``atexit`` kill was registered earlier, so runs later);
 - bounded: past ``max_rows`` buffered rows the oldest are dropped and counted (``dropped``);
 - a failed write never reaches the stream: it is counted (``failed_writes``, ``last_error``), printed to
-  stderr, the rows stay buffered, and the next try waits ``flush_interval_s``.
+  stderr, the rows stay buffered, and the next try waits ``flush_interval_s``;
+- it never creates the table: ``install`` checks that it exists with the expected columns, and rows are
+  written with ``insertInto``, so a table dropped later is a failed (retried, counted) write.
 
 Register it once per SparkSession, before starting the streams::
 
     from streamdoctor_listener import install
-    install(spark, table="main.streamdoctor.streaming_progress")
+    listener = install(spark, table="main.streamdoctor.streaming_progress")
+    ...
+    listener.flush()  # before spark.stop() / at the end of an availableNow job
 """
 
 from pyspark.sql.streaming import StreamingQueryListener
 
-__all__ = ["StreamDoctorListener", "install"]
+__all__ = ["StreamDoctorListener", "ProgressTableError", "install"]
+
+
+class ProgressTableError(RuntimeError):
+    """The progress table is missing or does not have the listener's columns: run progress_table.sql first."""
 
 
 class StreamDoctorListener(StreamingQueryListener):
@@ -31,6 +48,8 @@ class StreamDoctorListener(StreamingQueryListener):
 
     # The table's columns (listener/progress_table.sql) as the write produces them, in order.
     COLUMNS = ("query_id", "run_id", "query_name", "batch_id", "event_time", "ingested_at", "progress_json")
+    # Attributes that never travel with the object (session handles, lock, thread).
+    _LOCAL = ("_sparkSession", "spark", "_streamdoctor_spark", "_lock", "_flush_lock", "_timer", "_wake")
 
     def __init__(self, table="main.streamdoctor.streaming_progress", flush_interval_s=10.0, flush_rows=200, max_rows=10000):
         self.table = str(table)
@@ -41,21 +60,37 @@ class StreamDoctorListener(StreamingQueryListener):
         self._buffer = []
         self._oldest_at = None  # wall-clock seconds when the oldest buffered row arrived
         self._retry_at = 0.0  # after a failed write, no new try before this
+        self._running = set()  # run ids started and not yet terminated, as this listener heard
         self.written = 0
         self.dropped = 0
         self.failed_writes = 0
         self.last_error = None
+        self._locals()
+
+    def _locals(self):
+        import threading
+
+        self._lock = threading.RLock()  # the buffer and counters
+        self._flush_lock = threading.Lock()  # one write at a time
+        self._wake = threading.Event()
+        self._timer = None
 
     # Pickling (Spark Connect ships the object): only our own plain state travels.
     def __getstate__(self):
-        return {key: value for key, value in self.__dict__.items() if key not in ("_sparkSession", "spark") and not key.startswith("_jlistener")}
+        return {key: value for key, value in self.__dict__.items() if key not in self._LOCAL and not key.startswith("_jlistener")}
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        self._locals()
 
     # Callbacks: never raise into Spark.
     def onQueryStarted(self, event):
-        pass
+        try:
+            with self._lock:
+                self._running.add(str(event.runId))
+            self._ensure_timer()
+        except Exception as error:  # noqa: BLE001 - the stream must not see our problems
+            self._failed(error)
 
     def onQueryProgress(self, event):
         try:
@@ -70,21 +105,26 @@ class StreamDoctorListener(StreamingQueryListener):
                     progress.json,
                 )
             )
-            self._flush_if_due(force=False)
-        except Exception as error:  # noqa: BLE001 - the stream must not see our problems
+            self._flush_if_due(wait=False)
+        except Exception as error:  # noqa: BLE001
             self._failed(error)
 
     def onQueryIdle(self, event):
         try:
-            self._flush_if_due(force=False)
+            self._flush_if_due(wait=False)
         except Exception as error:  # noqa: BLE001
             self._failed(error)
 
     def onQueryTerminated(self, event):
         try:
-            self._flush_if_due(force=True)
+            with self._lock:
+                self._running.discard(str(event.runId))
+            self._write_buffer(wait_s=self.FLUSH_TIMEOUT_S)
+            self._wake.set()  # the timer re-checks whether it still has work
         except Exception as error:  # noqa: BLE001
             self._failed(error)
+
+    FLUSH_TIMEOUT_S = 30.0
 
     # Buffer.
     @property
@@ -94,48 +134,119 @@ class StreamDoctorListener(StreamingQueryListener):
     def _add(self, row):
         import time
 
-        if not self._buffer:
-            self._oldest_at = time.time()
-        self._buffer.append(row)
-        excess = len(self._buffer) - self.max_rows
-        if excess > 0:
-            del self._buffer[:excess]
-            self.dropped += excess
+        with self._lock:
+            if not self._buffer:
+                self._oldest_at = time.time()
+            self._buffer.append(row)
+            excess = len(self._buffer) - self.max_rows
+            if excess > 0:
+                del self._buffer[:excess]
+                self.dropped += excess
+        self._ensure_timer()
 
-    def _flush_if_due(self, force):
+    def _due_in(self):
+        """Seconds until a flush is due (0: now), None when nothing is buffered."""
         import time
 
-        if not self._buffer:
-            return 0
-        now = time.time()
-        if not force and now < self._retry_at:
-            return 0
-        old = self._oldest_at is not None and now - self._oldest_at >= self.flush_interval_s
-        if force or old or len(self._buffer) >= self.flush_rows:
-            return self.flush()
+        with self._lock:
+            if not self._buffer:
+                return None
+            now = time.time()
+            if now < self._retry_at:
+                return self._retry_at - now
+            if len(self._buffer) >= self.flush_rows:
+                return 0.0
+            return max(0.0, self._oldest_at + self.flush_interval_s - now)
+
+    def _flush_if_due(self, wait):
+        due = self._due_in()
+        if due is not None and due <= 0:
+            return self._write_buffer(wait_s=self.FLUSH_TIMEOUT_S if wait else 0)
         return 0
 
-    def flush(self):
-        """Appends every buffered row in one write. Returns the rows written; 0 when the write failed (rows kept)."""
+    # The timer: a daemon thread in the process that runs the listener, alive while rows are buffered or queries run.
+    def _ensure_timer(self):
+        import threading
+
+        with self._lock:
+            if self._timer is not None:
+                return
+            self._timer = threading.Thread(target=self._tick, name="streamdoctor-listener-flush", daemon=True)
+            self._timer.start()
+
+    def _tick(self):
+        try:
+            while True:
+                due = self._due_in()
+                with self._lock:
+                    if due is None and not self._running:
+                        self._timer = None
+                        return
+                if due is not None and due <= 0:
+                    self._write_buffer(wait_s=0)  # a flush already running: it writes these rows
+                    due = self._due_in()
+                self._wake.wait(1.0 if due is None else min(max(due, 0.05), 1.0))
+                self._wake.clear()
+        except Exception as error:  # noqa: BLE001 - the thread must not die silently
+            with self._lock:
+                self._timer = None
+            self._failed(error)
+
+    # Writes.
+    def flush(self, timeout_s=30.0):
+        """Writes what is buffered now, first waiting (within ``timeout_s``) for the events Spark has still to
+        deliver of queries that have stopped. Call it before ``spark.stop()`` and at the end of an availableNow
+        or once job. Returns the rows written; 0 when there was nothing or the write failed (rows kept)."""
         import time
 
-        if not self._buffer:
+        deadline = time.time() + max(0.0, float(timeout_s))
+        while time.time() < deadline:
+            with self._lock:
+                running = set(self._running)
+            if not running:
+                break
+            try:
+                active = {str(query.runId) for query in self._session().streams.active}
+            except Exception:  # noqa: BLE001 - session gone: write what we have
+                break
+            if running <= active:
+                break
+            time.sleep(0.05)
+        return self._write_buffer(wait_s=max(0.05, deadline - time.time()))
+
+    def _write_buffer(self, wait_s):
+        """One write of the buffer, never two at once: waits up to ``wait_s`` for a write already running."""
+        import time
+
+        if not (self._flush_lock.acquire(timeout=wait_s) if wait_s > 0 else self._flush_lock.acquire(blocking=False)):
             return 0
-        rows = list(self._buffer)
         try:
-            self._write(rows)
-        except Exception as error:  # noqa: BLE001 - a failed write must not stop the streams
-            self._retry_at = time.time() + self.flush_interval_s
-            self._failed(error)
-            return 0
-        del self._buffer[: len(rows)]
-        self._oldest_at = time.time() if self._buffer else None
-        self._retry_at = 0.0
-        self.written += len(rows)
-        return len(rows)
+            with self._lock:
+                if not self._buffer:
+                    return 0
+                rows = list(self._buffer)
+                dropped_before = self.dropped
+            try:
+                self._write(rows)
+            except Exception as error:  # noqa: BLE001 - a failed write must not stop the streams
+                with self._lock:
+                    self._retry_at = time.time() + self.flush_interval_s
+                self._failed(error)
+                return 0
+            with self._lock:
+                # Rows dropped meanwhile (past max_rows) came off the front, from the rows just written.
+                del self._buffer[: max(0, len(rows) - (self.dropped - dropped_before))]
+                self._oldest_at = time.time() if self._buffer else None
+                self._retry_at = 0.0
+                self.written += len(rows)
+            return len(rows)
+        finally:
+            self._flush_lock.release()
 
     def _session(self):
-        session = getattr(self, "spark", None)  # a property from Spark 3.5; a plain attribute set by install() on 3.4
+        session = getattr(self, "_streamdoctor_spark", None)  # given by install()
+        if session is None:
+            session = getattr(self, "spark", None)  # set by PySpark under Connect (a property from 3.5)
         if session is None:
             from pyspark.sql import SparkSession
 
@@ -168,15 +279,15 @@ class StreamDoctorListener(StreamingQueryListener):
                 F.current_timestamp().alias("ingested_at"),
                 "progress_json",
             )
-            .write.mode("append")
-            .saveAsTable(self.table)
+            .write.insertInto(self.table)  # by position, in COLUMNS order; never creates the table
         )
 
     def _failed(self, error):
         import sys
 
-        self.failed_writes += 1
-        self.last_error = f"{type(error).__name__}: {error}"[:2000]
+        with self._lock:
+            self.failed_writes += 1
+            self.last_error = f"{type(error).__name__}: {error}"[:2000]
         try:
             first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
             print(
@@ -187,11 +298,63 @@ class StreamDoctorListener(StreamingQueryListener):
         except Exception:  # noqa: BLE001 - stderr closed: nothing more to do
             pass
 
+    # The end of the Python process.
+    def _at_exit(self):
+        import sys
+
+        try:
+            if not self._buffer and not self._running:
+                return
+            if not _session_usable(self._session_if_any()):
+                if self._buffer:
+                    print(
+                        f"streamdoctor listener: {len(self._buffer)} progress rows not written to {self.table}: the "
+                        "session was stopped first; call listener.flush() before spark.stop()",
+                        file=sys.stderr,
+                    )
+                return
+            self.flush(self.FLUSH_TIMEOUT_S)
+        except Exception as error:  # noqa: BLE001 - never fail the interpreter's exit
+            self._failed(error)
+
+    def _session_if_any(self):
+        return getattr(self, "_streamdoctor_spark", None) or getattr(self, "spark", None)
+
+
+def _session_usable(spark):
+    if spark is None:
+        return False
+    if type(spark).__module__.startswith("pyspark.sql.connect"):
+        return not getattr(spark, "is_stopped", False) and not getattr(getattr(spark, "_client", None), "is_closed", False)
+    context = getattr(spark, "_sc", None)
+    return context is not None and getattr(context, "_jsc", None) is not None
+
+
+def check_table(spark, table):
+    """Raises ProgressTableError unless ``table`` exists with the listener's columns in order."""
+    hint = "run listener/progress_table.sql (with your catalog and schema) first"
+    try:
+        exists = spark.catalog.tableExists(table)
+    except Exception as error:  # noqa: BLE001 - e.g. the catalog does not exist
+        first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        raise ProgressTableError(f"streamdoctor listener: progress table {table} cannot be found ({first[:300]}); {hint}") from None
+    if not exists:
+        raise ProgressTableError(f"streamdoctor listener: progress table {table} does not exist; {hint}")
+    columns = tuple(name.lower() for name in spark.table(table).columns)
+    if columns != StreamDoctorListener.COLUMNS:
+        raise ProgressTableError(
+            f"streamdoctor listener: progress table {table} has columns ({', '.join(columns)}), not "
+            f"({', '.join(StreamDoctorListener.COLUMNS)}); {hint}"
+        )
+
 
 def install(spark, table="main.streamdoctor.streaming_progress", **options):
-    """Registers a StreamDoctorListener on ``spark`` and returns it. Options: flush_interval_s, flush_rows, max_rows."""
+    """Checks the table, registers a StreamDoctorListener on ``spark`` and returns it. Options: flush_interval_s,
+    flush_rows, max_rows. Raises ProgressTableError when the table is missing or has other columns."""
+    import atexit
     import sys
 
+    check_table(spark, table)
     listener = StreamDoctorListener(table, **options)
     if type(spark).__module__.startswith("pyspark.sql.connect"):
         # Spark Connect: a server that runs listeners itself unpickles this object in its own Python
@@ -199,8 +362,8 @@ def install(spark, table="main.streamdoctor.streaming_progress", **options):
         from pyspark import cloudpickle
 
         cloudpickle.register_pickle_by_value(sys.modules[StreamDoctorListener.__module__])
-    else:
-        # Classic PySpark never pickles the listener; give it the session it was installed on.
-        listener.spark = spark
+    # Our own attribute: PySpark's `spark` is a read-only property on classic 3.5 (SPARK-48560).
+    listener._streamdoctor_spark = spark
     spark.streams.addListener(listener)
+    atexit.register(listener._at_exit)
     return listener

@@ -1,10 +1,18 @@
 // StreamDoctor listener for Scala (Spark 4.0, Scala 2.13; Databricks Runtime 17.x).
 //
 // Appends every StreamingQueryProgress to the StreamDoctor progress table (listener/progress_table.sql).
-// Callbacks buffer the report; onQueryProgress / onQueryIdle append the buffer in one write once it is
-// old or long enough, onQueryTerminated always does. No thread of its own; the buffer is bounded
-// (oldest dropped and counted); a failed write is counted, printed and retried later, never thrown
-// into the stream.
+// Callbacks buffer the report (and flush at flushRows); a daemon timer thread, alive while rows are
+// buffered or queries run, appends the buffer once its oldest row is flushIntervalSeconds old;
+// onQueryTerminated always flushes; one write at a time. The buffer is bounded (oldest dropped and
+// counted); a failed write is counted, printed and retried later, never thrown into the stream. Rows are
+// written with insertInto: the listener never creates the table (install() checks it exists with the
+// expected columns).
+//
+// The end of a job: listener events are delivered asynchronously, so awaitTermination() can return
+// before the last rows reach the listener. flush(timeoutMs) waits for the terminated events of stopped
+// queries, then writes: call it before spark.stop(). A JVM shutdown hook (Hadoop's
+// ShutdownHookManager, above the priority at which Spark stops the SparkContext) does the same when the
+// JVM exits without spark.stop(); after spark.stop() nothing can be written.
 //
 // Register it for every job without touching job code (cluster policy or Spark config):
 //   spark.jars                                  /path/to/streamdoctor-listener_2.13-0.2.0.jar
@@ -51,8 +59,11 @@ class StreamDoctorListener(
   ))
 
   private val buffer = new java.util.ArrayDeque[Row]()
+  private val running = new java.util.HashSet[String]() // run ids started, not yet terminated
+  private val writeLock = new java.util.concurrent.locks.ReentrantLock()
   private var oldestAtMs = 0L
   private var retryAtMs = 0L
+  private var timer: Option[java.util.concurrent.ScheduledExecutorService] = None
   @volatile private var session: Option[SparkSession] = None
   @volatile var written = 0L
   @volatile var dropped = 0L
@@ -64,7 +75,12 @@ class StreamDoctorListener(
 
   def buffered: Int = synchronized(buffer.size)
 
-  override def onQueryStarted(event: QueryStartedEvent): Unit = ()
+  StreamDoctorListener.flushAtJvmExit(this)
+
+  override def onQueryStarted(event: QueryStartedEvent): Unit = guarded {
+    synchronized { running.add(event.runId.toString) }
+    ensureTimer()
+  }
 
   override def onQueryProgress(event: QueryProgressEvent): Unit = guarded {
     val p = event.progress
@@ -73,47 +89,114 @@ class StreamDoctorListener(
       buffer.addLast(Row(p.id.toString, p.runId.toString, p.name, p.batchId, p.timestamp, p.json))
       while (buffer.size > maxRows) { buffer.pollFirst(); dropped += 1 }
     }
-    flushIfDue(force = false)
+    ensureTimer()
+    flushIfDue()
   }
 
-  override def onQueryIdle(event: QueryIdleEvent): Unit = guarded(flushIfDue(force = false))
+  override def onQueryIdle(event: QueryIdleEvent): Unit = guarded(flushIfDue())
 
-  override def onQueryTerminated(event: QueryTerminatedEvent): Unit = guarded(flushIfDue(force = true))
+  override def onQueryTerminated(event: QueryTerminatedEvent): Unit = guarded {
+    synchronized { running.remove(event.runId.toString) }
+    writeBuffer(StreamDoctorListener.FlushTimeoutMs)
+  }
 
-  private def flushIfDue(force: Boolean): Unit = {
-    val due = synchronized {
+  /** Milliseconds until a flush is due (0: now); -1 when nothing is buffered. */
+  private def dueInMs(): Long = synchronized {
+    if (buffer.isEmpty) -1L
+    else {
       val now = System.currentTimeMillis()
-      !buffer.isEmpty && (force || (now >= retryAtMs && (now - oldestAtMs >= flushIntervalMs || buffer.size >= flushRows)))
+      if (now < retryAtMs) retryAtMs - now
+      else if (buffer.size >= flushRows) 0L
+      else math.max(0L, oldestAtMs + flushIntervalMs - now)
     }
-    if (due) flush()
   }
 
-  /** Appends every buffered row in one write; returns the rows written (0 when the write failed: rows kept). */
-  def flush(): Int = synchronized {
-    if (buffer.isEmpty) return 0
-    val rows = new java.util.ArrayList[Row](buffer)
-    try {
-      val spark = session.orElse(SparkSession.getActiveSession).orElse(SparkSession.getDefaultSession).getOrElse(
-        throw new IllegalStateException("no SparkSession is active"))
-      spark.createDataFrame(rows, schema)
-        .select(
-          col("query_id"), col("run_id"), col("query_name"), col("batch_id"),
-          to_timestamp(col("event_time_text")).as("event_time"),
-          current_timestamp().as("ingested_at"),
-          col("progress_json"))
-        .write.mode("append").saveAsTable(table)
-    } catch {
-      case error: Exception =>
-        retryAtMs = System.currentTimeMillis() + flushIntervalMs
-        failed(error)
-        return 0
+  private def flushIfDue(): Unit = if (dueInMs() == 0L) writeBuffer(0L)
+
+  // The timer: one daemon thread, alive while rows are buffered or queries run.
+  private def ensureTimer(): Unit = synchronized {
+    if (timer.isEmpty) {
+      val executor = java.util.concurrent.Executors.newSingleThreadScheduledExecutor { (task: Runnable) =>
+        val thread = new Thread(task, "streamdoctor-listener-flush")
+        thread.setDaemon(true)
+        thread
+      }
+      val periodMs = math.max(50L, math.min(1000L, flushIntervalMs / 4))
+      executor.scheduleWithFixedDelay(() => guarded(tick(executor)), periodMs, periodMs, java.util.concurrent.TimeUnit.MILLISECONDS)
+      timer = Some(executor)
     }
-    var left = rows.size
-    while (left > 0) { buffer.pollFirst(); left -= 1 }
-    oldestAtMs = System.currentTimeMillis()
-    retryAtMs = 0L
-    written += rows.size
-    rows.size
+  }
+
+  private def tick(executor: java.util.concurrent.ScheduledExecutorService): Unit = {
+    flushIfDue()
+    synchronized {
+      if (buffer.isEmpty && running.isEmpty && timer.contains(executor)) { timer = None; executor.shutdown() }
+    }
+  }
+
+  /**
+   * Writes what is buffered now, first waiting (within `timeoutMs`) for the events Spark has still to
+   * deliver of queries that have stopped. Call it before spark.stop() and at the end of an availableNow or
+   * once job. Returns the rows written (0 when there was nothing or the write failed: rows kept).
+   */
+  def flush(timeoutMs: Long): Int = {
+    val deadline = System.currentTimeMillis() + math.max(0L, timeoutMs)
+    var waiting = true
+    while (waiting && System.currentTimeMillis() < deadline) {
+      val pending = synchronized(new java.util.HashSet[String](running))
+      if (pending.isEmpty) waiting = false
+      else {
+        try {
+          currentSession().streams.active.foreach(q => pending.remove(q.runId.toString))
+          if (pending.isEmpty) waiting = false else Thread.sleep(50)
+        } catch { case _: Exception => waiting = false }
+      }
+    }
+    writeBuffer(math.max(50L, deadline - System.currentTimeMillis()))
+  }
+
+  /** flush(30 s). */
+  def flush(): Int = flush(StreamDoctorListener.FlushTimeoutMs)
+
+  private def currentSession(): SparkSession =
+    session.orElse(SparkSession.getActiveSession).orElse(SparkSession.getDefaultSession).getOrElse(
+      throw new IllegalStateException("no SparkSession is active"))
+
+  /** One write of the buffer, never two at once: waits up to `waitMs` for a write already running. */
+  private def writeBuffer(waitMs: Long): Int = {
+    val locked = if (waitMs > 0) writeLock.tryLock(waitMs, java.util.concurrent.TimeUnit.MILLISECONDS) else writeLock.tryLock()
+    if (!locked) return 0
+    try {
+      val (rows, droppedBefore) = synchronized((new java.util.ArrayList[Row](buffer), dropped))
+      if (rows.isEmpty) return 0
+      try {
+        currentSession().createDataFrame(rows, schema)
+          .select(
+            col("query_id"), col("run_id"), col("query_name"), col("batch_id"),
+            to_timestamp(col("event_time_text")).as("event_time"),
+            current_timestamp().as("ingested_at"),
+            col("progress_json"))
+          .write.insertInto(table) // by position, in the table's column order; never creates the table
+      } catch {
+        case error: Exception =>
+          synchronized { retryAtMs = System.currentTimeMillis() + flushIntervalMs }
+          failed(error)
+          return 0
+      }
+      synchronized {
+        // Rows dropped meanwhile (past maxRows) came off the front, from the rows just written.
+        var left = rows.size - (dropped - droppedBefore)
+        while (left > 0) { buffer.pollFirst(); left -= 1 }
+        oldestAtMs = System.currentTimeMillis()
+        retryAtMs = 0L
+        written += rows.size
+      }
+      rows.size
+    } finally writeLock.unlock()
+  }
+
+  private[streamdoctor] def atJvmExit(): Unit = guarded {
+    if (buffered > 0 || synchronized(!running.isEmpty)) flush(StreamDoctorListener.ExitFlushTimeoutMs)
   }
 
   private def guarded(body: => Unit): Unit =
@@ -136,8 +219,45 @@ object StreamDoctorListener {
   val MaxRowsKey = "spark.streamdoctor.maxRows"
   val DefaultTable = "main.streamdoctor.streaming_progress"
 
-  /** Registers a listener on `spark` that writes through it; returns the listener. */
+  val Columns: Seq[String] = Seq("query_id", "run_id", "query_name", "batch_id", "event_time", "ingested_at", "progress_json")
+  val FlushTimeoutMs = 30000L
+  // Hadoop's shutdown hooks each get 30 s by default (hadoop.service.shutdown.timeout).
+  val ExitFlushTimeoutMs = 20000L
+  // Spark stops the SparkContext from its own hook, registered with Hadoop's ShutdownHookManager at
+  // FileSystem.SHUTDOWN_HOOK_PRIORITY + 30 (40); higher priorities run first.
+  val ShutdownHookPriority = 60
+
+  private val listeners = java.util.Collections.newSetFromMap(new java.util.WeakHashMap[StreamDoctorListener, java.lang.Boolean]())
+  private lazy val hook: Unit =
+    org.apache.hadoop.util.ShutdownHookManager.get().addShutdownHook(
+      () => listeners.synchronized(new java.util.ArrayList[StreamDoctorListener](listeners)).forEach(_.atJvmExit()),
+      ShutdownHookPriority)
+
+  private def flushAtJvmExit(listener: StreamDoctorListener): Unit = {
+    try { hook } catch { case error: Throwable => System.err.println(s"streamdoctor listener: no JVM exit flush ($error); call flush() before the job ends") }
+    listeners.synchronized(listeners.add(listener))
+  }
+
+  /**
+   * Throws IllegalArgumentException (one line: run progress_table.sql first) unless `table` exists with
+   * the listener's columns in order.
+   */
+  def checkTable(spark: SparkSession, table: String): Unit = {
+    val hint = "run listener/progress_table.sql (with your catalog and schema) first"
+    val exists =
+      try spark.catalog.tableExists(table)
+      catch { case error: Exception =>
+        throw new IllegalArgumentException(s"streamdoctor listener: progress table $table cannot be found (${Option(error.getMessage).getOrElse("").linesIterator.nextOption().getOrElse("").take(300)}); $hint")
+      }
+    if (!exists) throw new IllegalArgumentException(s"streamdoctor listener: progress table $table does not exist; $hint")
+    val columns = spark.table(table).columns.toSeq.map(_.toLowerCase(java.util.Locale.ROOT))
+    if (columns != Columns)
+      throw new IllegalArgumentException(s"streamdoctor listener: progress table $table has columns (${columns.mkString(", ")}), not (${Columns.mkString(", ")}); $hint")
+  }
+
+  /** Checks the table, registers a listener on `spark` that writes through it; returns the listener. */
   def install(spark: SparkSession, table: String = DefaultTable, flushIntervalSeconds: Double = 10.0): StreamDoctorListener = {
+    checkTable(spark, table)
     val listener = new StreamDoctorListener(table, (flushIntervalSeconds * 1000).toLong, 200, 10000).useSession(spark)
     spark.streams.addListener(listener)
     listener
