@@ -7,7 +7,7 @@
  */
 import { DelayedError, UnrecoverableError, Worker, type ConnectionOptions, type Job, type Processor } from 'bullmq';
 import type { Logger } from '../src/observability/logger.js';
-import type { PipelineMetrics } from '../src/observability/metrics.js';
+import { errorKind, type PipelineMetrics } from '../src/observability/metrics.js';
 import { createDetectProcessor, type DetectDeps } from './detect-processor.js';
 import { createDigestProcessor, type DigestDeps } from './digest-processor.js';
 import { ChannelBusyError, MessageBusyError } from '../src/slack/gateway/message-poster.js';
@@ -109,6 +109,28 @@ function notifyBackPressure(worker: () => Worker | undefined, processor: Process
  */
 const MAX_STALLS: Record<keyof typeof QUEUE, number> = { poll: 3, detect: 3, notify: 10, digest: 3 };
 
+/**
+ * The workers' 'error' events, logged at most once per error kind (code, else name) per interval
+ * with how many were folded in: during a Redis outage every worker repeats the same connection
+ * error many times a second, which would bury every other line.
+ */
+export function throttledWorkerErrors(logger: Pick<Logger, 'error'>, intervalMs = 30_000, now: () => number = Date.now): (queue: string, err: Error) => void {
+  const last = new Map<string, { at: number; folded: number }>();
+  return (queue, err) => {
+    const kind = errorKind(err);
+    const at = now();
+    const seen = last.get(kind);
+    if (seen && at - seen.at < intervalMs) {
+      seen.folded += 1;
+      return;
+    }
+    const folded = seen?.folded ?? 0;
+    if (!seen && last.size >= 100) last.clear(); // bounded: kinds are few; a flood of new ones only resets
+    last.set(kind, { at, folded: 0 });
+    logger.error({ queue, err, kind, ...(folded > 0 ? { folded } : {}) }, folded > 0 ? `worker error (and ${folded} more of this kind in the last ${Math.round((at - seen!.at) / 1000)} s)` : 'worker error');
+  };
+}
+
 export function createPipelineWorkers(deps: PipelineDeps, settings: WorkerSettings): PipelineWorkers {
   const prefix = settings.prefix ?? '{sd}';
   const concurrency = { poll: 4, detect: 8, notify: 16, digest: 2, ...settings.concurrency };
@@ -123,6 +145,7 @@ export function createPipelineWorkers(deps: PipelineDeps, settings: WorkerSettin
       return cap !== undefined ? cappedBackoff(attemptsMade, delay, Math.random, cap) : -1;
     } },
   };
+  const workerError = throttledWorkerErrors(deps.logger);
   const wanted = new Set(settings.queues ?? (Object.keys(QUEUE) as (keyof typeof QUEUE)[]));
   const workers: Worker[] = [];
   const add = (name: keyof typeof QUEUE, processor: Processor) => {
@@ -132,7 +155,7 @@ export function createPipelineWorkers(deps: PipelineDeps, settings: WorkerSettin
       if (err instanceof DelayedError || err?.name === 'RateLimitError') return;
       deps.logger.warn({ queue: name, jobId: job?.id, attemptsMade: job?.attemptsMade, err }, 'job failed');
     });
-    worker.on('error', (err) => deps.logger.error({ queue: name, err }, 'worker error'));
+    worker.on('error', (err) => workerError(name, err));
     workers.push(worker);
   };
   add('poll', createPollProcessor(deps) as Processor);

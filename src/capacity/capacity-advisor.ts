@@ -20,26 +20,43 @@ export interface JobClusterAdvisorOptions {
    * @defaultValue 2000
    */
   waitMs?: number;
+  /** Told once when a lookup fails (the cluster is then unknown: advice keeps its wording). */
+  logger?: { warn(obj: object, msg: string): void };
 }
 
-function within<T>(promise: Promise<T>, ms: number, fallback: T): Promise<T> {
+/** `promise`'s value, or `fallback` when it takes longer than `ms` or fails (`onError` is told). */
+function within<T>(promise: Promise<T>, ms: number, fallback: T, onError: (err: unknown) => void): Promise<T> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve(fallback), ms);
     timer.unref?.();
-    void promise.then((value) => {
-      clearTimeout(timer);
-      resolve(value);
-    });
+    // A rejection must be handled here: unhandled, it ends the worker (src/runtime/shutdown.ts).
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        onError(err);
+        resolve(fallback);
+      },
+    );
   });
 }
 
 export function jobClusterAdvisor(cache: JobClusterCache, options: JobClusterAdvisorOptions = {}): CapacityAdvisor {
+  let warned = false;
+  const onError = (err: unknown) => {
+    if (warned) return;
+    warned = true;
+    options.logger?.warn({ err: { message: (err as Error)?.message } }, 'capacity advice: the job cluster lookup failed; advice keeps its wording (logged once)');
+  };
   return {
     async inWorkers(record, stream) {
       if (!record.incident.advice.some((advice) => advice.throughputFactor !== undefined)) return record;
       const jobId = stream?.jobId && /^\d{1,15}$/.test(stream.jobId) ? Number(stream.jobId) : null;
       if (jobId === null) return record;
-      const cluster = await within(cache.clusterFor(stream?.workspace ?? null, jobId), options.waitMs ?? 2_000, null);
+      const cluster = await within(cache.clusterFor(stream?.workspace ?? null, jobId), options.waitMs ?? 2_000, null, onError);
       if (!cluster) return record;
       const incident = incidentInWorkers(record.incident, cluster);
       return incident === record.incident ? record : { ...record, incident };

@@ -49,14 +49,16 @@ export class JobClusterCache {
     const cached = this.entries.get(key);
     if (cached && cached.expiresAt > nowMs) return cached.value;
     const entry: Entry = { value: Promise.resolve(null), expiresAt: nowMs + (this.options.ttlMs ?? 600_000) };
-    entry.value = jobs.getJob(jobId).then(
-      (job) => streamClusterOf(job),
-      (err: unknown) => {
+    // Any failure, the read's or the answer's (streamClusterOf is tolerant, but a throw here must
+    // never leave a rejected promise cached), is kept only failureTtlMs and gives null.
+    entry.value = jobs
+      .getJob(jobId)
+      .then((job) => streamClusterOf(job))
+      .catch((err: unknown) => {
         entry.expiresAt = this.now() + (this.options.failureTtlMs ?? 60_000);
-        this.options.logger?.warn({ err: { message: (err as Error).message, code: (err as { code?: string }).code }, jobId, workspace }, 'could not read the job cluster spec; capacity advice keeps its wording');
+        this.options.logger?.warn({ err: { message: (err as Error)?.message, code: (err as { code?: string })?.code }, jobId, workspace }, 'could not read the job cluster spec; capacity advice keeps its wording');
         return null;
-      },
-    );
+      });
     // Bounded: one entry per watched job, expired ones dropped when a new one comes in.
     for (const [k, e] of this.entries) if (e.expiresAt <= nowMs) this.entries.delete(k);
     this.entries.set(key, entry);

@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { chooseDatabricksCredentials, DATABRICKS_AUTH_TYPES } from './databricks-auth.js';
 import { DEFAULTS } from './defaults.js';
+import { readRedisUrl } from './redis-url.js';
 
 export type DatabricksEnvAuth =
   | { kind: 'pat'; token: string }
@@ -185,7 +186,15 @@ export const ENV_VARIABLES = {
   DATABRICKS_CONFIG_FILE: variable(text(), '`~/.databrickscfg`'),
   DATABRICKS_WAREHOUSE_ID: variable(text(), '—'),
   STREAMDOCTOR_CONFIG: variable(text(), '—'),
-  REDIS_URL: variable(text().refine((v) => /^rediss?:\/\//.test(v), 'REDIS_URL must start with redis:// or rediss://'), 'discovered', (v) => v),
+  // The same reading the Redis client makes (redis-url.ts): a URL accepted here is one it can open.
+  REDIS_URL: variable(
+    z.string().transform((value, ctx) => {
+      const read = readRedisUrl(value);
+      return read.kind === 'invalid' ? refuse(ctx, read.problem) : value;
+    }),
+    'discovered',
+    (v) => v,
+  ),
   STREAMDOCTOR_PREFIX: variable(
     text().refine((v) => /^[A-Za-z0-9:_-]{1,40}$/.test(v), {
       error: (issue) => `STREAMDOCTOR_PREFIX may hold letters, digits, ':', '_' and '-' (up to 40); got "${String(issue.input).slice(0, 60)}"`,

@@ -3,7 +3,7 @@
  * every mistake into a `ConfigIssue` with its line:column, key path, and what to write instead.
  * Pure: text in, result out (`readWatchConfigFile` does the disk read).
  */
-import { LineCounter, parseDocument, type Document } from 'yaml';
+import { LineCounter, parseDocument, visit, type Document } from 'yaml';
 import type { z } from 'zod';
 import { didYouMean } from './did-you-mean.js';
 import { knownKeysAt, watchFileSchema, type WatchFileParsed } from './watch-schema.js';
@@ -36,6 +36,9 @@ const HINTS: Record<string, string> = {
   thresholds: 'write thresholds: { repartition: 10m }',
   query_id: 'the UUID in the progress "id" field',
 };
+
+/** yaml's `maxAliasCount` (its default, 100, refuses a plain anchor used by 100 streams). */
+export const MAX_ALIAS_EXPANSION = 10_000;
 
 const SECRET_KEYS = new Set(['token', 'client_secret', 'secret', 'password', 'pat', 'access_token']);
 const SECRET_VALUE = /^(dapi[0-9a-f]{16,}|xox[abposr]-|xapp-)/i;
@@ -94,7 +97,30 @@ export function loadWatchConfig(text: string, path: string): LoadWatchConfigResu
       }),
     );
   }
-  const data = doc.toJS({ maxAliasCount: 100 }) as unknown;
+  let data: unknown;
+  try {
+    // yaml's guard multiplies each anchor's uses by the aliases inside it: an estimate of the expanded
+    // size, so a legitimate file may use one anchor (a channel) for hundreds of streams, while a
+    // "billion laughs" file (aliases of aliases) passes 10,000 within a few levels and is refused.
+    data = doc.toJS({ maxAliasCount: MAX_ALIAS_EXPANSION });
+  } catch (error) {
+    // The yaml library throws (a ReferenceError) instead of listing an error; say it as a watch-file problem.
+    const excessive = /excessive alias/i.test((error as Error)?.message ?? '');
+    const at = excessive ? firstAliasOffset(doc) : 0;
+    const pos = lineCounter.linePos(at);
+    return fail([
+      {
+        path: '(yaml)',
+        line: pos.line,
+        column: pos.col,
+        message: excessive
+          ? `YAML aliases expand to more than ${MAX_ALIAS_EXPANSION.toLocaleString('en')} nodes (aliases of aliases multiply); write the repeated parts out, or alias only plain values such as a channel`
+          : /unresolved alias/i.test((error as Error)?.message ?? '')
+            ? 'YAML alias used before its anchor; write the anchor (&name) above every alias (*name) of it'
+            : `YAML could not be read: ${String((error as Error)?.message ?? error).split('\n')[0]!.slice(0, 200)}`,
+      },
+    ]);
+  }
   if (data === null || data === undefined) {
     return fail([{ path: '(top level)', line: 1, column: 1, message: 'the file is empty; start from examples/streamdoctor.example.yml (workspaces:, defaults:, streams:)' }]);
   }
@@ -150,6 +176,18 @@ export function loadWatchConfig(text: string, path: string): LoadWatchConfigResu
   const crossErrors = crossCheck(parsed.data, doc, lineCounter);
   if (crossErrors.length) return fail(crossErrors);
   return { ok: true, config: build(parsed.data), warnings: [] };
+}
+
+/** Where the first alias (`*name`) of the file starts, for the line:column of an alias error. */
+function firstAliasOffset(doc: Document): number {
+  let offset = 0;
+  visit(doc, {
+    Alias(_key, node) {
+      offset = node.range?.[0] ?? 0;
+      return visit.BREAK;
+    },
+  });
+  return offset;
 }
 
 function dedupe(issues: ConfigIssue[]): ConfigIssue[] {

@@ -46,23 +46,47 @@ export function healthRoutes(deps: Pick<RouteDeps, 'redis' | 'queues'>): Route[]
   ];
 }
 
-export function pipelineRoutes(deps: RouteDeps): Route[] {
+/** The gauges read from Redis when scraped: left out of a scrape whose Redis read did not finish in time. */
+const REDIS_GAUGES = ['streamdoctor_open_incidents', 'streamdoctor_queue_depth'];
+
+/** The exposition without the Redis gauges (their HELP, TYPE and samples), saying why in a comment. */
+function withoutRedisGauges(text: string, why: string): string {
+  const ofRedisGauge = (line: string) => REDIS_GAUGES.some((name) => line.startsWith(`# HELP ${name} `) || line.startsWith(`# TYPE ${name} `) || line.startsWith(`${name} `) || line.startsWith(`${name}{`));
+  return `# streamdoctor: ${REDIS_GAUGES.join(' and ')} omitted: ${why}\n${text.split('\n').filter((line) => !ofRedisGauge(line)).join('\n')}`;
+}
+
+export function pipelineRoutes(deps: RouteDeps & { gaugeDeadlineMs?: number }): Route[] {
+  // One refresh at a time: on a worker's connection (offline queue on, retries unbounded) a read
+  // during an outage waits for Redis, and every scrape starting its own would pile them up.
+  let refreshing: Promise<void> | null = null;
+  const refresh = () =>
+    (refreshing ??= refreshGauges(deps.metrics, {
+      ...(deps.countOpenIncidents ? { countOpenIncidents: deps.countOpenIncidents } : {}),
+      queueDepths: () => deps.queues.depths(),
+    }).finally(() => {
+      refreshing = null;
+    }));
   return [
     ...healthRoutes(deps),
     {
       path: '/metrics',
       method: ['GET'],
       handler: async (_req, res) => {
-        try {
-          await refreshGauges(deps.metrics, {
-            ...(deps.countOpenIncidents ? { countOpenIncidents: deps.countOpenIncidents } : {}),
-            queueDepths: () => deps.queues.depths(),
-          });
-        } catch {
-          // Redis down: serve the in-process counters anyway; /healthz reports the outage.
-        }
+        // Bounded like /readyz: past the deadline (Redis away or hung) the in-process counters are
+        // served at once, the Redis gauges left out rather than stale; /readyz reports the outage.
+        let timer: NodeJS.Timeout | undefined;
+        const outcome = await Promise.race([
+          refresh().then(
+            () => 'fresh' as const,
+            () => 'failed' as const,
+          ),
+          new Promise<'late'>((resolve) => {
+            timer = setTimeout(() => resolve('late'), deps.gaugeDeadlineMs ?? 1_500);
+          }),
+        ]).finally(() => clearTimeout(timer));
+        const text = await deps.metrics.registry.metrics();
         res.writeHead(200, { 'content-type': deps.metrics.registry.contentType });
-        res.end(await deps.metrics.registry.metrics());
+        res.end(outcome === 'fresh' ? text : withoutRedisGauges(text, outcome === 'late' ? 'Redis did not answer in time' : 'Redis could not be read'));
       },
     },
   ];
@@ -99,8 +123,25 @@ export async function startHttpServer(routes: Route[], port = 0, host = '127.0.0
     server,
     url: `http://${host}:${address.port}`,
     close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections?.();
       server.close(() => resolve());
+      endConnections(server, 0);
     }),
   };
+}
+
+/**
+ * Ends the connections of a server being closed (`server.close()` only stops new ones and waits for
+ * the rest): idle keep-alive ones now, the others (a request still in progress: a slow or stalled
+ * client) after `graceMs`, so one client never holds a shutdown up to its deadline. Returns a
+ * function that cancels the delayed part (call it once the server has closed).
+ */
+export function endConnections(server: Server, graceMs: number): () => void {
+  server.closeIdleConnections();
+  if (graceMs <= 0) {
+    server.closeAllConnections();
+    return () => undefined;
+  }
+  const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+  timer.unref();
+  return () => clearTimeout(timer);
 }

@@ -88,7 +88,7 @@ function watchAdvisor(watch: WatchConfig, clients: Map<string, DatabricksClient>
     },
     logger,
   });
-  return jobClusterAdvisor(cache);
+  return jobClusterAdvisor(cache, { logger });
 }
 
 /** What a process found wrong before it could start (environment, watch file, Redis server settings). */

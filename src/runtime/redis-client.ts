@@ -5,6 +5,7 @@
  * a Slack request is answered instead of hanging.
  */
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { readRedisUrl } from '../config/redis-url.js';
 
 export type RedisRole = 'worker' | 'producer';
 
@@ -33,20 +34,13 @@ export interface ErrorSink {
  */
 /**
  * The seed nodes of a cluster URL, `redis+cluster://[user:pass@]host:port,host:port[/…]`; null for any
- * other URL.
+ * other URL. The reading is src/config/redis-url.ts's, the one REDIS_URL is checked with.
  */
 export function clusterNodesOf(url: string): { nodes: { host: string; port: number }[]; username?: string; password?: string } | null {
-  const match = /^redis\+cluster:\/\/(?:([^:@/]*)(?::([^@/]*))?@)?([^/?#]+)/.exec(url.trim());
-  if (!match) return null;
-  const nodes = match[3]!.split(',').map((hostPort) => {
-    const at = hostPort.lastIndexOf(':');
-    return at > 0 ? { host: hostPort.slice(0, at).replace(/^\[|\]$/g, ''), port: Number(hostPort.slice(at + 1)) || 6379 } : { host: hostPort, port: 6379 };
-  });
-  return {
-    nodes,
-    ...(match[1] ? { username: decodeURIComponent(match[1]) } : {}),
-    ...(match[2] ? { password: decodeURIComponent(match[2]) } : {}),
-  };
+  const read = readRedisUrl(url);
+  if (read.kind !== 'cluster') return null;
+  const { kind: _kind, ...cluster } = read;
+  return cluster;
 }
 
 export function createRedis(url: string, role: RedisRole, extra: RedisOptions = {}, sink?: ErrorSink): Redis {

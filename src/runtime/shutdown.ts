@@ -14,6 +14,11 @@ export interface ShutdownOptions {
   exit?: (code: number) => void;
   /** Signals to handle. @defaultValue ['SIGTERM', 'SIGINT'] */
   signals?: NodeJS.Signals[];
+  /**
+   * What may still be running when the deadline passes, for its log line (the web process has
+   * requests, not jobs). @defaultValue 'jobs still active (they will be taken over)'
+   */
+  stillActive?: string;
 }
 
 export type Closer = () => Promise<void>;
@@ -27,7 +32,7 @@ export function createShutdown(close: Closer, options: ShutdownOptions): (reason
     if (started) return started;
     options.logger.info({ reason }, 'shutting down');
     const timer = setTimeout(() => {
-      options.logger.warn({ timeoutMs }, 'shutdown deadline passed; exiting with jobs still active (they will be taken over)');
+      options.logger.warn({ timeoutMs }, `shutdown deadline passed; exiting with ${options.stillActive ?? 'jobs still active (they will be taken over)'}`);
       exit(1);
     }, timeoutMs);
     timer.unref();

@@ -6,7 +6,9 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { App, webApi, type Authorize, type CustomRoute } from '@slack/bolt';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parse as parseQueryString } from 'node:querystring';
+import { App, HTTPModuleFunctions, HTTPReceiver, isValidSlackRequest, webApi, type Authorize, type CustomRoute } from '@slack/bolt';
 import { registerHandlers } from '../../handlers/index.js';
 import type { Logger } from '../observability/logger.js';
 import { redactSecrets } from '../observability/logger.js';
@@ -16,6 +18,7 @@ import { boltLogger } from '../slack/bolt-logger.js';
 import type { SlackDeps } from '../slack/deps.js';
 import { InFlightListeners } from '../slack/in-flight.js';
 import { ConfigError } from '../util/errors.js';
+import { endConnections } from './http-routes.js';
 
 export class SlackAppConfigError extends ConfigError {
   constructor(problem: string) {
@@ -54,6 +57,11 @@ export interface SlackAppOptions {
    * @defaultValue 5000
    */
   drainTimeoutMs?: number;
+  /**
+   * How long `stop()` lets a request still being received or answered go on before its connection
+   * is closed (idle connections are closed at once). @defaultValue 3000
+   */
+  requestGraceMs?: number;
   logger: Logger;
   deps: SlackDeps;
   /**
@@ -87,6 +95,55 @@ export function slackClientOptions(slackApiUrl?: string, timeoutMs = 10_000): we
   };
 }
 
+/**
+ * Answers 400 to a signed POST /slack/events whose JSON body (or form `payload`) is not an object
+ * (`null`, `[]`, `"x"`, `1`): Bolt reads `body.ssl_check` on whatever JSON.parse returned, and on
+ * `null` that throws outside any handler, an unhandled rejection that ends the process
+ * (src/runtime/shutdown.ts). The body is buffered here; Bolt reuses the buffer (`rawBody`) and
+ * verifies the signature itself, so an unsigned request is still its 401.
+ */
+function guardBodyShape(receiver: HTTPReceiver, signingSecret: string, logger: Logger): void {
+  const next = receiver.requestListener;
+  const shapeOf = (req: IncomingMessage, text: string): 'object' | 'other' | 'unreadable' => {
+    try {
+      let value: unknown;
+      if (req.headers['content-type'] === 'application/x-www-form-urlencoded') {
+        const { payload } = parseQueryString(text);
+        if (typeof payload !== 'string') return 'object';
+        value = JSON.parse(payload);
+      } else {
+        value = JSON.parse(text);
+      }
+      return value !== null && typeof value === 'object' && !Array.isArray(value) ? 'object' : 'other';
+    } catch {
+      return 'unreadable'; // Bolt answers a malformed body 400 itself
+    }
+  };
+  receiver.requestListener = (req: IncomingMessage, res: ServerResponse) => {
+    if (req.method !== 'POST' || (req.url ?? '').split('?')[0] !== '/slack/events') return next(req, res);
+    HTTPModuleFunctions.bufferIncomingMessage(req, HTTPModuleFunctions.defaultBodyLimit).then(
+      (buffered) => {
+        const text = buffered.rawBody.toString();
+        const signature = req.headers['x-slack-signature'];
+        const timestamp = Number(req.headers['x-slack-request-timestamp']);
+        const signed =
+          typeof signature === 'string' && isValidSlackRequest({ signingSecret, body: text, headers: { 'x-slack-signature': signature, 'x-slack-request-timestamp': timestamp } });
+        if (signed && shapeOf(req, text) === 'other') {
+          logger.warn('slack request refused: its body is JSON but not an object');
+          HTTPModuleFunctions.buildNoBodyResponse(res, 400);
+          return;
+        }
+        next(buffered, res);
+      },
+      (err: unknown) => {
+        // Too large or cut off: what Bolt would answer for the same (413, else 400).
+        const tooLarge = HTTPModuleFunctions.isRawBodyError(err) && (err as { statusCode?: number }).statusCode === 413;
+        if (!res.headersSent) HTTPModuleFunctions.buildNoBodyResponse(res, tooLarge ? 413 : 400);
+      },
+    );
+  };
+}
+
 export function createSlackApp(options: SlackAppOptions): SlackAppHandle {
   const socketMode = options.socketMode ?? Boolean(options.appToken);
   if (!options.botToken && !options.authorize) throw new SlackAppConfigError('set SLACK_BOT_TOKEN (xoxb-…) or pass an authorize function');
@@ -94,9 +151,20 @@ export function createSlackApp(options: SlackAppOptions): SlackAppHandle {
   if (socketMode && !options.appToken) throw new SlackAppConfigError('Socket Mode needs SLACK_APP_TOKEN (xapp-…, scope connections:write)');
   const clientOptions = slackClientOptions(options.slackApiUrl, options.slackTimeoutMs);
   const logger = options.logger;
+  // HTTP mode: Bolt's receiver, built here so its request listener can be guarded (guardBodyShape).
+  const receiver = socketMode
+    ? undefined
+    : new HTTPReceiver({
+        signingSecret: options.signingSecret!,
+        customRoutes: options.customRoutes ?? [],
+        // Listeners ack first and answer through response_url / the Web API, so Slack gets its 200 fast.
+        processBeforeResponse: false,
+        logger: boltLogger(logger),
+      });
+  if (receiver) guardBodyShape(receiver, options.signingSecret!, logger);
   const app = new App({
     ...(socketMode ? { socketMode: true, appToken: options.appToken, ...(options.port !== undefined ? { port: options.port } : {}) } : {}),
-    ...(options.signingSecret ? { signingSecret: options.signingSecret } : {}),
+    ...(receiver ? { receiver } : {}),
     authorize: options.authorize ?? singleWorkspaceAuthorize(options.botToken!, clientOptions),
     clientOptions,
     logger: boltLogger(logger),
@@ -136,7 +204,12 @@ export function createSlackApp(options: SlackAppOptions): SlackAppHandle {
       return { port: bound };
     },
     async stop() {
-      await app.stop();
+      // Bolt's stop waits for every open connection; a client that stalls mid-request (or a kept-alive
+      // idle one) would hold it until the process deadline. Slack's requests take ~3 s at most.
+      const stopping = app.stop();
+      const cancel = server ? endConnections(server, options.requestGraceMs ?? 3_000) : () => undefined;
+      await stopping.finally(cancel);
+      server = null;
       // No new requests come in now; let the ones already acknowledged finish their answers.
       const left = await inFlight.drain(options.drainTimeoutMs ?? 5000);
       if (left > 0) logger.warn({ left }, 'slack app stopped with listeners still running');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { capacityAdviceInWorkers, coresOfNodeType, incidentInWorkers, streamClusterOf, workersNeeded, type StreamCluster } from '../../src/capacity/index.js';
+import { capacityAdviceInWorkers, coresOfNodeType, incidentInWorkers, JobClusterCache, jobClusterAdvisor, streamClusterOf, workersNeeded, type StreamCluster } from '../../src/capacity/index.js';
 import type { Advice, Incident } from '../../src/diagnosis/types.js';
 
 // The engine's capacity advice as it reads today (src/diagnosis/causes/lag-causes.ts).
@@ -150,5 +150,68 @@ describe('the stream cluster of a job (jobs/get)', () => {
     expect(streamClusterOf({ ...base, settings: { tasks: [{ task_key: 'a', environment_key: 'default' }] } })).toBeNull();
     expect(streamClusterOf({ ...base, settings: { tasks: [{ task_key: 'a', new_cluster: { node_type_id: 'i3.xlarge' } }] } })).toBeNull();
     expect(streamClusterOf({ job_id: 1 })).toBeNull();
+  });
+});
+
+describe('a malformed jobs/get answer', () => {
+  it('reads null, [null] and other wrong shapes as "cluster unknown", skipping a malformed entry', () => {
+    for (const job of [null, 1, 'x', { settings: null }, { settings: { tasks: null } }, { settings: { tasks: [null] } }, { settings: { tasks: 'x', job_clusters: [null, 1] } }]) {
+      expect(streamClusterOf(job as never), JSON.stringify(job)).toBeNull();
+    }
+    // A null entry beside a good one is skipped; the good one is still read.
+    const cluster = streamClusterOf({
+      job_id: 1,
+      settings: {
+        tasks: [null, { task_key: 'a', job_cluster_key: 'main' }],
+        job_clusters: [null, { job_cluster_key: 'main', new_cluster: { node_type_id: 'i3.xlarge', num_workers: 2, autoscale: null } }],
+      },
+    } as never);
+    expect(cluster).toMatchObject({ jobClusterKey: 'main', size: { kind: 'fixed', workers: 2 } });
+  });
+
+  it('never rejects the advisor nor stays cached for 10 minutes; the failure is logged once', async () => {
+    let nowMs = 0;
+    const answers: unknown[] = [null, { settings: { tasks: [null] } }];
+    let reads = 0;
+    const jobs = {
+      getJob: async () => {
+        reads += 1;
+        if (reads === 3) throw new Error('boom'); // a read that fails outright
+        return (reads <= answers.length ? answers[reads - 1] : { settings: { tasks: [{ task_key: 'a', new_cluster: { node_type_id: 'i3.xlarge', num_workers: 2 } }] } }) as never;
+      },
+    };
+    const warnings: string[] = [];
+    const logger = { warn: (_obj: object, msg: string) => void warnings.push(msg) };
+    const cache = new JobClusterCache({ jobsFor: () => jobs, now: () => nowMs, logger: logger as never });
+    // A cache whose promise rejects (what a throwing parser used to leave behind) must not reject the advisor.
+    const rejecting = { clusterFor: () => Promise.reject(new TypeError("Cannot read properties of null (reading 'settings')")) } as unknown as JobClusterCache;
+    const rejections: unknown[] = [];
+    const onRejection = (reason: unknown) => rejections.push(reason);
+    process.on('unhandledRejection', onRejection);
+    try {
+      const advisorLogs: string[] = [];
+      const failing = jobClusterAdvisor(rejecting, { waitMs: 100, logger: { warn: (_o: object, msg: string) => void advisorLogs.push(msg) } });
+      const record = { incident: { advice: [{ throughputFactor: 1.5 }] } as unknown as Incident };
+      expect(await failing.inWorkers(record, { jobId: '42', workspace: undefined })).toBe(record);
+      expect(await failing.inWorkers(record, { jobId: '42', workspace: undefined })).toBe(record);
+      expect(advisorLogs).toHaveLength(1);
+
+      expect(await cache.clusterFor(null, 42)).toBeNull(); // null answer
+      nowMs += 1_000;
+      expect(await cache.clusterFor(null, 42)).toBeNull(); // cached (a spec that says "unknown")
+      expect(reads).toBe(1);
+      nowMs += 600_001;
+      expect(await cache.clusterFor(null, 42)).toBeNull(); // [null] tasks
+      nowMs += 600_001;
+      expect(await cache.clusterFor(null, 42)).toBeNull(); // the read fails: kept a minute, not 10
+      expect(warnings).toHaveLength(1);
+      nowMs += 60_001;
+      expect(await cache.clusterFor(null, 42)).toMatchObject({ taskKey: 'a', size: { kind: 'fixed', workers: 2 } });
+      expect(reads).toBe(4);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(rejections).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onRejection);
+    }
   });
 });

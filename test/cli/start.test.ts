@@ -28,6 +28,12 @@ describe('streamdoctor start', () => {
     expect(err.text()).toContain('unknown option "--verbose"');
   });
 
+  it('in demo mode, refuses a bad LOG_LEVEL with what to set, as every process does', async () => {
+    const err = capture();
+    expect(await runStartCommand([], { env: { LOG_LEVEL: 'verbose' }, out: capture().stream, err: err.stream })).toBe(2);
+    expect(err.text()).toBe('streamdoctor: configuration problems:\n  - LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "verbose"\n');
+  });
+
   it('refuses half a configuration, names what is missing, and never echoes a secret', async () => {
     const err = capture();
     const env = { SLACK_BOT_TOKEN: 'xoxb-1111-2222-SECRETSECRET', SLACK_SIGNING_SECRET: 'f00dfeedf00dfeedf00dfeed' };

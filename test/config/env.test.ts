@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULTS, describeEnvConfig, ENV_SCHEMA, readEnvConfig } from '../../src/config/index.js';
+import { clusterNodesOf } from '../../src/runtime/redis-client.js';
 
 describe('readEnvConfig', () => {
   it('is the demo with defaults when nothing is set', () => {
@@ -50,11 +51,25 @@ describe('readEnvConfig', () => {
       'Databricks credentials are set but DATABRICKS_HOST is not; set DATABRICKS_HOST=https://<your-workspace-host>',
       'PORT must be an integer from 0 to 65535; got "eighty"',
       'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "loud"',
-      'REDIS_URL must start with redis:// or rediss://',
+      'REDIS_URL must start with redis://, rediss:// or redis+cluster://; set it as redis://[user:password@]host:port[/db], rediss://… (TLS), or redis+cluster://[user:password@]host:port,host:port,… (Redis Cluster seed nodes)',
       'SLACK_BOT_TOKEN should be a bot token starting with xoxb-',
       "set SLACK_SIGNING_SECRET (HTTP mode) or SLACK_APP_TOKEN (Socket Mode): Slack's requests reach the app with it",
     ]);
     expect(config.port).toBe(3000);
+  });
+
+  it('accepts every REDIS_URL form the Redis client opens, the documented cluster URL included', () => {
+    for (const url of ['redis://127.0.0.1:6379/0', 'rediss://u:p@redis.internal:6380', 'redis+cluster://127.0.0.1:7000,127.0.0.1:7001', 'redis+cluster://user:p%40ss@[::1]:7000']) {
+      const config = readEnvConfig({ REDIS_URL: url });
+      expect(config.problems, url).toEqual([]);
+      expect(config.redisUrl).toBe(url);
+    }
+    // The check and the client read a cluster URL with one function.
+    expect(clusterNodesOf('redis+cluster://user:p%40ss@[::1]:7000,h2:7001')).toEqual({ nodes: [{ host: '::1', port: 7000 }, { host: 'h2', port: 7001 }], username: 'user', password: 'p@ss' });
+    for (const url of ['redis+cluster://', 'redis+cluster://h1:7000,h2:port', 'http://h:6379']) {
+      const [problem] = readEnvConfig({ REDIS_URL: url }).problems;
+      expect(problem, url).toMatch(/^REDIS_URL .*; set it as redis:\/\/.*redis\+cluster:\/\//);
+    }
   });
 
   it('reads STREAMDOCTOR_ADMINS into users and user groups, and flags what is not a Slack id', () => {

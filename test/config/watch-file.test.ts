@@ -182,3 +182,37 @@ describe('workspace auth: a ~/.databrickscfg profile', () => {
     expect(result.errors[0]!.message).toContain(error.message);
   });
 });
+
+describe('loadWatchConfig: YAML aliases', () => {
+  const withStreams = (count: number) =>
+    `defaults:\n  channel: &ch "#streaming-alerts"\n${MINIMAL.replace('defaults:\n  channel: "#streaming-alerts"\n', '')}`.replace(
+      'streams:\n  - name: orders_5min_agg\n',
+      `streams:\n${Array.from({ length: count }, (_, i) => `  - name: stream_${i}\n    channel: *ch\n`).join('')}`,
+    );
+
+  it('reads a file that uses one anchor for 150 streams (yaml refuses 100 by default)', () => {
+    const result = loadWatchConfig(withStreams(150), 'streamdoctor.yml');
+    if (!result.ok) throw new Error(result.message);
+    expect(result.config.streams).toHaveLength(150);
+    expect(result.config.streams[149]).toMatchObject({ name: 'stream_149', channel: '#streaming-alerts' });
+  });
+
+  it('says an alias used before its anchor is one, with its line', () => {
+    expect(errorsOf(`${MINIMAL}x: *nowhere\n`).message).toMatch(/streamdoctor\.yml:\d+:\d+ \(yaml\): /);
+  });
+
+  it('refuses an alias bomb as a watch-file error with its line, never a throw', () => {
+    const bomb = [
+      'a: &a ["x","x","x","x","x","x","x","x","x"]',
+      'b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]',
+      'c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]',
+      'd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]',
+      'e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]',
+      'f: [*e,*e,*e,*e,*e,*e,*e,*e,*e]',
+      MINIMAL,
+    ].join('\n');
+    const result = errorsOf(bomb);
+    expect(result.message).toMatch(/^streamdoctor\.yml:2:8 \(yaml\): YAML aliases expand to more than 10,000 nodes/);
+    expect(result.message).toContain('write the repeated parts out');
+  });
+});

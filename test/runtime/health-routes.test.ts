@@ -7,7 +7,8 @@
 import { createServer, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PipelineQueues } from '../../jobs/queues.js';
-import { healthRoutes, startHttpServer, type HttpServerHandle } from '../../src/runtime/http-routes.js';
+import { createMetrics } from '../../src/observability/metrics.js';
+import { healthRoutes, pipelineRoutes, startHttpServer, type HttpServerHandle } from '../../src/runtime/http-routes.js';
 import { createRedis } from '../../src/runtime/redis-client.js';
 import { REDIS_URL, silentLogger, uniquePrefix } from '../pipeline/helpers/harness.js';
 
@@ -59,5 +60,54 @@ describe('health routes', () => {
       expect(text).not.toContain('127.0.0.1');
       expect(text).not.toMatch(/ECONNREFUSED|Connection is closed/);
     }
+  });
+});
+
+describe('/metrics', () => {
+  /** A Redis that accepts connections and never answers (a paused host, a partition). */
+  async function silentRedis(): Promise<number> {
+    const sockets = new Set<import('node:net').Socket>();
+    const server = createServer((socket) => void sockets.add(socket));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    cleanups.push(() => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise((resolve) => server.close(resolve));
+    });
+    return (server.address() as AddressInfo).port;
+  }
+
+  it("answers within its deadline when Redis does not answer, leaving out the gauges it could not read", async () => {
+    const port = await silentRedis();
+    // The worker's connection: offline queue on, retries unbounded; a command waits for Redis.
+    const redis = createRedis(`redis://127.0.0.1:${port}`, 'worker', {}, silentLogger);
+    const queues = new PipelineQueues({ connection: redis, prefix: uniquePrefix('metrics').queuePrefix });
+    const metrics = createMetrics({ processMetrics: false });
+    metrics.polls.inc({ source: 's1', outcome: 'ok' });
+    const http = await startHttpServer(pipelineRoutes({ redis, queues, metrics, countOpenIncidents: () => new Promise<number>(() => undefined), gaugeDeadlineMs: 300 }));
+    cleanups.push(() => redis.disconnect(), () => queues.close(), () => http.close());
+    for (let scrape = 0; scrape < 2; scrape++) {
+      const started = Date.now();
+      const res = await fetch(`${http.url}/metrics`, { signal: AbortSignal.timeout(5_000) });
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(res.status).toBe(200);
+      const text = await res.text();
+      expect(text).toContain('streamdoctor_polls_total{source="s1",outcome="ok"} 1');
+      expect(text).toContain('streamdoctor_build_info');
+      expect(text).not.toMatch(/^streamdoctor_open_incidents /m);
+      expect(text).not.toContain('# TYPE streamdoctor_queue_depth');
+      expect(text).toContain('omitted: Redis did not answer in time');
+    }
+  });
+
+  it('with Redis up: the gauges are read and served', async () => {
+    const redis = createRedis(REDIS_URL, 'worker', {}, silentLogger);
+    const queues = new PipelineQueues({ connection: redis, prefix: uniquePrefix('metrics').queuePrefix });
+    const metrics = createMetrics({ processMetrics: false });
+    const http = await startHttpServer(pipelineRoutes({ redis, queues, metrics, countOpenIncidents: async () => 3 }));
+    cleanups.push(() => redis.disconnect(), () => queues.close(), () => http.close());
+    const text = await (await fetch(`${http.url}/metrics`)).text();
+    expect(text).toMatch(/^streamdoctor_open_incidents 3$/m);
+    expect(text).toMatch(/^streamdoctor_queue_depth\{queue="poll",state="waiting"\} 0$/m);
+    expect(text).not.toContain('omitted');
   });
 });

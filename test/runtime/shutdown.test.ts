@@ -35,6 +35,17 @@ describe('shutdown', () => {
     expect(logged.err.stack).toMatch(/thrown in a timer callback\n\s+at /);
   });
 
+  it('past the deadline, says what was still active for the role', async () => {
+    const lines: string[] = [];
+    const logger = createLogger({ name: 'test', level: 'info', destination: new Writable({ write(chunk, _e, done) { lines.push(String(chunk)); done(); } }) });
+    const exits: number[] = [];
+    void createShutdown(() => new Promise<void>(() => undefined), { logger, exit: (code) => exits.push(code), timeoutMs: 20, stillActive: 'Slack requests still running' })('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(exits).toEqual([1]);
+    expect(lines.join('')).toContain('shutdown deadline passed; exiting with Slack requests still running');
+    expect(lines.join('')).not.toContain('jobs');
+  });
+
   it('a signal shuts down cleanly with exit 0', async () => {
     const logger = createLogger({ name: 'test', level: 'silent' });
     const exits: number[] = [];

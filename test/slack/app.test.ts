@@ -1,4 +1,6 @@
 /** The app factory: configuration errors say what to set; extra routes share the port; Socket Mode is picked by the app token. */
+import { createHmac } from 'node:crypto';
+import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/observability/logger.js';
@@ -48,6 +50,58 @@ describe('createSlackApp', () => {
     } finally {
       await handle.stop();
     }
+  });
+});
+
+describe('request bodies', () => {
+  const sign = (secret: string, body: string) => {
+    const timestamp = Math.floor(Date.now() / 1000);
+    const signature = `v0=${createHmac('sha256', secret).update(`v0:${timestamp}:${body}`).digest('hex')}`;
+    return { 'x-slack-signature': signature, 'x-slack-request-timestamp': String(timestamp) };
+  };
+
+  it('answers 400 to a signed JSON body that is not an object, and the process goes on', async () => {
+    const rejections: unknown[] = [];
+    const onRejection = (reason: unknown) => rejections.push(reason);
+    process.on('unhandledRejection', onRejection);
+    const handle = createSlackApp({ botToken: 'xoxb-1', signingSecret: 'secret', logger, deps });
+    const { port } = await handle.start(0);
+    try {
+      const post = (body: string, contentType = 'application/json', headers: Record<string, string> = sign('secret', body)) =>
+        fetch(`http://127.0.0.1:${port}/slack/events`, { method: 'POST', headers: { 'content-type': contentType, ...headers }, body });
+      for (const body of ['null', '[]', '"x"', '1']) expect((await post(body)).status, body).toBe(400);
+      expect((await post(`payload=${encodeURIComponent('null')}`, 'application/x-www-form-urlencoded')).status).toBe(400);
+      // Unsigned stays Bolt's 401; a signed object still reaches Bolt (url_verification is answered).
+      expect((await post('null', 'application/json', {})).status).toBe(401);
+      const challenge = await post('{"type":"url_verification","challenge":"abc"}');
+      expect(challenge.status).toBe(200);
+      expect(await challenge.text()).toContain('abc');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(rejections).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onRejection);
+      await handle.stop();
+    }
+  });
+});
+
+describe('stop', () => {
+  it('closes a stalled request\'s connection after its grace instead of waiting for the client', async () => {
+    const handle = createSlackApp({ botToken: 'xoxb-1', signingSecret: 'secret', logger, deps, requestGraceMs: 200 });
+    const { port } = await handle.start(0);
+    // A client that sends half a request and then nothing (Node would wait minutes for the rest).
+    const socket = connect(port!, '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    socket.write('POST /slack/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"type":');
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.on('error', () => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const started = Date.now();
+    const stopped = await Promise.race([handle.stop().then(() => 'stopped'), new Promise((resolve) => setTimeout(() => resolve('still waiting'), 3_000))]);
+    expect(stopped).toBe('stopped');
+    expect(Date.now() - started).toBeLessThan(2_000);
+    await closed;
+    socket.destroy();
   });
 });
 

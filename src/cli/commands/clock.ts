@@ -23,7 +23,7 @@ export async function run(argv: string[]): Promise<number> {
   if (typeof args === 'number') return args;
   return runProcess(async () => {
     const clock = await composeProcess('clock');
-    installShutdown(() => clock.close(), { logger: clock.logger });
+    installShutdown(() => clock.close(), { logger: clock.logger, stillActive: 'schedules still being written (the next clock writes them again)' });
     return new Promise<number>(() => undefined); // runs until a signal
   });
 }

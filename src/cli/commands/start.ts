@@ -11,7 +11,8 @@ import { createLogger } from '../../observability/logger.js';
 import { installShutdown } from '../../runtime/shutdown.js';
 import { startBot } from '../../runtime/start-bot.js';
 import { parseCommandArgs, UsageError, wantsHelp } from '../command-args.js';
-import { describeInvalidMode, detectStartMode } from '../../config/start-mode.js';
+import { readEnvConfig } from '../../config/env.js';
+import { DATABRICKS_CREDENTIAL_VARS, describeInvalidMode, detectStartMode, SLACK_CREDENTIAL_VARS } from '../../config/start-mode.js';
 import { ConfigError, errorCodeOf } from '../../util/errors.js';
 
 export const USAGE = `usage: streamdoctor start [--demo]
@@ -31,6 +32,9 @@ export interface StartCommandIo {
   out: NodeJS.WritableStream & { isTTY?: boolean };
   err: NodeJS.WritableStream;
 }
+
+/** What the all-in-one process may still be doing at its shutdown deadline. */
+const STILL_ACTIVE = 'jobs (taken over at the next start) or Slack requests still active';
 
 const OPTIONS = { demo: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
 
@@ -53,16 +57,25 @@ export async function run(argv: string[], io: StartCommandIo = { env: process.en
     io.err.write(`${describeInvalidMode(mode.problems)}\n`);
     return 2;
   }
-  const logger = createLogger({ name: 'streamdoctor', level: io.env.LOG_LEVEL?.trim() || (mode.mode === 'demo' ? 'warn' : 'info') });
+  // The environment is read (one pure function, as every process reads it) before anything uses a
+  // value of it: a bad LOG_LEVEL would otherwise reach pino raw and end in its own error. The demo
+  // brings its own Slack and Databricks, so only the credentials are left out of its check.
+  const demoOwns = new Set<string>([...SLACK_CREDENTIAL_VARS, ...DATABRICKS_CREDENTIAL_VARS]);
+  const envConfig = readEnvConfig(mode.mode === 'demo' ? Object.fromEntries(Object.entries(io.env).filter(([name]) => !demoOwns.has(name))) : io.env);
+  if (envConfig.problems.length > 0) {
+    io.err.write(`streamdoctor: ${new ConfigError(envConfig.problems).message}\n`);
+    return 2;
+  }
+  const logger = createLogger({ name: 'streamdoctor', level: io.env.LOG_LEVEL?.trim() ? envConfig.logLevel : mode.mode === 'demo' ? 'warn' : 'info' });
   try {
     if (mode.mode === 'demo') {
       const { runDemo } = await import('../../demo/run-demo.js');
       const running = await runDemo({ startBot: (env, overrides) => startBot(env, { ...overrides, logger }), env: io.env, out: io.out, logger });
-      installShutdown(() => running.close(), { logger });
+      installShutdown(() => running.close(), { logger, stillActive: STILL_ACTIVE });
     } else {
       const bot = await startBot(io.env, { logger });
       io.out.write(`StreamDoctor is running: ${bot.url} (POST /slack/events, /healthz, /metrics); ${bot.watch?.streams.length ?? 0} stream(s) watched\n`);
-      installShutdown(() => bot.close(), { logger });
+      installShutdown(() => bot.close(), { logger, stillActive: STILL_ACTIVE });
     }
   } catch (err) {
     const code = errorCodeOf(err) ?? '';

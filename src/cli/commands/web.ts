@@ -24,7 +24,7 @@ export async function run(argv: string[]): Promise<number> {
   if (typeof args === 'number') return args;
   return runProcess(async () => {
     const web = await composeProcess('web');
-    installShutdown(() => web.close(), { logger: web.logger });
+    installShutdown(() => web.close(), { logger: web.logger, stillActive: 'Slack requests or their listeners still running (Slack retries an unanswered request)' });
     return new Promise<number>(() => undefined); // runs until a signal
   });
 }
