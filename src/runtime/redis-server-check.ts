@@ -30,6 +30,9 @@ export function versionAtLeast(version: string, min: string): boolean {
 /** What the server says about itself (INFO server / memory: works where CONFIG is disabled). */
 export async function readRedisServerFacts(url: string, timeoutMs = 3_000): Promise<RedisServerFacts> {
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: timeoutMs, commandTimeout: timeoutMs, enableOfflineQueue: false, retryStrategy: () => null });
+  // The failure reaches the caller through connect()'s rejection; without a listener ioredis would
+  // also print it to stderr, stack and all, as an "Unhandled error event".
+  redis.on('error', () => undefined);
   try {
     await redis.connect();
     const [server, memory] = await Promise.all([redis.info('server'), redis.info('memory')]);

@@ -4,12 +4,12 @@
  * 6.2. A real redis-server started with an evicting policy on a free loopback port.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { freePort, pingRedis } from '../../src/runtime/redis-discovery.js';
 import { composeProcess } from '../../src/runtime/compose.js';
 import { ProcessSetupError } from '../../src/runtime/process-setup.js';
 import { createLogger } from '../../src/observability/logger.js';
-import { checkRedisServer, redisServerProblems, versionAtLeast } from '../../src/runtime/redis-server-check.js';
+import { checkRedisServer, readRedisServerFacts, redisServerProblems, versionAtLeast } from '../../src/runtime/redis-server-check.js';
 import { REDIS_URL } from '../pipeline/helpers/harness.js';
 
 let proc: ChildProcess | undefined;
@@ -47,5 +47,17 @@ describe('Redis server checks at start', () => {
     expect(redisServerProblems({ version: '7.2.4', maxmemoryPolicy: 'noeviction' })).toEqual([]);
     expect(versionAtLeast('6.2.0', '6.2.0')).toBe(true);
     expect(versionAtLeast('6.10.1', '6.2.0')).toBe(true);
+  });
+
+  it('a server that cannot be reached is a rejection for the caller, not a stack trace on stderr', async () => {
+    const port = await freePort();
+    const printed = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      await expect(readRedisServerFacts(`redis://127.0.0.1:${port}`, 500)).rejects.toThrow();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(printed.mock.calls.map((call) => String(call[0]))).not.toContain('[ioredis] Unhandled error event:');
+    } finally {
+      printed.mockRestore();
+    }
   });
 });
