@@ -318,7 +318,7 @@ async function runOnce(workerCount: number): Promise<RunResult> {
       const parsed = parseProgress(JSON.parse(sim.next().json));
       if (parsed.ok) fill.push(parsed.progress);
     }
-    const worstDropped = await worstStore.queries.pushProgress(worstId, fill);
+    const worstDropped = (await worstStore.queries.push(worstId, fill)).dropped;
     const worstBytes = await worstStore.memoryPerQuery(worstId);
     await worstStore.deleteEverything();
     const usedAfter = Number(/used_memory:(\d+)/.exec(await redis.info('memory'))?.[1] ?? 0);

@@ -152,7 +152,7 @@ export function createDetectProcessor(deps: DetectDeps) {
       if (!progress.timestampMissing) last.atMs = progress.timestampMs;
     }
     // Reports the engine did not take as they came (QueryTracker.irregular): said, never silent.
-    const irregular = (tracker as { irregular?: { older: number; duplicate: number; misdated: number } }).irregular;
+    const irregular = tracker.irregular;
     if (irregular && irregular.older + irregular.duplicate + irregular.misdated > 0) deps.logger.warn({ queryId, ...irregular }, 'progress reports skipped (older, duplicate) or misdated (kept at the time their batches allow)');
     const nowMs = now();
     // The tick judges silence (stalled). A query whose job (or pipeline) is down is silent for a

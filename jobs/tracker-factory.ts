@@ -2,6 +2,7 @@
  * The slice of the engine's QueryTracker (src/diagnosis/query-tracker.ts) the detect job uses,
  * behind a factory so tests and the bench can pass the real engine or their own.
  */
+import type { IrregularReports } from '../src/diagnosis/query-tracker.js';
 import type { IncidentChange, LiveFacts, QueryReport } from '../src/diagnosis/types.js';
 import type { Progress } from '../src/progress/types.js';
 import type { StreamSnapshot } from '../src/store/types.js';
@@ -12,6 +13,8 @@ export interface TrackerLike {
   snapshot(): StreamSnapshot;
   toState(): unknown;
   report?(nowMs?: number): QueryReport;
+  /** Reports not taken as they came since this tracker was made (the engine's count; a stand-in may leave it out). */
+  readonly irregular?: IrregularReports;
 }
 
 export interface TrackerFactory {

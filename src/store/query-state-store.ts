@@ -284,20 +284,10 @@ export class QueryStateStore {
   }
 
   /**
-   * Appends progress to a query's inbox (bounded and compacted, see inbox-codec.ts). Returns how
-   * many old entries the count or byte bound dropped (the engine then sees a gap, which is better
-   * than unbounded memory when detect is down for long). Throws on a report that cannot be encoded;
-   * `push` leaves such a report out and stores the others.
-   */
-  async pushProgress(queryId: string, progress: Progress[]): Promise<number> {
-    const outcome = await this.push(queryId, progress);
-    if (outcome.unencodable.length > 0) throw outcome.unencodable[0]!.error;
-    return outcome.dropped;
-  }
-
-  /**
-   * Appends progress to a query's inbox: each report encoded on its own, so one that cannot be
-   * (`unencodable`) never keeps the others out. A report pushed again (a poll retried before it
+   * Appends progress to a query's inbox (bounded and compacted, see inbox-codec.ts): each report
+   * encoded on its own, so one that cannot be (`unencodable`) never keeps the others out. `dropped`
+   * counts old entries the count or byte bound dropped (the engine then sees a gap, which is better
+   * than unbounded memory when detect is down for long). A report pushed again (a poll retried before it
    * saved its cursor re-reads the same rows) is stored again: detect skips what it already observed.
    * Nothing is stored when every report is unencodable.
    */

@@ -7,10 +7,9 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { run } from '../../src/cli/commands/diagnose.js';
+import { diagnose } from './run-diagnose.js';
 import { sparkOrder } from '../../src/progress/spark-order.js';
 import { parseProgress } from '../../src/progress/parse-progress.js';
 import type { Progress } from '../../src/progress/types.js';
@@ -19,17 +18,6 @@ import { DEFAULT_START_MS, StreamSimulator, steppedRate } from '../../src/simula
 const MIN = 60_000;
 const root = new URL('../../', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'streamdoctor-order-'));
-
-async function diagnose(argv: string[], stdin = ''): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await run(argv, {
-    stdin: Readable.from([stdin]),
-    stdout: { write: (text: string) => (out += text) },
-    stderr: { write: (text: string) => (err += text) },
-  });
-  return { code, out, err };
-}
 
 /** Runs `command` with bash (the file as $0) from the repository root: the built command, its exit code and streams. */
 async function shell(command: string, path: string): Promise<{ code: number; out: string; err: string }> {

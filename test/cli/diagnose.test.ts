@@ -2,27 +2,15 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { parseDiagnoseFlags, run, UsageError } from '../../src/cli/commands/diagnose.js';
+import { parseDiagnoseFlags, UsageError } from '../../src/cli/commands/diagnose.js';
+import { diagnose } from './run-diagnose.js';
 import { DEFAULT_START_MS, StreamSimulator, steppedRate } from '../../src/simulator/index.js';
 
 const exec = promisify(execFile);
 const root = new URL('../../', import.meta.url).pathname;
 const real = (name: string) => join(root, 'test/fixtures/real-progress', name);
-
-/** Runs the command in-process with captured streams. */
-async function diagnose(argv: string[], stdin = ''): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await run(argv, {
-    stdin: Readable.from([stdin]),
-    stdout: { write: (text: string) => (out += text) },
-    stderr: { write: (text: string) => (err += text) },
-  });
-  return { code, out, err };
-}
 
 /** A 12 % overload at 20 minutes, as Spark prints it (JSON Lines); `healthy` keeps up instead. */
 function overloadJsonl(healthy = false): string {

@@ -6,33 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { QueryTracker } from '../../src/diagnosis/query-tracker.js';
 import type { IncidentChange } from '../../src/diagnosis/types.js';
-import { parseProgress } from '../../src/progress/parse-progress.js';
 import type { Progress } from '../../src/progress/types.js';
-import { StreamSimulator, steppedRate } from '../../src/simulator/index.js';
-import { MIN, START } from './run-stream.js';
-
-const DAY = 24 * 60 * MIN;
-
-/** Kafka, 10 s trigger, falling behind from minute 10 (lag opens), then keeping up again. */
-const spec = {
-  id: 'c0ffee00-0000-4000-8000-00000000000a',
-  name: 'payments',
-  arrival: steppedRate(12_000, [
-    { atMs: START + 10 * MIN, rowsPerSec: 24_000 },
-    { atMs: START + 40 * MIN, rowsPerSec: 6_000 },
-  ]),
-  processing: { rowsPerSecPerCore: 2_500, cores: 8, overheadMs: 1_200 },
-  triggerMs: 10_000,
-  source: { kind: 'kafka' as const, partitions: 16, maxOffsetsPerTrigger: 400_000 },
-};
-
-function history(count: number): Progress[] {
-  return new StreamSimulator(spec, { startMs: START, seed: 7 }).take(count).map((batch) => {
-    const parsed = parseProgress(JSON.parse(batch.json));
-    if (!parsed.ok) throw new Error(parsed.error);
-    return parsed.progress;
-  });
-}
+import { DAY, history, shifted, spec } from './misdated-history.js';
+import { MIN } from './run-stream.js';
 
 function feed(reports: Progress[]): { tracker: QueryTracker; changes: string[] } {
   const tracker = QueryTracker.create(spec.id, spec.name);
@@ -40,7 +16,6 @@ function feed(reports: Progress[]): { tracker: QueryTracker; changes: string[] }
   return { tracker, changes };
 }
 
-const shifted = (p: Progress, byMs: number): Progress => ({ ...p, timestampMs: p.timestampMs + byMs, timestamp: new Date(p.timestampMs + byMs).toISOString() });
 
 describe('reports dated out of line with their batch', () => {
   const clean = history(300);

@@ -8,33 +8,12 @@ import { describe, expect, it } from 'vitest';
 import type { BatchFeatures } from '../../src/diagnosis/batch-features.js';
 import { QueryTracker } from '../../src/diagnosis/query-tracker.js';
 import type { IncidentChange } from '../../src/diagnosis/types.js';
-import { parseProgress } from '../../src/progress/parse-progress.js';
 import type { Progress } from '../../src/progress/types.js';
-import { StreamSimulator, steppedRate } from '../../src/simulator/index.js';
-import { MIN, START } from './run-stream.js';
+import { DAY, history, shifted, spec } from './misdated-history.js';
+import { MIN } from './run-stream.js';
 
-const DAY = 24 * 60 * MIN;
+const clean: Progress[] = history(300);
 
-/** Kafka, 10 s trigger, falling behind from minute 10 (lag opens), keeping up again from minute 40. */
-const spec = {
-  id: 'c0ffee00-0000-4000-8000-00000000000b',
-  name: 'payments',
-  arrival: steppedRate(12_000, [
-    { atMs: START + 10 * MIN, rowsPerSec: 24_000 },
-    { atMs: START + 40 * MIN, rowsPerSec: 6_000 },
-  ]),
-  processing: { rowsPerSecPerCore: 2_500, cores: 8, overheadMs: 1_200 },
-  triggerMs: 10_000,
-  source: { kind: 'kafka' as const, partitions: 16, maxOffsetsPerTrigger: 400_000 },
-};
-
-const clean: Progress[] = new StreamSimulator(spec, { startMs: START, seed: 7 }).take(300).map((batch) => {
-  const parsed = parseProgress(JSON.parse(batch.json));
-  if (!parsed.ok) throw new Error(parsed.error);
-  return parsed.progress;
-});
-
-const shifted = (p: Progress, byMs: number): Progress => ({ ...p, timestampMs: p.timestampMs + byMs, timestamp: new Date(p.timestampMs + byMs).toISOString() });
 const label = (c: IncidentChange) => `${c.type}:${c.incident.kind}@${c.incident.openedAtBatchId}/${c.incident.severity}`;
 
 /** Where the ring stops being a timeline, if it does: a time out of order, or a batch starting before the one before it ended. */

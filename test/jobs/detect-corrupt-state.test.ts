@@ -38,7 +38,7 @@ const endOf = (p: Progress) => p.timestampMs + p.batchDurationMs;
 async function feed(reports: Progress[], detect: (nowMs: number) => Promise<unknown>): Promise<void> {
   for (let i = 0; i < reports.length; i += 20) {
     const slice = reports.slice(i, i + 20);
-    await store.queries.pushProgress(QID, slice);
+    await store.queries.push(QID, slice);
     await detect(endOf(slice.at(-1)!));
   }
 }
@@ -67,7 +67,7 @@ describe('detect with a tracker state that cannot be used', () => {
     const key = store.keys.trackerState(QID);
     await fresh.redis.set(key, corrupt((await fresh.redis.get(key))!));
     const rest = overload.slice(150, 170);
-    await store.queries.pushProgress(QID, rest);
+    await store.queries.push(QID, rest);
     await expect(run(endOf(rest.at(-1)!))).resolves.toMatchObject({ observed: rest.length });
     expect(await store.queries.inboxLength(QID)).toBe(0);
     // The fresh state is a tracker's again, and the next run restores it without a word.
@@ -83,7 +83,7 @@ describe('detect with a tracker state that cannot be used', () => {
     expect(warnings[0]).toMatchObject({ level: 'warn', queryId: QID, closed: [lag!.id] });
 
     const more = overload.slice(170, 175);
-    await store.queries.pushProgress(QID, more);
+    await store.queries.push(QID, more);
     await run(endOf(more.at(-1)!));
     expect(lines.filter((line) => line.msg === 'tracker state discarded; detection starts afresh for this query')).toHaveLength(1);
   });
@@ -108,9 +108,9 @@ describe('detect with a tracker state that cannot be used', () => {
     const T0 = Date.parse('2026-11-29T10:00:00.000Z');
     const detect = createDetectProcessor({ store, queues, trackers, metrics: createMetrics({ processMetrics: false }), logger: silentLogger, now: () => T0 + 200_000 });
     const group = { data: { queryIds: [poisoned, healthy] } } as Job<{ queryIds: string[] }>;
-    for (const id of [poisoned, healthy]) await store.queries.pushProgress(id, [0, 1, 2].map((b) => kafkaProgress(id, b, T0)));
+    for (const id of [poisoned, healthy]) await store.queries.push(id, [0, 1, 2].map((b) => kafkaProgress(id, b, T0)));
     await detect(group as never);
-    for (const id of [poisoned, healthy]) await store.queries.pushProgress(id, [3, 4].map((b) => kafkaProgress(id, b, T0)));
+    for (const id of [poisoned, healthy]) await store.queries.push(id, [3, 4].map((b) => kafkaProgress(id, b, T0)));
     await expect(detect(group as never)).resolves.toMatchObject({ observed: 4, queries: 2 });
     for (const id of [poisoned, healthy]) {
       expect(await store.queries.inboxLength(id)).toBe(0);

@@ -65,9 +65,9 @@ describe('detect groups', () => {
     const single = createDetectProcessor({ store: other, queues, trackers: engineTrackers(), metrics: createMetrics({ processMetrics: false }), logger: silentLogger, now: () => T0 + 600_000 });
     try {
       for (const id of ids) {
-        await other.queries.pushProgress(id, [kafkaProgress(id, 1, T0)]);
+        await other.queries.push(id, [kafkaProgress(id, 1, T0)]);
         await single(job({ queryId: id }));
-        await other.queries.pushProgress(id, [kafkaProgress(id, 2, T0)]);
+        await other.queries.push(id, [kafkaProgress(id, 2, T0)]);
         await single(job({ queryId: id }));
         expect((await other.queries.getTrackerState(id))!.state).toEqual((await store.queries.getTrackerState(id))!.state);
       }
@@ -78,13 +78,13 @@ describe('detect groups', () => {
 
   it('a query marked again while its shard ran stays marked; one already drained is skipped without its state', async () => {
     const [a, b] = [qid(1), qid(2)];
-    await store.queries.pushProgress(a, [kafkaProgress(a, 1, T0)]);
+    await store.queries.push(a, [kafkaProgress(a, 1, T0)]);
     await store.pendingDetect.mark([a, b]);
     // b has nothing in its inbox (another run drained it): skipped, and no state is ever written.
     const shardA = store.pendingDetect.shardOf(a);
     const read = await store.pendingDetect.read(shardA);
     // New progress for a arrives (and is marked) after the run read the shard.
-    await store.queries.pushProgress(a, [kafkaProgress(a, 2, T0)]);
+    await store.queries.push(a, [kafkaProgress(a, 2, T0)]);
     await store.pendingDetect.mark([a], Date.now() + 5);
     await store.pendingDetect.unmark(shardA, read);
     expect((await store.pendingDetect.read(shardA)).map((m) => m.queryId)).toEqual([a]);
@@ -98,7 +98,7 @@ describe('detect groups', () => {
 
   it('two runs of one query at once: the one that loses the version race re-runs on fresh state in its job, nothing observed twice', async () => {
     const a = qid(7);
-    await store.queries.pushProgress(a, [0, 1, 2].map((n) => kafkaProgress(a, n, T0)));
+    await store.queries.push(a, [0, 1, 2].map((n) => kafkaProgress(a, n, T0)));
     const real = engineTrackers();
     const race: { single?: Promise<{ observed: number }> } = {};
     // While the group's run serializes its state, a single-query job for the same query starts.

@@ -59,11 +59,11 @@ describe('detect with a report dated out of line with its batch', () => {
     let now = end(history[19]!) + 1_000;
     const detect = createDetectProcessor({ store, queues, trackers: engineTrackers(), metrics: createMetrics({ processMetrics: false }), logger, now: () => now });
     await store.streams.upsert({ queryId: QID, name: 'ledger' });
-    await store.queries.pushProgress(QID, history.slice(0, 20));
+    await store.queries.push(QID, history.slice(0, 20));
     await detect(job);
     // One report per job from here, as a listener table polled every trigger delivers them.
     for (let i = 20; i < 40; i += 1) {
-      await store.queries.pushProgress(QID, [history[i]!]);
+      await store.queries.push(QID, [history[i]!]);
       now = end(history[i]!) + 1_000;
       await detect(job);
     }
@@ -108,12 +108,12 @@ describe('detect reads a job of several reports in batch order', () => {
       let now = end(history[19]!) + 1_000;
       const detect = createDetectProcessor({ store, queues, trackers: engineTrackers(), metrics: createMetrics({ processMetrics: false }), logger, now: () => now });
       await store.streams.upsert({ queryId: QID, name: 'ledger' });
-      await store.queries.pushProgress(QID, history.slice(0, 19));
+      await store.queries.push(QID, history.slice(0, 19));
       await detect(job);
       // A poll every 30 s on a 10 s trigger: three reports per job, the odd one among them.
       let duplicates = 0;
       for (let i = 19; i < 40; i += 3) {
-        await store.queries.pushProgress(QID, history.slice(i, i + 3));
+        await store.queries.push(QID, history.slice(i, i + 3));
         now = end(history[Math.min(i + 2, 39)]!) + 1_000;
         duplicates += (await detect(job)).duplicates;
       }

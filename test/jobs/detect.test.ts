@@ -53,9 +53,9 @@ describe('detect processor', () => {
     const detect = createDetectProcessor({ store, queues, trackers: engineTrackers(), metrics, logger: silentLogger, now: () => T0 + 200_000 });
     await store.streams.upsert({ queryId: QID, name: 'orders_enrichment' });
     // Out of order within a poll, and the second poll repeats two of them.
-    await store.queries.pushProgress(QID, [3, 1, 2, 0].map((b) => kafkaProgress(QID, b, T0)));
+    await store.queries.push(QID, [3, 1, 2, 0].map((b) => kafkaProgress(QID, b, T0)));
     expect(await detect(job(QID))).toMatchObject({ observed: 4, duplicates: 0 });
-    await store.queries.pushProgress(QID, [2, 3, 4].map((b) => kafkaProgress(QID, b, T0)));
+    await store.queries.push(QID, [2, 3, 4].map((b) => kafkaProgress(QID, b, T0)));
     expect(await detect(job(QID))).toMatchObject({ observed: 1, duplicates: 2 });
     const stream = (await store.streams.get(QID))!;
     expect(stream).toMatchObject({ observedCount: 5, lastObservedBatchId: 4 });
@@ -75,7 +75,7 @@ describe('detect processor', () => {
     const plain = '1e1f2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b';
     for (const [queryId, jobId] of [[restarted, '881'], [plain, '882']] as const) {
       await store.streams.upsert({ queryId, name: `orders_${jobId}`, jobId });
-      await store.queries.pushProgress(queryId, Array.from({ length: 30 }, (_, b) => kafkaProgress(queryId, b, start)));
+      await store.queries.push(queryId, Array.from({ length: 30 }, (_, b) => kafkaProgress(queryId, b, start)));
     }
     await store.jobs.record(
       [
@@ -107,7 +107,7 @@ describe('detect processor', () => {
     };
     const metrics = createMetrics({ processMetrics: false });
     const detect = createDetectProcessor({ store, queues, trackers: fragile, metrics, logger: silentLogger, now: () => T0 + 100_000 });
-    await store.queries.pushProgress(QID, [0, 1, 2].map((b) => kafkaProgress(QID, b, T0)));
+    await store.queries.push(QID, [0, 1, 2].map((b) => kafkaProgress(QID, b, T0)));
     await detect(job(QID));
     expect(await store.queries.inboxLength(QID)).toBe(0);
     expect((await store.streams.get(QID))!.lastObservedBatchId).toBe(2);

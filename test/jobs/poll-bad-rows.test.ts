@@ -133,7 +133,7 @@ describe('poll: one bad progress row', () => {
     expect(await store.queries.inboxLength(a)).toBe(0);
     expect(await store.streams.get(a)).toMatchObject({ observedCount: 3, lastObservedBatchId: 3 });
     // Later reports of the query are observed as usual.
-    await store.queries.pushProgress(a, [kafkaProgress(a, 3, T0), kafkaProgress(a, 4, T0)]);
+    await store.queries.push(a, [kafkaProgress(a, 3, T0), kafkaProgress(a, 4, T0)]);
     expect(await detect(detectJob)).toMatchObject({ observed: 1, duplicates: 1 });
     expect(await store.streams.get(a)).toMatchObject({ observedCount: 4, lastObservedBatchId: 4 });
   });

@@ -82,7 +82,7 @@ describe('inbox memory bound', () => {
     for (let i = 0; i < 60; i++) {
       const p = report(i);
       rawBytes += JSON.stringify(p).length;
-      dropped += await store.queries.pushProgress(QID, [p]);
+      dropped += (await store.queries.push(QID, [p])).dropped;
     }
     expect(rawBytes).toBeGreaterThan(120 * 1024); // as plain JSON the inbox alone would be over the target
     const bytes = await store.memoryPerQuery(QID);
@@ -98,7 +98,7 @@ describe('inbox memory bound', () => {
   it('drops the oldest entries beyond the byte bound, counts them, and always keeps the newest', async () => {
     const small = new RedisStore({ redis, prefix: store.keys.prefix, inboxMaxBytes: 4 * 1024 });
     let dropped = 0;
-    for (let i = 0; i < 30; i++) dropped += await small.queries.pushProgress(QID, [report(i)]);
+    for (let i = 0; i < 30; i++) dropped += (await small.queries.push(QID, [report(i)])).dropped;
     const load = await small.queries.loadForDetect(QID);
     expect(dropped).toBeGreaterThan(0);
     expect(load.entries.length + dropped).toBe(30);
@@ -108,7 +108,7 @@ describe('inbox memory bound', () => {
 
     // One report larger than the whole bound is still kept (never lose the newest).
     const tiny = new RedisStore({ redis, prefix: store.keys.prefix, inboxMaxBytes: 64 });
-    const more = await tiny.queries.pushProgress(QID, [report(30)]);
+    const more = (await tiny.queries.push(QID, [report(30)])).dropped;
     expect(more).toBe(load.entries.length);
     const after = await tiny.queries.loadForDetect(QID);
     expect(after.entries.map((e) => e.progress.batchId)).toEqual([48_030]);

@@ -59,7 +59,7 @@ describe('what the inbox keeps of a report', () => {
   it('reads an entry stored as plain JSON (before the codec) beside a compacted one', async () => {
     await redis.rpush(store.keys.inbox(QID), `1|${JSON.stringify(kafkaProgress(QID, 1, T0))}`);
     await redis.hset(store.keys.streamMeta(QID), 'inboxSeq', 1);
-    await store.queries.pushProgress(QID, [kafkaProgress(QID, 2, T0)]);
+    await store.queries.push(QID, [kafkaProgress(QID, 2, T0)]);
     const load = await store.queries.loadForDetect(QID);
     expect(load.entries.map((e) => [e.seq, e.progress.batchId])).toEqual([[1, 1], [2, 2]]);
     expect(load.corrupt).toBe(0);

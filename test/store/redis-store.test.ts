@@ -49,14 +49,14 @@ describe('key layout', () => {
 describe('progress inbox and detect commit', () => {
   it('returns pushed progress in order and consumes exactly what a commit says', async () => {
     await store.streams.upsert({ queryId: QID, name: 'orders_enrichment', source: 'table', jobId: '881' });
-    await store.queries.pushProgress(QID, [kafkaProgress(QID, 1, T0), kafkaProgress(QID, 2, T0)]);
+    await store.queries.push(QID, [kafkaProgress(QID, 1, T0), kafkaProgress(QID, 2, T0)]);
     const load = await store.queries.loadForDetect(QID);
     expect(load.entries.map((e) => e.progress.batchId)).toEqual([1, 2]);
     expect(load.stateVersion).toBe(0);
     expect(load.stream?.jobId).toBe('881');
 
     // New progress lands while the detect run works; the commit must not eat it.
-    await store.queries.pushProgress(QID, [kafkaProgress(QID, 3, T0)]);
+    await store.queries.push(QID, [kafkaProgress(QID, 3, T0)]);
     const result = await store.queries.commitDetect(QID, commitBase(0, load.lastSeq));
     expect(result.stateVersion).toBe(1);
     const next = await store.queries.loadForDetect(QID);
@@ -67,7 +67,7 @@ describe('progress inbox and detect commit', () => {
   });
 
   it('refuses a commit based on stale state (two workers on one query)', async () => {
-    await store.queries.pushProgress(QID, [kafkaProgress(QID, 1, T0)]);
+    await store.queries.push(QID, [kafkaProgress(QID, 1, T0)]);
     const a = await store.queries.loadForDetect(QID);
     const b = await store.queries.loadForDetect(QID);
     await store.queries.commitDetect(QID, commitBase(a.stateVersion, a.lastSeq));
@@ -76,7 +76,7 @@ describe('progress inbox and detect commit', () => {
 
   it('bounds the inbox and reports how many old entries it dropped', async () => {
     const batch = Array.from({ length: 60 }, (_, i) => kafkaProgress(QID, i, T0));
-    const dropped = await store.queries.pushProgress(QID, batch);
+    const { dropped } = await store.queries.push(QID, batch);
     expect(dropped).toBe(10);
     const load = await store.queries.loadForDetect(QID, 500);
     expect(load.entries).toHaveLength(50);
@@ -84,7 +84,7 @@ describe('progress inbox and detect commit', () => {
   });
 
   it('skips and consumes corrupt inbox entries instead of wedging the query', async () => {
-    await store.queries.pushProgress(QID, [kafkaProgress(QID, 1, T0)]);
+    await store.queries.push(QID, [kafkaProgress(QID, 1, T0)]);
     await redis.rpush(store.keys.inbox(QID), '99|{not json');
     const load = await store.queries.loadForDetect(QID);
     expect(load.corrupt).toBe(1);
@@ -179,7 +179,7 @@ describe('history and memory', () => {
     // Two days of 10-second progress would be 17,280 detect runs; sample one run per 5 minutes.
     for (let t = 0; t < 2 * 24 * 3_600_000; t += 5 * 60_000) {
       const at = T0 + t;
-      await store.queries.pushProgress(QID, [kafkaProgress(QID, t / 10_000, T0)]);
+      await store.queries.push(QID, [kafkaProgress(QID, t / 10_000, T0)]);
       const load = await store.queries.loadForDetect(QID);
       const changes: IncidentChange[] = t === 0 ? [{ type: 'opened', queryId: QID, queryName: 'orders_enrichment', incident: opened }] : [];
       await store.queries.commitDetect(QID, {
