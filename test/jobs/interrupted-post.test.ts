@@ -30,11 +30,12 @@ afterEach(async () => {
   slack = redis = prefix = undefined;
 });
 
-async function setup(scopes?: string[]) {
+async function setup(scopes?: string[], now?: () => number) {
   prefix = uniquePrefix('interrupted').prefix;
   redis = testRedis();
   const bot = scopes ? { ...DEFAULT_BOT, scopes } : DEFAULT_BOT;
   slack = await startLocalSlack({
+    ...(now ? { now } : {}),
     rateLimit: false,
     bots: [bot],
     channels: [{ id: PAYMENTS, name: 'payments', members: ['U0MARIA001', 'U0DEV00002'] }],
@@ -80,6 +81,21 @@ describe('an interrupted first post', () => {
     expect(messages[0]!.ts).toBe(retried.ts);
     expect(messages[0]!.text).toContain('(updated)');
     expect(await r.exists(keys.messageClaim(PAYMENTS, 'inc-1'))).toBe(0);
+  });
+
+  it('is adopted in a busy channel, whatever was posted there after its window', async () => {
+    let clock = Date.now();
+    const { keys, chat, redis: r } = await setup(undefined, () => clock);
+    await expect(crashingPoster(keys, chat, r).postOrUpdate(PAYMENTS, 'inc-busy', render)).rejects.toThrow('worker killed');
+    // The retry comes late: 2,100 messages have been posted since, more than a lookup reads.
+    clock += 20 * 60_000;
+    for (let i = 0; i < 2_100; i += 100) {
+      await Promise.all(Array.from({ length: 100 }, (_, j) => chat.postMessage({ channel: PAYMENTS, key: `other-${i + j}`, text: `other ${i + j}` })));
+    }
+    const poster = new MessagePoster({ redis: r, keys, chat, channelIntervalMs: 0 });
+    const retried = await poster.postOrUpdate(PAYMENTS, 'inc-busy', () => ({ text: 'Lag · payments_ledger (updated)' }));
+    expect(retried.action).toBe('adopted');
+    expect(slack!.messages(PAYMENTS).filter((m) => m.text.startsWith('Lag'))).toHaveLength(1);
   });
 
   it('with an install lacking the history scopes: no guess, no second post, an error naming what to grant', async () => {

@@ -70,6 +70,14 @@ export interface MessagePosterOptions {
   lockMs?: number;
   /** How long message refs are kept. @defaultValue 30 days */
   refTtlMs?: number;
+  /**
+   * How long after its claim a lost post can have reached Slack: the window a retry searches the
+   * channel's history in (its start a minute before the claim, for clock skew). It covers the chat
+   * call's timeout (10 s) with a wide margin; bounded so a busy channel's newer messages cannot push
+   * the lost one past the lookup's 2,000 messages.
+   * @defaultValue 300000 (5 minutes)
+   */
+  lookupWindowMs?: number;
   /** Hook between chat.postMessage and recording its ts (tests use it to kill the process there). */
   afterPost?: (key: string, ts: string) => Promise<void> | void;
   now?: () => number;
@@ -112,6 +120,7 @@ export class MessagePoster {
   private readonly channelIntervalMs: number;
   private readonly lockMs: number;
   private readonly refTtlMs: number;
+  private readonly lookupWindowMs: number;
   private readonly afterPost?: MessagePosterOptions['afterPost'];
   private readonly now: () => number;
 
@@ -124,6 +133,7 @@ export class MessagePoster {
     this.channelIntervalMs = Number.isFinite(interval) && interval > 0 ? Math.ceil(interval) : 0;
     this.lockMs = options.lockMs ?? 15_000;
     this.refTtlMs = options.refTtlMs ?? 30 * 24 * 3_600_000;
+    this.lookupWindowMs = options.lookupWindowMs ?? 300_000;
     this.afterPost = options.afterPost;
     this.now = options.now ?? Date.now;
   }
@@ -211,7 +221,7 @@ export class MessagePoster {
     if (!claim) return null;
     const claimedAt = Number(claim.split('|')[0]) || this.now() - 3_600_000;
     const threadTs = claim.split('|')[1] || undefined;
-    const found = await this.chat.findPosted(channel, key, claimedAt - 60_000, threadTs);
+    const found = await this.chat.findPosted(channel, key, { oldestMs: claimedAt - 60_000, latestMs: claimedAt + this.lookupWindowMs }, threadTs);
     if (!found) return null;
     await this.redis.set(refKey, found, 'PX', this.refTtlMs);
     await this.redis.del(claimKey);

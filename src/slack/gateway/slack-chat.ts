@@ -17,14 +17,21 @@ export interface ChatMessage {
   key: string;
 }
 
+/** When a message can have been posted, epoch ms. */
+export interface PostWindow {
+  oldestMs: number;
+  latestMs: number;
+}
+
 export interface SlackChat {
   postMessage(message: ChatMessage): Promise<{ ts: string }>;
   update(message: ChatMessage & { ts: string }): Promise<void>;
   /**
-   * The ts of a message we posted with `key` in the channel (or in the thread `threadTs`) since
-   * `oldestMs`, or null.
+   * The ts of a message we posted with `key` in the channel (or in the thread `threadTs`) between
+   * `window.oldestMs` and `window.latestMs` (inclusive), or null. Reads at most 2,000 messages of
+   * that window, newest first.
    */
-  findPosted(channel: string, key: string, oldestMs: number, threadTs?: string): Promise<string | null>;
+  findPosted(channel: string, key: string, window: PostWindow, threadTs?: string): Promise<string | null>;
   /**
    * The id of a route target: an id as is, a name (`#data-alerts`, as the watch file writes it) looked
    * up (conversations.list), null when Slack knows no such channel. Slack takes a name only in
@@ -198,9 +205,9 @@ export class WebClientChat implements SlackChat {
     );
   }
 
-  async findPosted(channel: string, key: string, oldestMs: number, threadTs?: string): Promise<string | null> {
+  async findPosted(channel: string, key: string, window: PostWindow, threadTs?: string): Promise<string | null> {
     try {
-      return await this.searchHistory(channel, key, oldestMs, threadTs);
+      return await this.searchHistory(channel, key, window, threadTs);
     } catch (err) {
       const error = platformError(err);
       if (error === 'not_in_channel') {
@@ -211,7 +218,7 @@ export class WebClientChat implements SlackChat {
           throw new MessageLookupError(channel, platformError(joinErr) ?? 'not_in_channel');
         }
         try {
-          return await this.searchHistory(channel, key, oldestMs, threadTs);
+          return await this.searchHistory(channel, key, window, threadTs);
         } catch (again) {
           const retryError = platformError(again);
           if (retryError) throw new MessageLookupError(channel, retryError);
@@ -223,11 +230,12 @@ export class WebClientChat implements SlackChat {
     }
   }
 
-  private async searchHistory(channel: string, key: string, oldestMs: number, threadTs?: string): Promise<string | null> {
+  private async searchHistory(channel: string, key: string, window: PostWindow, threadTs?: string): Promise<string | null> {
     let cursor: string | undefined;
-    const oldest = (oldestMs / 1000).toFixed(6);
+    const oldest = (window.oldestMs / 1000).toFixed(6);
+    const latest = (window.latestMs / 1000).toFixed(6);
     for (let page = 0; page < 10; page++) {
-      const args = { channel, oldest, include_all_metadata: true, limit: 200, ...(cursor ? { cursor } : {}) };
+      const args = { channel, oldest, latest, inclusive: true, include_all_metadata: true, limit: 200, ...(cursor ? { cursor } : {}) };
       const res = await this.call(() =>
         threadTs ? this.client.conversations.replies({ ...args, ts: threadTs }) : this.client.conversations.history(args),
       );
