@@ -38,8 +38,9 @@ export async function hostLiveness(store: RedisStore, stream: { jobId?: string; 
 
 /**
  * Applies signals; returns the queries whose outbox got intents (the caller drains them).
- * The open incident of each job or pipeline (of the kind the signal is about: `failed`, or
- * `source_unreadable` for a job that cannot be read) is found among its stream's incident records.
+ * The open incidents of each job or pipeline (of the kinds the signal is about: `failed`,
+ * `source_unreadable` for a job that cannot be read, both for one taken out of the watch file) are
+ * found among its stream's incident records.
  */
 export async function applySignals(store: RedisStore, signals: unknown[], sourceId: string, nowMs: number): Promise<string[]> {
   const touched = new Set<string>();
@@ -50,11 +51,11 @@ export async function applySignals(store: RedisStore, signals: unknown[], source
     const { hostId: queryId, ...host } = outcome.host;
     const stream = { queryId, ...host, source: sourceId } satisfies StreamInfo;
     const { action } = outcome;
-    const kind = 'open' in action ? action.open.kind : (action.kind ?? 'failed');
-    const open = (await store.incidents.listForQuery(queryId)).find((r) => r.kind === kind && r.state === 'open');
+    const records = await store.incidents.listForQuery(queryId);
     const changes: IncidentChange[] = [];
     if ('open' in action) {
       const incoming = action.open;
+      const open = records.find((r) => r.kind === incoming.kind && r.state === 'open');
       if (!open) {
         await store.streams.upsert(stream, nowMs);
         changes.push({ type: 'opened', queryId, queryName: stream.name, incident: incoming });
@@ -63,11 +64,14 @@ export async function applySignals(store: RedisStore, signals: unknown[], source
         if (stream.runPageUrl) await store.streams.upsert(stream, nowMs);
         changes.push({ type: 'updated', queryId, queryName: stream.name, incident: { ...incoming, openedAt: open.incident.openedAt } });
       }
-    } else if (open && action.resolveAtMs >= open.openedAt) {
+    } else {
+      const kinds = action.kinds ?? ['failed'];
       // Only a run or update that started after the failure resolves it (an older one is the failure's own).
-      const resolvedAt = new Date(action.resolveAtMs).toISOString();
-      const summary = action.note ? withResolveNote(open.incident.summary, action.note) : open.incident.summary;
-      changes.push({ type: 'resolved', queryId, queryName: stream.name, incident: { ...open.incident, resolvedAt, summary } });
+      for (const open of records.filter((r) => r.state === 'open' && kinds.includes(r.kind) && action.resolveAtMs >= r.openedAt)) {
+        const resolvedAt = new Date(action.resolveAtMs).toISOString();
+        const summary = action.note ? withResolveNote(open.incident.summary, action.note) : open.incident.summary;
+        changes.push({ type: 'resolved', queryId, queryName: stream.name, incident: { ...open.incident, resolvedAt, summary } });
+      }
     }
     if (changes.length > 0) {
       await store.queries.commitChanges(queryId, changes, nowMs);

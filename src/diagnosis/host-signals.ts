@@ -68,7 +68,15 @@ export type SourceSignal =
       /** Refused for this job (403, 404, 400 "does not exist") rather than failing transiently. */
       permanent: boolean;
     }
-  | { /** A job that could not be read is read again. */ type: 'job_readable'; jobId: number; jobName?: string; atMs: number };
+  | { /** A job that could not be read is read again. */ type: 'job_readable'; jobId: number; jobName?: string; atMs: number }
+  | {
+      /** A job or pipeline taken out of the watch file: nothing will resolve its open incidents any more. */
+      type: 'host_unwatched';
+      host: { jobId: number } | { pipelineId: string };
+      /** Its name as last known; absent when none was. */
+      name?: string;
+      atMs: number;
+    };
 
 /** Signals as the sources emit them; they reach the app through job data, so unknown types may too. */
 export type Signal = SourceSignal | { type: string; [key: string]: unknown };
@@ -87,10 +95,10 @@ export interface SignalHost {
 export interface SignalOutcome {
   host: SignalHost;
   /**
-   * Open the incident (or update the open one of its kind) with this content, or resolve the open one
-   * of `kind` (default `failed`) if it opened at or before `resolveAtMs`; `note` ends its summary.
+   * Open the incident (or update the open one of its kind) with this content, or resolve the open ones
+   * of `kinds` (default `failed`) that opened at or before `resolveAtMs`; `note` ends their summary.
    */
-  action: { open: Incident } | { resolveAtMs: number; kind?: IncidentKind; note?: string };
+  action: { open: Incident } | { resolveAtMs: number; kinds?: IncidentKind[]; note?: string };
 }
 
 /** What people are told to do about each kind of host failure. */
@@ -193,7 +201,15 @@ export function signalOutcome(signal: Signal, nowMs: number): SignalOutcome | nu
     }
     case 'job_readable': {
       const s = signal as Extract<SourceSignal, { type: 'job_readable' }>;
-      return { host: { hostId: `job-${s.jobId}`, name: jobName(s), jobId: String(s.jobId) }, action: { resolveAtMs: s.atMs, kind: 'source_unreadable' } };
+      return { host: { hostId: `job-${s.jobId}`, name: jobName(s), jobId: String(s.jobId) }, action: { resolveAtMs: s.atMs, kinds: ['source_unreadable'] } };
+    }
+    case 'host_unwatched': {
+      // Nothing watches it now, so no run or update would ever resolve what it has open.
+      const s = signal as Extract<SourceSignal, { type: 'host_unwatched' }>;
+      const host: SignalHost =
+        'jobId' in s.host ? { hostId: `job-${s.host.jobId}`, name: jobName({ jobId: s.host.jobId, jobName: s.name }), jobId: String(s.host.jobId) } : pipelineHost({ pipelineId: s.host.pipelineId, pipelineName: s.name });
+      const note = `Closed unconfirmed: taken out of the watch file at ${new Date(s.atMs).toISOString()}, so StreamDoctor no longer reads it.`;
+      return { host, action: { resolveAtMs: s.atMs, kinds: ['failed', 'source_unreadable'], note } };
     }
     default:
       return null;

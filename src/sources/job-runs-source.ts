@@ -166,6 +166,14 @@ export class JobRunsSource implements ProgressSource<JobRunsCursor> {
         signals.push({ type: 'job_unreadable', jobId: job.jobId, ...named, ...unreadable });
       }
     });
+    // A job taken out of the watch file: what it has open would otherwise stay open for good.
+    const watched = new Set(jobs.map((job) => String(job.jobId)));
+    for (const key of Object.keys(previous.jobs)) {
+      if (watched.has(key) || !/^\d+$/.test(key)) continue;
+      const jobId = Number(key);
+      const name = this.names.get(jobId);
+      signals.push({ type: 'host_unwatched', host: { jobId }, ...(name ? { name } : {}), atMs: now });
+    }
     // The workspace, not a job: refused credentials, or nothing read and not for a per-job refusal.
     // Fail the poll so source health records the streak (its own incident past the threshold).
     const credentials = failures.find((err) => readFailureOf(err).kind === 'credentials');

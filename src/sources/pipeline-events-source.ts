@@ -87,6 +87,11 @@ export class PipelineEventsSource implements ProgressSource<PipelineEventsCursor
       warnings.push(...result.warnings);
       more ||= result.more;
     });
+    // A pipeline taken out of the watch file: what it has open would otherwise stay open for good.
+    const watched = new Set(ids);
+    for (const pipelineId of Object.keys(previous.pipelines)) {
+      if (!watched.has(pipelineId)) signals.push({ type: 'host_unwatched', host: { pipelineId }, atMs: now });
+    }
     progress.sort(byTriggerTime);
     return { progress, signals, cursor, warnings, more };
   }
