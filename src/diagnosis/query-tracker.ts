@@ -5,7 +5,7 @@
  * few batches (hysteresis: one episode is one incident). Pure: time comes in as data.
  */
 import type { Progress } from '../progress/types.js';
-import { isoMs } from '../progress/values.js';
+import { isoMs, MIN_TIMESTAMP_MS } from '../progress/values.js';
 import { capExceededInRun, capTolerance, readsAtCap } from './admission-cap.js';
 import { disruptionAt, type Disruption } from './aftermath.js';
 import { nextCapBound, type CapBound } from './cap-binding.js';
@@ -283,7 +283,8 @@ export class QueryTracker {
       batchDurationMs: last?.d ?? null,
       triggerMs: analysis ? analysis.triggerMs : null,
       stateRows: last?.stateRows ?? null,
-      lastProgressAt: this.lastSeenMs === null ? null : iso(this.lastSeenMs),
+      // Below the parser's oldest plausible time only when no report said when it ran: unknown.
+      lastProgressAt: this.lastSeenMs === null || this.lastSeenMs < MIN_TIMESTAMP_MS ? null : iso(this.lastSeenMs),
       lastBatchId: last?.batchId ?? null,
       // Under a binding cap with no backlog figure the arrival estimate is only what the cap admits.
       arrivalRate: unreported ? null : (analysis?.arrivalRate ?? null),

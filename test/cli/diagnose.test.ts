@@ -180,5 +180,9 @@ describe('streamdoctor diagnose (child process)', () => {
     expect(result.code).toBe(0);
     expect(result.err).toMatch(/line 1: no "timestamp"/);
     expect(JSON.parse(result.out).queries).toHaveLength(1);
+    // No report said when it ran: the text report gives no time rather than the epoch.
+    const text = await cli([file]);
+    expect(text.out).toMatch(/batch 7, 0ms behind/);
+    expect(text.out).not.toMatch(/1970/);
   });
 });
