@@ -17,6 +17,7 @@
  */
 import { JsonArraySplitter } from './json-array-splitter.js';
 import { parseProgress } from './parse-progress.js';
+import { closeTruncated } from './truncated-json.js';
 import type { Progress } from './types.js';
 
 export interface ProgressRecord {
@@ -101,9 +102,9 @@ export class ProgressInputReader {
     }
     this.flushJunk();
     if (this.block) {
-      this.warn(
-        `line ${this.blockStart}: incomplete JSON value, the input ends before its closing brace; skipped`,
-      );
+      if (!this.readCutBlock(`the input ends at line ${this.lineNo}`)) {
+        this.warn(`line ${this.blockStart}: incomplete JSON value, the input ends before its closing brace; skipped`);
+      }
       this.resetBlock();
     }
     if (this.array) this.endArray(this.array);
@@ -180,12 +181,30 @@ export class ProgressInputReader {
     }
     if (insideBlock) {
       if (!isReportLike(value)) return false;
-      this.warn(
-        `line ${this.blockStart}: incomplete JSON value, cut off before its closing brace (line ${this.lineNo} starts a new report); skipped`,
-      );
+      if (!this.readCutBlock(`line ${this.lineNo} starts a new report`)) {
+        this.warn(
+          `line ${this.blockStart}: incomplete JSON value, cut off before its closing brace (line ${this.lineNo} starts a new report); skipped`,
+        );
+      }
       this.resetBlock();
     }
     this.queue.push({ value, line: this.lineNo, element: -1 });
+    return true;
+  }
+
+  /**
+   * A pretty-printed report cut off before its end (pasted from a log or a page): what it holds,
+   * closed (`closeTruncated`), with a warning saying so. False when it cannot be read that way, or
+   * when it is one line: a JSON Lines record cut short is one still being written, not read half.
+   */
+  private readCutBlock(why: string): boolean {
+    const block = this.block!;
+    if (block.length < 2) return false;
+    const closed = closeTruncated(block.join('\n'));
+    if (!closed || !isReportLike(closed.value)) return false;
+    const brackets = closed.closed === 1 ? '1 bracket' : `${closed.closed} brackets`;
+    this.warn(`line ${this.blockStart}: JSON value cut off before its end (${why}); read up to the cut, closing ${brackets}: anything after it is missing`);
+    this.queue.push({ value: closed.value, line: this.blockStart, element: -1 });
     return true;
   }
 

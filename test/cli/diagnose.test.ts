@@ -164,8 +164,15 @@ describe('streamdoctor diagnose (child process)', () => {
     expect(series.out).toMatch(/^1 query: 0 critical, 0 warning, 1 ok/);
   });
 
-  it('gives a clear message and exit 2 for an invalid published example, no stack trace', async () => {
+  it('reads a published example cut off before its last brace, saying so', async () => {
     const result = await cli([real('11-kafka-foreachbatch-metrics-blog-truncated-invalid.txt')]);
+    expect(result.code).toBe(0);
+    expect(result.err).toMatch(/line 1: JSON value cut off before its end \(the input ends at line 65\); read up to the cut/);
+    expect(result.out).toMatch(/kafka-stream-writer/);
+  });
+
+  it('gives a clear message and exit 2 for an invalid published example, no stack trace', async () => {
+    const result = await cli([real('17-spark22-rates-to-console-annotated-truncated-invalid.txt')]);
     expect(result.code).toBe(2);
     expect(result.err).toMatch(/line 1: incomplete JSON value, the input ends before its closing brace/);
     expect(result.err).toMatch(/no progress report could be read/);

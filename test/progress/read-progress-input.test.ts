@@ -66,12 +66,25 @@ describe('readProgressInput', () => {
     expect(warnings[1]).toMatch(/^line 4: not JSON/);
   });
 
-  it('reports a truncated pretty-printed object at the end of the input', () => {
+  it('reads a pretty-printed object cut off at the end of the input up to the cut, saying so', () => {
     const pretty = JSON.stringify(report(A, 9), null, 2).split('\n');
     const text = [JSON.stringify(report(A, 8)), ...pretty.slice(0, 20)].join('\n');
     const { records, warnings } = readProgressInput(text);
-    expect(records.map((r) => r.progress.batchId)).toEqual([8]);
-    expect(warnings).toEqual(['line 2: incomplete JSON value, the input ends before its closing brace; skipped']);
+    expect(records.map((r) => r.progress.batchId)).toEqual([8, 9]);
+    expect(records[1]!.line).toBe(2);
+    expect(warnings).toEqual([expect.stringMatching(/^line 2: JSON value cut off before its end \(the input ends at line 21\); read up to the cut, closing \d brackets?: anything after it is missing$/)]);
+  });
+
+  it('reads a pretty-printed object cut off by the next report up to the cut; a cut JSON Lines record stays unread', () => {
+    const pretty = JSON.stringify(report(A, 9), null, 2).split('\n');
+    const cutLine = JSON.stringify(report(A, 11)).slice(0, 200);
+    const text = [...pretty.slice(0, 12), JSON.stringify(report(A, 10)), cutLine].join('\n');
+    const { records, warnings } = readProgressInput(text);
+    expect(records.map((r) => r.progress.batchId)).toEqual([9, 10]);
+    expect(warnings).toEqual([
+      expect.stringMatching(/^line 1: JSON value cut off before its end \(line 13 starts a new report\); read up to the cut/),
+      'line 14: incomplete JSON value, the input ends before its closing brace; skipped',
+    ]);
   });
 
   it('ignores a byte-order mark and Windows line ends', () => {

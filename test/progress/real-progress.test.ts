@@ -12,10 +12,13 @@ describe('real published progress reports', () => {
   });
 
   for (const name of files) {
-    const invalid = name.endsWith('-invalid.txt');
-    it(`${name}: ${invalid ? 'a clear message with a line number' : 'parses'}`, () => {
+    // Cut off at the end only: read up to the cut, with a warning saying so.
+    const truncated = name.includes('-truncated-') && !name.includes('-annotated-');
+    const invalid = name.endsWith('-invalid.txt') && !truncated;
+    it(`${name}: ${invalid ? 'a clear message with a line number' : truncated ? 'read up to its cut, with a warning' : 'parses'}`, () => {
       const text = readFileSync(new URL(name, dir), 'utf8');
       const { records, warnings } = readProgressInput(text);
+      if (truncated) expect(warnings).toEqual([expect.stringMatching(/^line 1: JSON value cut off before its end \(the input ends at line \d+\); read up to the cut, closing 1 bracket/)]);
       if (invalid) {
         expect(records).toEqual([]);
         expect(warnings.length).toBeGreaterThan(0);
@@ -52,6 +55,15 @@ describe('real published progress reports', () => {
     const trimmed = read('29-databricks-blog-rocksdb-trimmed-empty-source-sink.json');
     expect(trimmed.records).toHaveLength(1);
     expect(trimmed.warnings[0]).toMatch(/line 1: no "timestamp"/);
+    // Cut off in a blog post after the sink, and in a Javadoc after the sources: what they hold is read.
+    const blog = read('11-kafka-foreachbatch-metrics-blog-truncated-invalid.txt').records[0]!.progress;
+    expect(blog.sink?.description).toBe('ForeachBatchSink');
+    expect(blog.sources[0]!.kind).toBe('kafka');
+    const javadoc = read('21-spark22-kafka-15-partitions-truncated-invalid.txt').records[0]!.progress;
+    expect(javadoc.sources[0]!.numInputRows).toBe(74470);
+    expect(javadoc.sources).toHaveLength(1);
+    // An inline comment in the middle is no cut: that excerpt stays unread, located.
+    expect(read('17-spark22-rates-to-console-annotated-truncated-invalid.txt').warnings).toEqual(['line 1: incomplete JSON value, the input ends before its closing brace; skipped']);
     // The broken quote in the Databricks Kafka-to-Kafka example is located.
     const broken = read('01-databricks-doc-kafka-to-kafka-three-stateful-ops-invalid.txt');
     expect(broken.warnings[0]).toMatch(/line 1: malformed JSON \(error at line 187\)/);
