@@ -40,6 +40,16 @@ export function dayIn(ms: number, timeZone: string): string {
   return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(ms));
 }
 
+/**
+ * When a scheduler's job was due (BullMQ keeps it in `opts.prevMillis`); null for a job added by hand.
+ * Not `timestamp + delay`: the job is made when the previous one fires, a day earlier, and its
+ * `delay` reads 0 once it runs (a retry's backoff after a failure), so that sum names the day before.
+ */
+function dueAt(job: Job<DigestJobData>): number | null {
+  const due = job.opts.prevMillis;
+  return job.repeatJobKey && typeof due === 'number' && Number.isFinite(due) ? due : null;
+}
+
 /** Streams grouped by the channel they are routed to. */
 export async function streamsByChannel(store: RedisStore, routing?: RoutingDefaults): Promise<Map<string, StreamRecord[]>> {
   const out = new Map<string, StreamRecord[]>();
@@ -51,6 +61,19 @@ export async function streamsByChannel(store: RedisStore, routing?: RoutingDefau
     out.set(channel, list);
   }
   return out;
+}
+
+/**
+ * The channel's name as a route writes it (`#data-alerts` → `data-alerts`), for when Slack does not
+ * describe the channel (conversations.info failed): without it, the streams routed by name would be
+ * left out of the day's digest. The name → id lookup throws on a Slack failure, so the job retries.
+ */
+async function nameInRoutes(deps: DigestDeps, channel: string): Promise<string | null> {
+  for (const target of (await streamsByChannel(deps.store, deps.routing)).keys()) {
+    if (target === channel || !target.startsWith('#')) continue;
+    if ((await channelIdOf(deps, target)) === channel) return target.slice(1);
+  }
+  return null;
 }
 
 /**
@@ -74,9 +97,7 @@ export function createDigestProcessor(deps: DigestDeps) {
   return async function processDigest(job: Job<DigestJobData>): Promise<{ channels?: number; posted?: string }> {
     const data = job.data;
     if (data.kind === 'all') {
-      // A scheduler job is created one period ahead as a delayed job: its fire time is timestamp + delay.
-      const fireMs = job.timestamp ? job.timestamp + (job.delay ?? 0) : now();
-      const day = data.day ?? dayIn(fireMs, timeZone);
+      const day = data.day ?? dayIn(dueAt(job) ?? now(), timeZone);
       // One digest per channel, by id (a channel routed by id and by name gets one digest).
       const targets = [...(await streamsByChannel(deps.store, deps.routing)).keys()];
       const channels = [...new Set(await Promise.all(targets.map((target) => channelIdOf(deps, target))))];
@@ -87,7 +108,7 @@ export function createDigestProcessor(deps: DigestDeps) {
     }
     const nowMs = now();
     // The Slack engineer's digest content (message + chart); posting goes through the exactly-once poster.
-    const name = (await deps.chat?.channelName?.(data.channel).catch(() => null)) ?? null;
+    const name = (await deps.chat?.channelName?.(data.channel).catch(() => null)) ?? (await nameInRoutes(deps, data.channel));
     const content = await buildDigestContent({ store: deps.store, ...(deps.routing ? { routingDefaults: deps.routing } : {}), logger: deps.logger }, data.channel, name, nowMs);
     // The daily digest has one message per day; one asked for with `/stream digest` is a new message.
     const key = data.requestId ? `digest.now.${data.requestId}` : `digest.${data.day}`;

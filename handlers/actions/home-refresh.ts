@@ -1,9 +1,9 @@
 /** Refresh on the App Home. */
 import type { SlackDeps } from '../../src/slack/deps.js';
-import { publishHome } from '../../src/slack/operations/publish-home.js';
+import { publishHomeOrSayWhy } from '../../src/slack/operations/publish-home.js';
 import type { BlockActionArgs } from './action-args.js';
 
 export async function homeRefreshAction(args: BlockActionArgs, deps: SlackDeps): Promise<void> {
   await args.ack();
-  await publishHome(args.client, deps, args.body.user.id);
+  await publishHomeOrSayWhy(args.client, deps, args.body.user.id);
 }

@@ -7,8 +7,9 @@
 import type { webApi } from '@slack/bolt';
 import { nowOf, type SlackDeps } from '../deps.js';
 import { contextBlock } from '../limits.js';
+import { userFacingError } from '../listener-guard.js';
 import { escapeMrkdwn } from '../mrkdwn.js';
-import { renderAppHome, type HomeWatch } from '../render/app-home.js';
+import { renderAppHome, renderAppHomeUnavailable, type HomeWatch } from '../render/app-home.js';
 import { includesChannel, memberChannels, type MemberChannelsOptions } from './member-channels.js';
 
 export interface PublishHomeOptions {
@@ -86,4 +87,23 @@ export async function publishHome(client: webApi.WebClient, deps: SlackDeps, use
   // Notices go right under the title.
   view.blocks.splice(1, 0, contextBlock(lines));
   await client.views.publish({ user_id: userId, view: { ...view, blocks: view.blocks.slice(0, 100) } });
+}
+
+/**
+ * Publishes the person's Home (the event and the Home's buttons). When it cannot be built (Redis
+ * down or hanging), the Home itself says why: a Home has no response URL, so the listener guard's
+ * ephemeral answer reaches nobody. The error is rethrown for the guard to log.
+ */
+export async function publishHomeOrSayWhy(client: webApi.WebClient, deps: SlackDeps, userId: string, notice?: string): Promise<void> {
+  try {
+    await publishHome(client, deps, userId, notice);
+  } catch (error) {
+    await sayWhyOnHome(client, userId, error);
+    throw error;
+  }
+}
+
+/** Replaces the Home with why it cannot be shown; a failure to publish that is left to the guard's log. */
+export async function sayWhyOnHome(client: webApi.WebClient, userId: string, error: unknown): Promise<void> {
+  await client.views.publish({ user_id: userId, view: renderAppHomeUnavailable(userFacingError(error)) }).catch(() => undefined);
 }

@@ -40,6 +40,22 @@ export interface AppHomeInput {
   maxPerList?: number;
 }
 
+/**
+ * The Home when it cannot be built (its store is away): why, in the person's words (`reason`, mrkdwn
+ * built from error codes, nothing to escape), and Refresh to try again. A Home event has no other way
+ * to answer, and an old Home left in place would read as current.
+ */
+export function renderAppHomeUnavailable(reason: string): HomeView {
+  return {
+    type: 'home',
+    blocks: [headerBlock('StreamDoctor'), sectionBlock(`⚠️ ${reason}`), refreshActions(), contextBlock(['`/stream help` lists the commands.'])],
+  };
+}
+
+function refreshActions(): KnownBlock {
+  return { type: 'actions', elements: [{ type: 'button', action_id: ACTION_IDS.homeRefresh, text: { type: 'plain_text', text: 'Refresh' } }] };
+}
+
 export function renderAppHome(input: AppHomeInput): HomeView {
   const max = input.maxPerList ?? 15;
   const blocks: KnownBlock[] = [
@@ -48,7 +64,9 @@ export function renderAppHome(input: AppHomeInput): HomeView {
     { type: 'divider' },
     headerBlock(`Open incidents (${input.openIncidents.length})`),
   ];
-  if (input.openIncidents.length === 0) blocks.push(sectionBlock('None. All watched streams are keeping up. 🟢'));
+  // A green verdict only about streams the person watches: with none shown (none in their channels,
+  // or their channels could not be read) it would vouch for streams nobody looked at.
+  if (input.openIncidents.length === 0) blocks.push(sectionBlock(input.watches.length > 0 ? 'None. All watched streams are keeping up. 🟢' : 'No open incidents in your channels.'));
   for (const record of input.openIncidents.slice(0, max)) {
     const ack = record.acknowledgedBy ? ` · 👀 ${userMention(record.acknowledgedBy)}` : '';
     const where = record.channel ? ` · ${channelMention(record.channel)}` : '';
@@ -91,9 +109,6 @@ export function renderAppHome(input: AppHomeInput): HomeView {
     if (input.streams.length > max) lines.push(moreLine(input.streams.length - max, 'stream'));
     blocks.push(sectionBlock(lines.join('\n')));
   }
-  blocks.push(
-    { type: 'actions', elements: [{ type: 'button', action_id: ACTION_IDS.homeRefresh, text: { type: 'plain_text', text: 'Refresh' } }] },
-    contextBlock(['`/stream help` lists the commands.']),
-  );
+  blocks.push(refreshActions(), contextBlock(['`/stream help` lists the commands.']));
   return { type: 'home', blocks: capBlocks(blocks, SLACK_LIMITS.viewBlocks) };
 }
