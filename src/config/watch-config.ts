@@ -49,7 +49,7 @@ export interface WatchConfig {
   streams: StreamWatch[];
   defaultChannel: string;
   pollIntervalMs: number;
-  digest: { time: string; hour: number; minute: number; timeZone: string; channel: string } | null;
+  digest: { time: string; hour: number; minute: number; timeZone: string } | null;
   retentionMs: number;
   thresholds: {
     /** A state repartition slower than this is an incident (the engine's `repartitionThresholdMs`). */

@@ -283,7 +283,6 @@ function build(data: WatchFileParsed): WatchConfig {
         hour: Number(data.digest.time.slice(0, 2)),
         minute: Number(data.digest.time.slice(3, 5)),
         timeZone: data.digest.time_zone,
-        channel: data.digest.channel ?? defaultChannel,
       }
     : null;
   return {

@@ -157,7 +157,7 @@ const stream = z
     error: 'a stream needs query_id: <uuid> or name: <queryName>',
   });
 
-export const DIGEST_KEYS = ['time', 'time_zone', 'channel'] as const;
+export const DIGEST_KEYS = ['time', 'time_zone'] as const;
 const digest = z.strictObject({
   time: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, { error: 'must be a 24-hour time in quotes, e.g. "09:00"' }),
   time_zone: z.string().refine(
@@ -171,7 +171,13 @@ const digest = z.strictObject({
     },
     { error: 'must be an IANA time zone, e.g. Europe/Berlin, America/New_York or UTC' },
   ),
-  channel: channel.optional(),
+  // Read only to refuse it with a reason: an unknown-key error would not say why.
+  channel: z
+    .unknown()
+    .optional()
+    .refine((value) => value === undefined, {
+      error: 'there is no digest channel: each channel gets the digest of the streams routed to it; write digest: { time, time_zone } only',
+    }),
 });
 
 /**

@@ -38,7 +38,7 @@ describe('loadWatchConfig', () => {
     expect(config.streams[0]).toMatchObject({ queryId: '8f3c2a51-6b0e-4d7a-9c1e-2b5f7d9a0e34', channel: '#orders-oncall', jobId: 19064954, triggerMs: 30_000, cores: 16, retentionMs: 7 * 86_400_000 });
     expect(config.streams[1]).toMatchObject({ queryId: null, name: 'payments_dedupe', channel: '#streaming-alerts', retentionMs: 3 * 86_400_000 });
     expect(config.pollIntervalMs).toBe(60_000);
-    expect(config.digest).toEqual({ time: '09:00', hour: 9, minute: 0, timeZone: 'Europe/Berlin', channel: '#streaming-alerts' });
+    expect(config.digest).toEqual({ time: '09:00', hour: 9, minute: 0, timeZone: 'Europe/Berlin' });
     expect(config.thresholds).toEqual({ repartitionMs: 600_000 });
   });
 
@@ -101,6 +101,12 @@ treshold: {}
     expect(byPath['digest.time']!.message).toContain('"09:00"');
     expect(byPath['digest.time_zone']!.message).toContain('IANA');
     expect(byPath['treshold']).toMatchObject({ line: 16, column: 1, message: 'unknown key "treshold"; did you mean "thresholds"?' });
+  });
+
+  it('refuses a digest channel, which nothing would read: each channel gets the digest of its own streams', () => {
+    const result = errorsOf(`${MINIMAL}digest:\n  time: "09:00"\n  time_zone: UTC\n  channel: "#platform"\n`);
+    expect(result.errors).toEqual([expect.objectContaining({ path: 'digest.channel' })]);
+    expect(result.errors[0]!.message).toContain('each channel gets the digest of the streams routed to it');
   });
 
   it('asks to quote an all-digit warehouse id that YAML cannot hold as a number', () => {
