@@ -1,6 +1,7 @@
 /**
- * The digest jobs. `all` runs once a day (clock scheduler, configured time and time zone): it
- * finds every channel some stream is routed to and enqueues one `channel` digest each, with the
+ * The digest jobs. `all` fans out once a day (clock scheduler, configured time and time zone, and an
+ * hour later for days whose clocks jump over that time; a marker per day keeps the second fire
+ * idle): it finds every channel some stream is routed to and enqueues one `channel` digest each, with the
  * job id `digest.<channel>.<day>` so a double fire collapses. A `channel` digest renders the
  * streams routed there and the channel's incidents of the last 24 h, posted once per day (the
  * message key holds the day, so a retry never posts twice). `/stream digest` enqueues a `channel`
@@ -34,6 +35,9 @@ export interface DigestDeps {
   timeZone?: string;
   now?: () => number;
 }
+
+/** How long a day's fan-out marker is kept: past both of the day's fires, whatever the zone. */
+const DIGEST_DAY_MARKER_MS = 3 * 86_400_000;
 
 /** `YYYY-MM-DD` of `ms` in `timeZone`. */
 export function dayIn(ms: number, timeZone: string): string {
@@ -98,13 +102,22 @@ export function createDigestProcessor(deps: DigestDeps) {
     const data = job.data;
     if (data.kind === 'all') {
       const day = data.day ?? dayIn(dueAt(job) ?? now(), timeZone);
-      // One digest per channel, by id (a channel routed by id and by name gets one digest).
-      const targets = [...(await streamsByChannel(deps.store, deps.routing)).keys()];
-      const channels = [...new Set(await Promise.all(targets.map((target) => channelIdOf(deps, target))))];
-      await deps.queues.digest.addBulk(
-        channels.map((channel) => ({ name: 'channel', data: { kind: 'channel' as const, channel, day }, opts: { jobId: safeJobId('digest', channel, day) } })),
-      );
-      return { channels: channels.length };
+      // The schedule fires twice a day (dailyCron): the first fire of the day fans out, the other
+      // finds the day's marker. Given back when the fan-out fails, so the retry does it.
+      const marker = `digest-day.${day}`;
+      if (!(await deps.store.markers.take(marker, String(job.id ?? ''), DIGEST_DAY_MARKER_MS))) return { channels: 0 };
+      try {
+        // One digest per channel, by id (a channel routed by id and by name gets one digest).
+        const targets = [...(await streamsByChannel(deps.store, deps.routing)).keys()];
+        const channels = [...new Set(await Promise.all(targets.map((target) => channelIdOf(deps, target))))];
+        await deps.queues.digest.addBulk(
+          channels.map((channel) => ({ name: 'channel', data: { kind: 'channel' as const, channel, day }, opts: { jobId: safeJobId('digest', channel, day) } })),
+        );
+        return { channels: channels.length };
+      } catch (error) {
+        await deps.store.markers.release(marker).catch(() => undefined);
+        throw error;
+      }
     }
     const nowMs = now();
     // The Slack engineer's digest content (message + chart); posting goes through the exactly-once poster.

@@ -29,11 +29,17 @@ export const SCHEDULER_IDS = {
   digest: 'digest-daily',
 } as const;
 
-/** `HH:MM` → a cron pattern firing daily at that time. */
+/**
+ * `HH:MM` → a cron pattern firing daily at that time and an hour later (not past midnight): where
+ * the clocks jump over the digest time (a DST change at midnight, as in Santiago or Havana), cron has
+ * no fire that day at all, so the hour after stands in. The fan-out runs once per day whichever
+ * fires (`digestDayMarker`).
+ */
 export function dailyCron(at: string): string {
   const m = /^([01]?\d|2[0-3]):([0-5]\d)$/.exec(at.trim());
   if (!m) throw new ConfigError([`digest time "${at}" is not HH:MM (24-hour), e.g. "09:00"`], `streamdoctor_config_invalid: digest time "${at}" is not HH:MM (24-hour), e.g. "09:00"`);
-  return `0 ${Number(m[2])} ${Number(m[1])} * * *`;
+  const hour = Number(m[1]);
+  return `0 ${Number(m[2])} ${hour < 23 ? `${hour},${hour + 1}` : hour} * * *`;
 }
 
 /** Creates or updates every schedule, and removes poll schedules of sources no longer configured. */

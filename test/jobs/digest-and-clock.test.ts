@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { dayIn } from '../../jobs/digest-processor.js';
 import { PipelineQueues } from '../../jobs/queues.js';
+import { getNextMillis } from 'bullmq';
 import { dailyCron, upsertSchedules } from '../../jobs/schedules.js';
 import { startClock, type WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
 import type { LocalSlack } from '../../src/standins/slack/index.js';
@@ -25,11 +26,31 @@ afterEach(async () => {
 
 describe('schedule helpers', () => {
   it('turns HH:MM into a daily cron and rejects anything else with what to write', () => {
-    expect(dailyCron('09:00')).toBe('0 0 9 * * *');
+    // The hour after stands in where the clocks jump over the time (never past midnight).
+    expect(dailyCron('09:00')).toBe('0 0 9,10 * * *');
     expect(dailyCron('23:45')).toBe('0 45 23 * * *');
     expect(() => dailyCron('9am')).toThrow(/HH:MM/);
     expect(() => dailyCron('24:00')).toThrow(/09:00/);
   });
+  it('fires on every local day of a year, also where the clocks jump over the digest time at midnight', () => {
+    for (const [timeZone, at] of [['America/Santiago', '00:30'], ['America/Havana', '00:30'], ['Asia/Beirut', '00:00'], ['Europe/Berlin', '02:30'], ['America/New_York', '09:00']] as const) {
+      const days = new Set<string>();
+      let t = Date.parse('2026-01-01T12:00:00Z');
+      while (t < Date.parse('2027-01-01T00:00:00Z')) {
+        t = getNextMillis(t, { pattern: dailyCron(at), tz: timeZone })!;
+        days.add(dayIn(t, timeZone));
+      }
+      // Every calendar day from the first fire's to the last's (noon UTC lies inside each of them).
+      const sorted = [...days].sort();
+      const missing: string[] = [];
+      for (let day = Date.parse(`${sorted[0]}T12:00:00Z`); day <= Date.parse(`${sorted.at(-1)}T12:00:00Z`); day += 86_400_000) {
+        const name = new Date(day).toISOString().slice(0, 10);
+        if (!days.has(name)) missing.push(name);
+      }
+      expect({ timeZone, missing }).toEqual({ timeZone, missing: [] });
+    }
+  });
+
   it('counts the digest day in the configured zone', () => {
     const at = Date.parse('2026-11-29T23:30:00Z');
     expect(dayIn(at, 'UTC')).toBe('2026-11-29');
@@ -55,7 +76,7 @@ describe('clock schedules', () => {
       // One delayed job per scheduler, however many clocks upserted it.
       expect(await queues.poll.getDelayedCount()).toBeLessThanOrEqual(3);
       const digest = await queues.digest.getJobScheduler('digest-daily');
-      expect(digest).toMatchObject({ pattern: '0 30 8 * * *', tz: 'Europe/Lisbon' });
+      expect(digest).toMatchObject({ pattern: '0 30 8,9 * * *', tz: 'Europe/Lisbon' });
       expect(await queues.digest.getDelayedCount()).toBe(1);
       await upsertSchedules(queues, { ...schedule, sourceIds: ['ws1-table'] });
       expect((await queues.poll.getJobSchedulers(0, -1)).map((s) => s.key).sort()).toEqual(['poll-ws1-table', 'sweep']);
@@ -104,5 +125,18 @@ describe('daily digest', () => {
     expect(slack.messages('C0STREAMNG')).toHaveLength(1);
     expect(slack.files()).toHaveLength(1);
     expect(slack.files()[0]!.mimetype).toBe('image/png');
+  });
+
+  it('fans out once a day however often the schedule fires that day', async () => {
+    ({ runtime, slack, prefix } = await startNotifyWorker('digest-twice'));
+    const rt = runtime;
+    await rt.store.streams.upsert({ queryId: 'q-orders', name: 'orders_enrichment' });
+    // The day's fire and the hour after (dailyCron), as scheduler jobs without a day of their own.
+    const first = await rt.queues.digest.add('all', { kind: 'all' });
+    const second = await rt.queues.digest.add('all', { kind: 'all' });
+    await waitFor(async () => (await rt.queues.digest.getCompletedCount()) >= 3, 'both fires and one channel digest');
+    const results = await Promise.all([first, second].map(async (job) => (await rt.queues.digest.getJob(job.id!))!.returnvalue as { channels: number }));
+    expect(results.map((r) => r.channels).sort()).toEqual([0, 1]);
+    expect(slack.messages('C0DATAALRT')).toHaveLength(1);
   });
 });
