@@ -70,7 +70,7 @@ describe('digest', () => {
     expect(body).toContain(worst);
     expect(body).toContain(`🟢 ${healths.filter((health) => health === 'ok').length} ok`);
     expect(body.indexOf('orders_ingest')).toBeGreaterThan(body.indexOf('sensor_ingest')); // worst first
-    expect(body).toContain('*Incidents in the last 24 h* · 2 (2 still open)');
+    expect(body).toContain('*Incidents active in the last 24 h* · 2 (2 still open)');
     expect(body).toContain(`ack <@${DEV}>`);
     expect(digest.blocks!.length).toBeLessThanOrEqual(50);
     const chartMessage = await h.until(() => h.slack.thread(CHANNEL, digest.ts).find((m) => (m.files ?? []).length > 0));
@@ -107,7 +107,7 @@ describe('digest of a channel the watch file routes by name', () => {
       const result = await postDigest(other, CHANNEL);
       const body = text(other.slack.messages(CHANNEL).find((m) => m.ts === result.ts)!.blocks);
       expect(result.incidents).toBeGreaterThanOrEqual(1);
-      expect(body).toContain('*Incidents in the last 24 h* · 1 (0 still open)');
+      expect(body).toContain('*Incidents active in the last 24 h* · 1 (0 still open)');
     } finally {
       await other.close();
     }

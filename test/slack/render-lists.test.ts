@@ -72,12 +72,17 @@ describe('digest', () => {
     const text = blockText(message.blocks);
     expect(message.blocks[0]).toMatchObject({ type: 'header', text: { text: '📊 Daily stream health · #data-alerts' } });
     expect(text).toContain('🔴 *Streams in trouble*');
-    expect(text).toContain('*Incidents in the last 24 h* · 3 (2 still open)');
+    expect(text).toContain('*Incidents active in the last 24 h* · 3 (2 still open)');
     expect(text).toContain('🔴 `orders-enrich` · Falling behind · open for 47m 30s · ack <@U024BE7LH>');
     expect(text).toContain('🟠 `payments-dedupe` · State growing without bound · open for 5h 55m');
     expect(text).toContain('🟢 `orders-enrich` · Falling behind · lasted 42m');
+    // Opened inside the window: the time alone; before it (resolved inside it): with its date.
+    expect(text).toContain(`lasted 42m · opened <!date^${Math.floor((NOW - 6 * 3_600_000) / 1000)}^{time}|`);
+    const straddling = lagRecord({ id: 'long', state: 'resolved', openedAt: NOW - 30 * 3_600_000, resolvedAt: NOW - 20 * 3_600_000 });
+    const again = blockText(renderDigest({ channelLabel: '#data-alerts', nowMs: NOW, streams: streams(), incidents: [straddling] }).blocks);
+    expect(again).toContain(`lasted 10h · opened <!date^${Math.floor((NOW - 30 * 3_600_000) / 1000)}^{date_short_pretty} {time}|`);
     expect(text).toContain('chart of time behind');
-    expect(message.text).toMatch(/3 incidents in 24 h$/);
+    expect(message.text).toMatch(/3 incidents active in 24 h$/);
     expect(blockKitViolations(message.blocks)).toEqual([]);
   });
 

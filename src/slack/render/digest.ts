@@ -39,13 +39,14 @@ export interface DigestInput {
 
 const HEALTH_WORD = { ok: 'All streams healthy', warning: 'Some streams need attention', critical: 'Streams in trouble', unknown: 'No data yet' } as const;
 
-function incidentLine(record: IncidentRecordView, nowMs: number): string {
+function incidentLine(record: IncidentRecordView, nowMs: number, since: number): string {
   const opened = toMs(record.openedAt);
   const name = inlineCode(displayName(record));
   const kind = escapeMrkdwn(kindLabel(record.kind));
   if (record.state === 'resolved') {
     const resolved = toMs(record.resolvedAt ?? null);
-    return `🟢 ${name} · ${kind} · lasted ${formatSpan(opened, resolved)} · opened ${slackDate(opened, '{time}')}`;
+    // The time alone reads as within the window: one that opened before it gets its date.
+    return `🟢 ${name} · ${kind} · lasted ${formatSpan(opened, resolved)} · opened ${slackDate(opened, opened >= since ? '{time}' : '{date_short_pretty} {time}')}`;
   }
   const ack = record.acknowledgedBy ? ` · ack ${userMention(record.acknowledgedBy)}` : '';
   return `${record.incident.severity === 'critical' ? '🔴' : '🟠'} ${name} · ${kind} · open for ${formatSpan(opened, nowMs)}${ack}`;
@@ -76,11 +77,12 @@ export function renderDigest(input: DigestInput): RenderedMessage {
     .sort((a, b) => (a.state === b.state ? toMs(b.openedAt) - toMs(a.openedAt) : a.state === 'open' ? -1 : 1));
   const maxIncidents = input.maxIncidents ?? 20;
   if (recent.length === 0) {
-    blocks.push(sectionBlock('*Incidents in the last 24 h*\nNone. 🎉'));
+    blocks.push(sectionBlock('*Incidents active in the last 24 h*\nNone. 🎉'));
   } else {
     const open = recent.filter((record) => record.state === 'open').length;
-    blocks.push(sectionBlock(`*Incidents in the last 24 h* · ${recent.length} (${open} still open)`));
-    const lines = recent.slice(0, maxIncidents).map((record) => incidentLine(record, input.nowMs));
+    // Open ones count however long ago they opened: "active", not "opened", in the window.
+    blocks.push(sectionBlock(`*Incidents active in the last 24 h* · ${recent.length} (${open} still open)`));
+    const lines = recent.slice(0, maxIncidents).map((record) => incidentLine(record, input.nowMs, since));
     const { blocks: sections, omitted } = linesToSections(lines, 12);
     blocks.push(...sections);
     const left = omitted + Math.max(0, recent.length - maxIncidents);
@@ -91,6 +93,6 @@ export function renderDigest(input: DigestInput): RenderedMessage {
       `${slackDate(since)} – ${slackDate(input.nowMs)}${input.withChart ? ' · chart of time behind per stream in the thread' : ''} · \`/stream status\` for live numbers`,
     ]),
   );
-  const text = `Daily stream health for ${escapeMrkdwn(input.channelLabel)}: ${HEALTH_WORD[health]} (${healthSummary(input.streams)}); ${recent.length} incident${recent.length === 1 ? '' : 's'} in 24 h`;
+  const text = `Daily stream health for ${escapeMrkdwn(input.channelLabel)}: ${HEALTH_WORD[health]} (${healthSummary(input.streams)}); ${recent.length} incident${recent.length === 1 ? '' : 's'} active in 24 h`;
   return { text: fallbackText(text), blocks: capBlocks(blocks, SLACK_LIMITS.messageBlocks) };
 }
