@@ -48,6 +48,9 @@ function number(value: number): string {
 /** The sentence the engine's capacity advice opens with; what follows it (trigger interval) is kept. */
 const ENGINE_LEAD_END = 'more or larger workers.';
 
+/** A purpose the engine's lead may open with, before "give the query …". */
+const PURPOSE = /^(To [^,:]+), give the query /;
+
 /**
  * The engine's capacity advice said in workers of the cluster, or null when it is not capacity
  * advice or the cluster gives no worker change (then today's wording stays).
@@ -67,9 +70,13 @@ export function capacityAdviceInWorkers(advice: Advice, cluster: StreamCluster):
   const figure = `${change.from} × ${number(factor)} = ${number(change.from * factor)}, rounded up`;
   const at = advice.text.indexOf(ENGINE_LEAD_END);
   const rest = at >= 0 ? advice.text.slice(at + ENGINE_LEAD_END.length).trim() : '';
+  // The lead's purpose ("To drain within 30m instead of about 4h, give the query …") is what the
+  // figure is for: it stays in front.
+  const purpose = at >= 0 ? PURPOSE.exec(advice.text.slice(0, at))?.[1] : undefined;
+  const action = purpose ? `${purpose}, ${what[0]!.toLowerCase()}${what.slice(1)}` : what;
   return {
     ...advice,
-    text: `${what}: the query needs about ${factorText(factor)} its current throughput${basis}, and ${figure}.${rest ? ` ${rest}` : ''}`,
+    text: `${action}: the query needs about ${factorText(factor)} its current throughput${basis}, and ${figure}.${rest ? ` ${rest}` : ''}`,
     setting: change.setting,
     value: String(change.to),
   };

@@ -49,6 +49,16 @@ describe('capacity advice in workers', () => {
     expect(advice).toMatchObject({ setting: 'num_workers', value: '6', throughputFactor: 1.311, loadFactor: 1.14 });
   });
 
+  it('a catch-up\'s purpose stays in front: what the workers are for', () => {
+    const catchUp: Advice = {
+      text: 'To drain within 30m instead of about 4h 24m, give the query about 1.3× its current throughput: more or larger workers. It processes 788 rows/s while 757 rows/s arrive, so only 30.7 rows/s are left over to drain the backlog.',
+      throughputFactor: 1.3,
+    };
+    expect(capacityAdviceInWorkers(catchUp, fixed(4))!.text).toBe(
+      'To drain within 30m instead of about 4h 24m, raise `num_workers` from 4 to 6 on job cluster `main` (8 cores each, 32 → 48 cores): the query needs about 1.3× its current throughput, and 4 × 1.3 = 5.2, rounded up. It processes 788 rows/s while 757 rows/s arrive, so only 30.7 rows/s are left over to drain the backlog.',
+    );
+  });
+
   it('autoscale: raise the max', () => {
     const advice = capacityAdviceInWorkers({ ...ENGINE, throughputFactor: 1.5, loadFactor: 1.3 }, autoscale(2, 8))!;
     expect(advice.text).toMatch(/^Raise autoscale max from 8 to 12 workers on job cluster `main` \(8 cores each, at most 64 → 96 cores\): the query needs about 1\.5× its current throughput \(load factor 1\.30 plus headroom to drain the backlog\), and 8 × 1\.5 = 12, rounded up\. A longer trigger/);

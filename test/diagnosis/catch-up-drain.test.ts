@@ -10,6 +10,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { constantRate, type StreamSpec } from '../../src/simulator/index.js';
+import { runRandomEngine } from '../../src/simulator/evaluation/run-random.js';
+import { drawScenario, simulateRandom } from '../../src/simulator/random/index.js';
 import { MIN, opened, runStream } from './run-stream.js';
 
 /** 4 min trigger; the cap of 180,000 offsets admits 750 rows/s, read in about 2.5 min. */
@@ -36,7 +38,7 @@ describe('a capped catch-up after a restart', () => {
       expect(lag, `seed ${seed}`).toHaveLength(1);
       expect(lag[0]!.index, `seed ${seed}`).toBeGreaterThan(40);
       expect(lag[0]!.index, `seed ${seed}`).toBeLessThanOrEqual(40 + 8);
-      expect(lag[0]!.incident.summary).toMatch(/^Catching up after a restart after 1[0-2]m( \d+s)? down: .* of data waiting, about .* to drain at the recent processing rate \(the batches since read about 750 rows\/s; the query processes 1\.\d+K rows\/s\): past the 30m catch-up budget/);
+      expect(lag[0]!.incident.summary).toMatch(/^Catching up after a restart \(down for 1[0-2]m( \d+s)?\): .* of data waiting, about .* to drain at the recent processing rate \(the batches since read about 750 rows\/s; the query processes 1\.\d+K rows\/s\): past the 30m catch-up budget/);
     }
   });
 
@@ -51,9 +53,11 @@ describe('a capped catch-up after a restart', () => {
       expect(lag.map((c) => c.index), `seed ${seed}`).toEqual([41]);
       // Down 8 minutes, plus the rest of the last trigger interval before it.
       const { summary, advice } = lag[0]!.incident;
-      expect(summary).toMatch(/^Catching up after a restart after 9m( \d+s)? down: .* \(the batches since read about 750 rows\/s; the query processes 1\.\d+K rows\/s\): past the 30m catch-up budget/);
-      // The equal reads since the restart are a cap already set: no advice to set one.
-      expect(advice.map((a) => a.setting)).not.toContain('maxOffsetsPerTrigger');
+      expect(summary).toMatch(/^Catching up after a restart \(down for 9m( \d+s)?\): .* \(the batches since read about 750 rows\/s; the query processes 1\.\d+K rows\/s\): past the 30m catch-up budget/);
+      // The equal reads since the restart are a cap already set: no advice to set one, but to raise
+      // it for the catch-up (the query processes twice what the cap admits), with the drain it buys.
+      expect(advice.some((a) => a.text.startsWith('Cap catch-up batches'))).toBe(false);
+      expect(advice[0]!.text, advice[0]!.text).toMatch(/^Raise maxOffsetsPerTrigger to \d+ for the catch-up \(what the query processes in [\dms ]+\): the batches read about 750 rows\/s, less than the 1\.\d+K rows\/s it can process, so the backlog would drain in about [\dhms ]+ instead of [\dhms ]+\./);
     }
   });
 
@@ -102,7 +106,22 @@ describe('a capped file source catching up after a restart', () => {
       expect(lag.map((c) => c.index), `seed ${seed}`).toHaveLength(1);
       expect(lag[0]!.index, `seed ${seed}`).toBeGreaterThan(100);
       expect(lag[0]!.index, `seed ${seed}`).toBeLessThanOrEqual(100 + 8);
-      expect(lag[0]!.incident.summary).toMatch(/^Catching up after a restart after 5m( \d+s)? down: \d+ files waiting/);
+      expect(lag[0]!.incident.summary).toMatch(/^Catching up after a restart \(down for 5m( \d+s)?\): \d+ files waiting/);
     }
+  });
+});
+
+describe('what to do about a slow uncapped catch-up', () => {
+  it('gives the throughput that drains it within the budget, once, with the figures it comes from', () => {
+    // A restart at 88 % load: the query gains little on the backlog, so it drains in hours.
+    const [run] = runRandomEngine(simulateRandom(drawScenario(700_000, { family: 'slow-catch-up', mode: 'dbr-17.1' })));
+    const open = run!.changes.find((c) => c.change.type === 'opened' && c.change.incident.kind === 'lag')!.change.incident;
+    expect(open.summary).toMatch(/^Catching up after a restart \(down for [\dms ]+\): .* to drain at the recent processing rate \([\d.K]+ rows\/s processed against [\d.K]+ rows\/s arriving\): past the 30m catch-up budget \([\dhms ]+ in all\)$/);
+    const first = open.advice[0]!;
+    expect(first.text).toMatch(/^To drain within 30m instead of about [\dhms ]+, give the query about 1\.\d+× its current throughput: more or larger workers\. It processes [\d.K]+ rows\/s while [\d.K]+ rows\/s arrive, so only [\d.K]+ rows\/s are left over to drain the backlog\.$/);
+    expect(first.throughputFactor).toBeGreaterThan(1.05);
+    // One worker figure, not the steady-state one beside it.
+    expect(open.advice.filter((a) => a.throughputFactor !== undefined)).toHaveLength(1);
+    expect(open.advice.some((a) => /twice the spare/.test(a.text))).toBe(false);
   });
 });

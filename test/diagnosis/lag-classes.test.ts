@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { QueryTracker } from '../../src/diagnosis/query-tracker.js';
 import type { IncidentChange } from '../../src/diagnosis/types.js';
 import { parseProgress } from '../../src/progress/parse-progress.js';
+import { formatDuration } from '../../src/util/duration.js';
 import {
   DEFAULT_START_MS,
   StreamSimulator,
@@ -76,8 +77,12 @@ describe('lag on progress the engine was not tuned on', () => {
     const lag = openedLag(r);
     expect(lag).toHaveLength(1);
     expect(lag[0]!.index - onset).toBeLessThanOrEqual(8);
-    expect(lag[0]!.incident.summary).toMatch(/time behind ≈ the last batch's duration, [\dms ]+ \(up from about [\dms ]+\), growing \d+% per batch against a 10s trigger/);
+    expect(lag[0]!.incident.summary).toMatch(/^Falling behind: the source's backlog reads 0 because each batch takes everything that has arrived, so time behind ≈ the last batch's duration, [\dms ]+ \(up from about [\dms ]+\) against a 10s trigger, growing \d+% per batch$/);
     expect(lag[0]!.incident.summary).toMatch(/backlog reads 0/);
+    // "0 offsets" beside minutes behind reads as a contradiction: the backlog is inside the batch.
+    expect(lag[0]!.incident.metrics?.backlog).toBeUndefined();
+    // The load factor is said with what it means.
+    expect(lag[0]!.incident.causes[0]!.evidence).toMatch(/load factor \d\.\d\d \(arrivals ÷ what it processes; over 1 falls behind\)/);
   });
 
   it('1a. when the overload ends, the open incident says the batches are shrinking and draining', () => {
@@ -99,7 +104,7 @@ describe('lag on progress the engine was not tuned on', () => {
     const draining = whole.batches.findIndex((b, i) => b.truth.startMs >= START + 45 * MIN && i >= 3 && d(i) < d(i - 1) && d(i - 1) < d(i - 2) && d(i - 2) < d(i - 3));
     expect(draining).toBeGreaterThan(0);
     const open = run(spec, draining + 1).tracker.report().incidents.find((i) => i.kind === 'lag' && i.resolvedAt === null);
-    expect(open?.summary).toMatch(/^Draining: time behind ≈ the last batch's duration, [\dms ]+ \(up from about [\dms ]+\), shrinking \d+% per batch[^]*, about [\dhms ]+ to catch up$/);
+    expect(open?.summary).toMatch(/^Draining: .*so time behind ≈ the last batch's duration, [\dms ]+ \(up from about [\dms ]+\)( against a [\dms ]+ trigger)?, shrinking \d+% per batch[^]*, about [\dhms ]+ to catch up$/);
     // The fields agree with the text: a drain time, and no window trend still reading the growth.
     expect(open!.metrics!.drainEtaSec).toBeGreaterThan(0);
     expect(open!.metrics!.timeBehindTrendSecPerMin).toBeUndefined();
@@ -315,6 +320,20 @@ describe('lag on progress the engine was not tuned on', () => {
     expect(incident.advice[0]!.text).toMatch(/hung for 40m/);
     // The batch after the stall read all that piled up at once: a cap keeps a catch-up in normal batches.
     expect(incident.advice.map((a) => a.setting)).toContain('maxOffsetsPerTrigger');
+    // The figures say what the summary says: its drain ETA, no growth while it drains.
+    const eta = /about ([\dhms ]+) to drain/.exec(incident.summary)![1]!;
+    expect(incident.metrics?.drainEtaSec).toBeGreaterThan(0);
+    expect(formatDuration(incident.metrics!.drainEtaSec! * 1000)).toBe(eta);
+    expect(incident.metrics?.timeBehindTrendSecPerMin ?? 0).toBeLessThanOrEqual(0);
+    // 32 cores on 16 partitions do not make a query that processes twice its input lag.
+    expect(incident.causes.map((c) => c.code)).not.toContain('kafka_partition_bound');
+    expect(incident.advice.map((a) => a.setting)).not.toContain('minPartitions');
+    // It drains within the budget from now: wait, with the figure, rather than add workers.
+    expect(incident.advice.map((a) => a.text)).toContainEqual(expect.stringMatching(/^Wait for the backlog to drain: at the recent rate that takes about [\dms ]+\./));
+    expect(incident.advice.some((a) => /add workers/.test(a.text))).toBe(false);
+    // Back at its usual level it says so, not "not draining", up to and in the resolution.
+    const resolved = long.changes.find((c) => c.type === 'resolved' && c.incident.kind === 'lag')!;
+    expect(resolved.incident.summary).toMatch(/^Catching up after a 40m [\ds]*stall .*: back to about the usual level before it \(\d+s of data waiting\)$/);
     const short = run(spec(12), 140, { cores: 32 });
     expect(short.changes.some((c) => c.type === 'opened' && c.incident.kind === 'stalled')).toBe(true);
     expect(openedLag(short)).toHaveLength(0);

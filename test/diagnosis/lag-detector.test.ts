@@ -24,7 +24,7 @@ describe('lag detector', () => {
     expect(lag[0]!.index).toBeLessThanOrEqual(128);
     const incident = run.tracker.report().incidents[0]!;
     expect(incident.causes[0]!.code).toBe('insufficient_capacity');
-    expect(incident.summary).toMatch(/not draining/);
+    expect(incident.summary).toMatch(/^Falling behind: .*growing \d+% per batch$/);
     const capacityAdvice = incident.advice.find((a) => /throughput/.test(a.text))!;
     expect(capacityAdvice.text).toMatch(/longer trigger interval will not help/);
   });

@@ -77,6 +77,59 @@ describe('renderIncidentMessage', () => {
     expect(renderResolvedReply(record, NOW).text).toBe('Resolved after 42m');
   });
 
+  it('says the heading once: a summary that opens with it is shown without it, in the message and its preview', () => {
+    const record = lagRecord({ incident: { ...LAG_INCIDENT, summary: 'Falling behind: 14m 20s of data waiting, growing 38s per minute' } });
+    const message = renderIncidentMessage(record, { nowMs: NOW });
+    expect(message.blocks[1]).toMatchObject({ text: { text: expect.stringMatching(/^14m 20s of data waiting, growing 38s per minute\n/) } });
+    expect(message.text).toContain('orders-enrich: Falling behind. 14m 20s of data waiting');
+    expect(message.text).not.toContain('Falling behind. Falling behind');
+    const advice = blockText(renderAdviceMessage(record, { nowMs: NOW }).blocks);
+    expect(advice).toContain('*Falling behind* (critical): 14m 20s of data waiting');
+  });
+
+  it('heads a catch-up after a stall "Catching up", with its drain ETA, and names the stall incident it follows', () => {
+    const stallOpenedAt = '2026-11-29T08:10:00.000Z';
+    const record = lagRecord({
+      incident: {
+        ...LAG_INCIDENT,
+        summary: 'Catching up after a 40m stall (a batch hung from 08:05 UTC, reported as stalled): 9m 06s of data waiting, about 7m 31s to drain',
+        metrics: { timeBehindSec: 546, drainEtaSec: 451, batchDurationMs: 524_000, triggerIntervalMs: 10_000 },
+        aftermath: { what: 'stall', startedAt: '2026-11-29T08:05:00.000Z', durationMs: 2_400_000, stallOpenedAt },
+      },
+    });
+    const message = renderIncidentMessage(record, { nowMs: NOW });
+    const text = blockText(message.blocks);
+    expect(message.blocks[0]).toMatchObject({ text: { text: '🔴 Catching up · orders-enrich' } });
+    expect(message.text).toContain('orders-enrich: Catching up. Catching up after a 40m stall');
+    expect(text).toContain('*Drain ETA*\n~7m 31s');
+    // A batch 52 trigger intervals long reads as a multiple, not 5240%.
+    expect(text).toContain('*Batch duration*\n8m 44s, 52× the 10s trigger');
+    expect(text).toContain(`Follows stall incident \`${record.queryId}.stalled.${Date.parse(stallOpenedAt)}\``);
+    expect(blockText(renderAdviceMessage(record, { nowMs: NOW }).blocks)).toContain('Follows stall incident');
+    // Once the summary reads it as lag with its own cause, the heading follows.
+    const later = renderIncidentMessage({ ...record, incident: { ...record.incident, summary: 'Falling behind: every batch has read the cap' } }, { nowMs: NOW });
+    expect(later.blocks[0]).toMatchObject({ text: { text: '🔴 Falling behind · orders-enrich' } });
+  });
+
+  it('shows arrivals alone when processing is not known, never "n/a"', () => {
+    const record = lagRecord({ incident: { ...LAG_INCIDENT, metrics: { arrivalRate: 21_100, timeBehindSec: 678 } } });
+    const text = blockText(renderIncidentMessage(record, { nowMs: NOW }).blocks);
+    expect(text).toContain('*Arriving*\n21.1K rows/s');
+    expect(text).not.toContain('n/a');
+  });
+
+  it('leaves out of a resolved alert the forecasts of its last reading (drain ETA, trend, retention breach)', () => {
+    const resolvedAt = Date.parse('2026-11-29T08:54:30.000Z');
+    const record = lagRecord({ state: 'resolved', resolvedAt, incident: { ...LAG_INCIDENT, resolvedAt: new Date(resolvedAt).toISOString() } });
+    const text = blockText(renderIncidentMessage(record, { nowMs: NOW }).blocks);
+    expect(text).toContain('*Time behind*\n14m 20s');
+    expect(text).not.toContain('growing');
+    expect(text).not.toContain('Drain ETA');
+    expect(text).not.toContain('Retention breach');
+    const advice = blockText(renderAdviceMessage(record, { nowMs: NOW }).blocks);
+    expect(advice).not.toContain('Drain ETA');
+  });
+
   it('escapes names and evidence from Databricks and never lets them ping or link', () => {
     const hostile = lagRecord({
       queryName: '<!channel> orders & <https://evil.example|click>',

@@ -179,7 +179,7 @@ function unreportedCapTooLow(ctx: DetectorContext, cap: number, interval: number
     },
     advice: [
       {
-        text: `Raise maxOffsetsPerTrigger from about ${cap} (what the batches read) to about ${value} (1.5×; how far arrivals exceed the cap is not reported). Batches that then read less than the cap have caught up; if they still read it, raise it again.${
+        text: `Raise maxOffsetsPerTrigger from about ${fmt.count(cap)} (what the batches read) to about ${value} (1.5×; how far arrivals exceed the cap is not reported). Batches that then read less than the cap have caught up; if they still read it, raise it again.${
           projectedMs > interval * 1050
             ? ` Batches of that size would take up to ${fmt.ms(projectedMs)}, longer than the ${fmt.seconds(interval)} trigger interval, so the cluster also needs more throughput.`
             : ''
@@ -212,7 +212,7 @@ function restartCapTooLow(ctx: DetectorContext, catchUp: UnreportedCatchUp, cap:
     },
     advice: [
       {
-        text: `Raise maxOffsetsPerTrigger from about ${cap} (what the batches read) to about ${value} for the catch-up, to drain the estimated backlog in about ${fmt.seconds(leftSec)}; batches that read less than the cap have caught up, and the cap can go back then.${
+        text: `Raise maxOffsetsPerTrigger from about ${fmt.count(cap)} (what the batches read) to about ${value} for the catch-up, to drain the estimated backlog in about ${fmt.seconds(leftSec)}; batches that read less than the cap have caught up, and the cap can go back then.${
           projectedMs > interval * 1050
             ? ` Batches of that size would take up to ${fmt.ms(projectedMs)}, longer than the ${fmt.seconds(interval)} trigger interval, so the cluster also needs more throughput.`
             : ''
@@ -277,7 +277,7 @@ function insufficientCapacity(ctx: DetectorContext, capped: boolean): Explained 
     cause: {
       code: 'insufficient_capacity',
       confidence: clamp(capped ? 0.35 + (rho - 1) : 0.6 + (rho - 1) * 1.5, 0.3, 0.95),
-      evidence: `${arriving} while the query processes ${fmt.count(analysis.capacity)} rows per second of busy time (rows ÷ addBatch): load factor ${rho.toFixed(2)}${rising ? ' and rising' : ''}${backToBack ? ', batches run back to back' : ''}.`,
+      evidence: `${arriving} while the query processes ${fmt.count(analysis.capacity)} rows per second of busy time (rows ÷ addBatch): load factor ${rho.toFixed(2)}${rising ? ' and rising' : ''} (arrivals ÷ what it processes; over 1 falls behind)${backToBack ? ', batches run back to back' : ''}.`,
     },
     advice: [
       {
@@ -335,11 +335,12 @@ function oversizedBatches(ctx: DetectorContext): Explained | null {
   if (!(first.rows >= 5 * usualRows || first.d >= 5 * usualD)) return null;
   if (analysis.cappedRows !== null && first.rows <= analysis.cappedRows * 1.01) return null;
   const target = Math.max(analysis.triggerMs, usualD);
+  const targetName = target === analysis.triggerMs ? 'its trigger interval' : 'its usual batch duration';
   const capRows = analysis.capacity !== null ? fmt.niceCeil((analysis.capacity * target) / 1000) : fmt.niceCeil(usualRows);
   const kafka = facts.sourceKinds.includes('kafka');
   const advice: Advice = kafka
     ? {
-        text: `Cap catch-up batches with maxOffsetsPerTrigger ${capRows}: about what the query processes in ${fmt.ms(target)}, its normal batch duration, so a backlog drains as a series of normal batches instead of one giant one.`,
+        text: `Cap catch-up batches with maxOffsetsPerTrigger ${capRows}: about what the query processes in ${fmt.ms(target)}, ${targetName}, so a backlog drains as a series of normal batches instead of one giant one.`,
         setting: 'maxOffsetsPerTrigger',
         value: String(capRows),
       }

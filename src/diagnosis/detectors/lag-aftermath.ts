@@ -95,7 +95,20 @@ export function ongoingAftermath(ctx: DetectorContext, memo: Record<string, numb
   const eta = analysis.drainEtaSec ?? (analysis.trendPerMin !== null && analysis.trendPerMin > 0 ? Infinity : null);
   const features = ctx.disruption ? withoutDisruption(ctx.features, ctx.disruption) : ctx.features;
   const elapsedSec = (ctx.latest.t + ctx.latest.d - (memo.aftermathCatchUpMs ?? ctx.latest.t)) / 1000;
-  return aftermathFinding({ ...ctx, features }, info, behind, eta, elapsedSec, memo.aftermathCatchUpMs ?? null);
+  const drained = backAtLevel(ctx, memo, behind);
+  return aftermathFinding({ ...ctx, features }, info, behind, drained ? null : eta, elapsedSec, memo.aftermathCatchUpMs ?? null, drained);
+}
+
+/**
+ * Whether the backlog is back within what the disruption's judgement leaves to the ordinary evidence
+ * of the level before it (`judgeAftermath`): a trend there is noise around that level, not a
+ * catch-up that stopped draining.
+ */
+function backAtLevel(ctx: DetectorContext, memo: Record<string, number>, behind: number): boolean {
+  const signal = memo.signal === undefined ? undefined : LAG_SIGNALS[memo.signal];
+  if (signal === undefined || memo.base === undefined) return false;
+  if (isTimeSignal(signal)) return (behind - memo.base) * 1000 < Math.max(2 * 60_000, ctx.analysis.triggerMs);
+  return behind <= Math.max(memo.base, memo.band ?? 0);
 }
 
 /** "Catching up after …": what happened, how much waits, how long it takes at the recent rate. */
@@ -106,54 +119,113 @@ function aftermathFinding(
   eta: number | null,
   elapsedSec: number,
   catchUpFromMs: number | null,
+  drained = false,
 ): Finding {
-  const { analysis } = ctx;
   const result = finding(ctx, 'fire', {});
-  const startMs = Date.parse(info.startedAt);
-  const what =
-    info.what === 'stall'
-      ? `a ${fmt.ms(info.durationMs)} stall (a batch hung from ${clock(startMs)}${info.stallOpenedAt ? ', reported as stalled' : ''})`
-      : `a restart after ${fmt.ms(info.durationMs)} down`;
-  // Under a binding cap the drain runs at what the cap admits, whatever the cluster could process;
-  // before the cap shows in a run of equal reads, the catch-up's reads say it.
-  const read = analysis.cappedRows === null && catchUpFromMs !== null ? catchUpReadRate(ctx.features, catchUpFromMs, analysis.triggerMs) : null;
-  const rate =
-    analysis.cappedRows !== null && ctx.disruption !== null
-      ? ` (the cap admits about ${fmt.rate(admittedSince(ctx.features, ctx.disruption, analysis.cappedRows, analysis.triggerMs))})`
-      : read !== null && analysis.capacity !== null && read < 0.9 * analysis.capacity
-        ? ` (the batches since read about ${fmt.rate(read)}; the query processes ${fmt.rate(analysis.capacity)})`
-        : analysis.capacity !== null
-          ? ` (${fmt.rate(analysis.capacity)} processed)`
-          : '';
+  const what = disruptionText(info);
   const budget = TUNING.catchUpBudgetSec;
   const head = `Catching up after ${what}: ${waitingText(ctx, behind)} waiting`;
-  if (eta === null) result.summary = head;
-  else if (!Number.isFinite(eta)) result.summary = `${head} and not draining at the recent processing rate${rate}`;
+  const pace = drainPace(ctx, catchUpFromMs);
+  if (drained) result.summary = `Catching up after ${what}: back to about the usual level before it (${waitingText(ctx, behind)} waiting)`;
+  else if (eta === null) result.summary = head;
+  else if (!Number.isFinite(eta)) result.summary = `${head} and not draining at ${pace}`;
   else {
     const over = elapsedSec + eta > budget;
-    const since = elapsedSec >= 60 ? ` (${fmt.seconds(elapsedSec)} in already)` : '';
-    result.summary = `${head}, about ${fmt.seconds(eta)} to drain at the recent processing rate${rate}${over ? `: past the ${fmt.seconds(budget)} catch-up budget${since}` : ''}`;
+    result.summary = `${head}, about ${fmt.seconds(eta)} to drain at ${pace}${over ? `: past the ${fmt.seconds(budget)} catch-up budget (${fmt.seconds(elapsedSec + eta)} in all)` : ''}`;
   }
+  aftermathMetrics(result, eta, drained);
   if (eta !== null && Number.isFinite(eta) && ctx.explain) {
-    const { cause, advice } = catchingUp(ctx, info, what, behind, eta, elapsedSec, catchUpFromMs);
+    const { cause, advice } = catchingUp(ctx, info, behind, eta, elapsedSec, catchUpFromMs);
     // After a restart, an uncapped giant first batch already says it (and what cap to set).
     const oversized = result.causes.some((c) => c.code === 'oversized_batches');
     if (!oversized) result.causes = [cause, ...result.causes];
-    result.advice = [...advice.filter((a) => !oversized || a.setting !== 'maxOffsetsPerTrigger'), ...result.advice];
+    const own = advice.filter((a) => !oversized || a.setting !== 'maxOffsetsPerTrigger');
+    result.advice = [...own, ...result.advice.filter((a) => !supersededBy(own, a))];
+    withoutIdleCoreCauses(result);
   }
   result.aftermath = info;
   return result;
 }
 
+/** "a 40m stall (a batch hung from 10:10 UTC, reported as stalled)", "a restart (down for 12m)". */
+function disruptionText(info: AftermathInfo): string {
+  return info.what === 'stall'
+    ? `a ${fmt.ms(info.durationMs)} stall (a batch hung from ${clock(Date.parse(info.startedAt))}${info.stallOpenedAt ? ', reported as stalled' : ''})`
+    : `a restart (down for ${fmt.ms(info.durationMs)})`;
+}
+
+/**
+ * The rate the drain runs at, said with what sets it: under a binding cap what the cap admits,
+ * whatever the cluster could process; before the cap shows in a run of equal reads, the catch-up's
+ * reads; otherwise what the query processes against what arrives (the drain is the difference).
+ */
+function drainPace(ctx: DetectorContext, catchUpFromMs: number | null): string {
+  const { analysis } = ctx;
+  const read = analysis.cappedRows === null && catchUpFromMs !== null ? catchUpReadRate(ctx.features, catchUpFromMs, analysis.triggerMs) : null;
+  if (analysis.cappedRows !== null && ctx.disruption !== null) {
+    return `the recent processing rate (the cap admits about ${fmt.rate(admittedSince(ctx.features, ctx.disruption, analysis.cappedRows, analysis.triggerMs))})`;
+  }
+  if (read !== null && analysis.capacity !== null && read < 0.9 * analysis.capacity) {
+    return `the recent processing rate (the batches since read about ${fmt.rate(read)}; the query processes ${fmt.rate(analysis.capacity)})`;
+  }
+  if (analysis.capacity === null) return 'the recent processing rate';
+  const arriving = analysis.arrivalRate !== null ? ` against ${fmt.rate(analysis.arrivalRate)} arriving` : '';
+  return `the recent processing rate (${fmt.rate(analysis.capacity)} processed${arriving})`;
+}
+
+/** The figures beside the summary say what it says: its drain ETA, no growth while it drains. */
+function aftermathMetrics(result: Finding, eta: number | null, drained: boolean): void {
+  const metrics = result.metrics;
+  if (drained) {
+    delete metrics.drainEtaSec;
+    delete metrics.timeBehindTrendSecPerMin;
+    return;
+  }
+  if (eta === null) return;
+  metrics.drainEtaSec = Number.isFinite(eta) ? Math.round(eta) : null;
+  // Kafka's time behind divides by an arrival estimate that falls back after the disruption, so it
+  // can read as growing while the offsets drain; the ETA is the judgement.
+  if (Number.isFinite(eta) && (metrics.timeBehindTrendSecPerMin ?? 0) > 0) delete metrics.timeBehindTrendSecPerMin;
+}
+
+/**
+ * Advice the catch-up's own replaces: its throughput (to drain within the budget) covers the
+ * steady-state capacity advice, and its cap the ordinary cap advice; two figures for one knob confuse.
+ */
+function supersededBy(catchUp: readonly Advice[], item: Advice): boolean {
+  if (item.throughputFactor !== undefined && catchUp.some((a) => a.throughputFactor !== undefined)) return true;
+  return item.setting !== undefined && catchUp.some((a) => a.setting === item.setting);
+}
+
+/** Cause codes that say cores sit idle: they matter when throughput is short, not when a catch-up drains. */
+const IDLE_CORE_CAUSES: Record<string, string> = {
+  kafka_partition_bound: 'minPartitions',
+  too_few_shuffle_partitions: 'spark.sql.streaming.stateStore.partitions',
+};
+
+/**
+ * A catch-up whose query processes more than arrives is not short of throughput: partitions below
+ * the core count are not why it lags (one outsized batch says nothing about them), so they go, with
+ * their advice, unless a capacity shortage is among the causes.
+ */
+function withoutIdleCoreCauses(result: Finding): void {
+  if (result.causes.some((c) => c.code === 'insufficient_capacity')) return;
+  const dropped = result.causes.filter((c) => IDLE_CORE_CAUSES[c.code] !== undefined).map((c) => IDLE_CORE_CAUSES[c.code]);
+  if (dropped.length === 0) return;
+  result.causes = result.causes.filter((c) => IDLE_CORE_CAUSES[c.code] === undefined);
+  result.advice = result.advice.filter((a) => a.setting === undefined || !dropped.includes(a.setting));
+}
+
 /**
  * The catch-up itself as the cause: the backlog is the disruption's, the query drains it. What to
- * do is about the disruption (why the batch hung) and, when the drain is too slow, throughput for
- * the catch-up; a cap keeps the catch-up in normal-sized batches.
+ * do is about the disruption (why the batch hung) and the backlog: wait when it drains within the
+ * catch-up budget from now; past that, what drains it within the budget (a larger cap when the
+ * batches read less than the query processes, else throughput); a cap keeps the catch-up in
+ * normal-sized batches.
  */
 function catchingUp(
   ctx: DetectorContext,
   info: AftermathInfo,
-  what: string,
   behindSec: number,
   etaSec: number,
   elapsedSec: number,
@@ -167,13 +239,9 @@ function catchingUp(
       text: `Find why the batch that started at ${clock(Date.parse(info.startedAt))} hung for ${fmt.ms(info.durationMs)} (a stuck sink write or task: the Spark UI's stage timeline for that batch); a timeout on the sink keeps the next one short.`,
     });
   }
-  if (over) {
-    advice.push({
-      text: `To drain sooner, add workers for the catch-up: at the recent rate the backlog needs about ${fmt.seconds(etaSec)}; twice the spare throughput halves that.`,
-    });
-  }
   // Only after a giant first batch: equal reads since are a cap already binding.
   const giant = catchUpFromMs !== null && giantFirstBatch(ctx.features, catchUpFromMs);
+  advice.push(...drainAdvice(ctx, etaSec, catchUpFromMs, giant));
   if (giant && ctx.analysis.cappedRows === null && ctx.facts.sourceKinds.includes('kafka') && ctx.analysis.capacity !== null) {
     const target = Math.max(ctx.analysis.triggerMs, 10_000);
     const value = fmt.niceCeil((ctx.analysis.capacity * target) / 1000);
@@ -183,14 +251,61 @@ function catchingUp(
       value: String(value),
     });
   }
+  const since = info.what === 'stall' ? `the ${fmt.ms(info.durationMs)} stall` : `the ${fmt.ms(info.durationMs)} of downtime before the restart`;
   return {
     cause: {
       code: 'catching_up',
       confidence: 0.85,
-      evidence: `the ${waitingText(ctx, behindSec)} waiting piled up during ${what}; the batches since read through it at a pace that needs about ${fmt.seconds(etaSec)} more${over ? `, past the ${fmt.seconds(budget)} catch-up budget` : ''}.`,
+      evidence: `the ${waitingText(ctx, behindSec)} waiting is what remains of the backlog from ${since}; at the pace the batches since have read it, it needs about ${fmt.seconds(etaSec)} more${over ? ` (${fmt.seconds(elapsedSec + etaSec)} in all, past the ${fmt.seconds(budget)} catch-up budget)` : ''}.`,
     },
     advice,
   };
+}
+
+/** The least throughput factor worth advising: below it the worker count rounds to what it is. */
+const MIN_FACTOR = 1.05;
+
+/** What to do about the backlog itself: wait, raise the cap, or add throughput, with the figure. */
+function drainAdvice(ctx: DetectorContext, etaSec: number, catchUpFromMs: number | null, giant: boolean): Advice[] {
+  const budget = TUNING.catchUpBudgetSec;
+  if (etaSec <= budget) {
+    return [{ text: `Wait for the backlog to drain: at the recent rate that takes about ${fmt.seconds(etaSec)}. Nothing needs changing for it unless the drain ETA stops falling.` }];
+  }
+  const { analysis } = ctx;
+  const { capacity, arrivalRate: arrival } = analysis;
+  const read = analysis.cappedRows === null && catchUpFromMs !== null ? catchUpReadRate(ctx.features, catchUpFromMs, analysis.triggerMs) : null;
+  const kafka = ctx.facts.sourceKinds.includes('kafka');
+  if (capacity === null || arrival === null || !(capacity > arrival)) {
+    return [{ text: `To drain sooner than the ${fmt.seconds(etaSec)} the recent rate needs, add workers for the catch-up: only what the query processes beyond what arrives drains the backlog.` }];
+  }
+  // Equal reads below what the query processes (no giant first batch) are a cap holding it back.
+  const readLimited = analysis.cappedRows !== null || (read !== null && read < 0.9 * capacity && !giant);
+  if (kafka && readLimited) {
+    const target = Math.max(analysis.triggerMs, 10_000);
+    const value = fmt.niceCeil((capacity * target) / 1000);
+    const drainRate = read !== null ? read - arrival : null;
+    const newEta = drainRate !== null && drainRate > 0 ? (etaSec * drainRate) / (capacity - arrival) : null;
+    return [
+      {
+        text: `Raise maxOffsetsPerTrigger to ${value} for the catch-up (what the query processes in ${fmt.ms(target)}): the batches read ${read !== null ? `about ${fmt.rate(read)}` : 'the cap'}, less than the ${fmt.rate(capacity)} it can process${
+          newEta !== null ? `, so the backlog would drain in about ${fmt.seconds(newEta)} instead of ${fmt.seconds(etaSec)}` : ''
+        }. Set it back once batches read less than the cap.`,
+        setting: 'maxOffsetsPerTrigger',
+        value: String(value),
+      },
+    ];
+  }
+  // Processing at `capacity × f` drains the backlog (`etaSec` at the spare `capacity − arrival`) within the budget.
+  const spare = capacity - arrival;
+  const factor = (arrival + (spare * etaSec) / budget) / capacity;
+  if (factor < MIN_FACTOR) return [];
+  const rounded = Math.round(factor * 100) / 100;
+  return [
+    {
+      text: `To drain within ${fmt.seconds(budget)} instead of about ${fmt.seconds(etaSec)}, give the query about ${fmt.factor(rounded)} its current throughput: more or larger workers. It processes ${fmt.rate(capacity)} while ${fmt.rate(arrival)} arrive, so only ${fmt.rate(spare)} are left over to drain the backlog.`,
+      throughputFactor: rounded,
+    },
+  ];
 }
 
 /** What waits, in the lag signal's unit: seconds of data, files or bytes. */

@@ -57,6 +57,8 @@ function describeLag(view: LagView, memo: Record<string, number> | null): { summ
   const parts: string[] = [];
   /** Batch-duration growth per batch, when the backlog lives inside the batches. */
   let growth: number | null = null;
+  /** A growth the text names already says the backlog is not draining. */
+  let saidGrowing = false;
   if (memo?.capBound && view.capBound !== null) return describeCapBound(view, view.capBound);
   if (analysis.signal === 'files' || analysis.signal === 'bytes') {
     const backlog = analysis.signal === 'files' ? latest.filesOutstanding! : latest.bytesOutstanding!;
@@ -67,6 +69,7 @@ function describeLag(view: LagView, memo: Record<string, number> | null): { summ
       `${unit} waiting at the source${behind !== null && behind > 0 ? ` (about ${fmt.seconds(behind)} of data, estimated from files)` : ' (time behind unknown for this source)'}`,
     );
     if (analysis.trendPerMin !== null && analysis.trendPerMin > 0) {
+      saidGrowing = true;
       parts.push(
         analysis.signal === 'files'
           ? `growing ${fmt.count(analysis.trendPerMin)} files per minute`
@@ -77,19 +80,22 @@ function describeLag(view: LagView, memo: Record<string, number> | null): { summ
     // The source reads everything that has arrived at each plan, so its backlog figures read 0:
     // the data that arrived while the last batch ran is what waits, and its growth is the lag.
     growth = growthPerBatch(view.features);
+    saidGrowing = growth !== null && growth > 0.005;
     const change =
-      growth === null ? '' : growth > 0.005 ? `, growing ${fmt.percent(growth)} per batch` : growth < -0.005 ? `, shrinking ${fmt.percent(-growth)} per batch` : '';
-    // No figure at all (Spark 3.0-era reports) is not a figure that reads 0.
+      growth === null ? '' : saidGrowing ? `, growing ${fmt.percent(growth)} per batch` : growth < -0.005 ? `, shrinking ${fmt.percent(-growth)} per batch` : '';
+    // No figure at all (Spark 3.0-era reports) is not a figure that reads 0. The reason comes first:
+    // it is what makes a batch's duration the time behind.
     const noFigure = latest.kafkaBehind === null && latest.filesOutstanding === null && latest.bytesOutstanding === null && latest.msBehind === null;
-    const why = noFigure ? 'these reports carry no backlog figure' : "the source's backlog reads 0: each batch takes everything that has arrived";
+    const why = noFigure ? 'these reports carry no backlog figure' : "the source's backlog reads 0 because each batch takes everything that has arrived";
     parts.push(
-      `time behind ≈ the last batch's duration, ${fmt.ms(latest.d)}${upFrom(memo, latest.d / 1000)}${change}${
+      `${why}, so time behind ≈ the last batch's duration, ${fmt.ms(latest.d)}${upFrom(memo, latest.d / 1000)}${
         analysis.triggerMs > 0 ? ` against a ${fmt.ms(analysis.triggerMs)} trigger` : ''
-      } (${why})`,
+      }${change}`,
     );
   } else {
     parts.push(`${behind === null ? 'data' : fmt.seconds(behind)} of data waiting`);
     if (analysis.trendPerMin !== null && analysis.trendPerMin > 0) {
+      saidGrowing = true;
       parts.push(`growing ${fmt.seconds(analysis.trendPerMin)} per minute`);
     }
   }
@@ -103,8 +109,15 @@ function describeLag(view: LagView, memo: Record<string, number> | null): { summ
   // Batches still lengthening say the backlog inside them grows, whatever the window's trend.
   const etaSec = growth !== null && growth > 0.005 ? null : (analysis.drainEtaSec ?? shrinking);
   const level = etaSec !== null && !materialDrain(isTimeSignal(analysis.signal) ? behind : null, etaSec);
-  parts.push(etaSec === null ? 'not draining' : level ? 'about level, not draining' : `about ${fmt.seconds(etaSec)} to catch up`);
+  // "Growing …" already says it is not draining.
+  if (etaSec !== null || !saidGrowing) parts.push(etaSec === null ? 'not draining' : level ? 'about level, not draining' : `about ${fmt.seconds(etaSec)} to catch up`);
   const metrics = lagMetrics(view);
+  // A backlog figure of 0 beside a time behind of minutes reads as a contradiction: the data that
+  // waits is inside the running batch, which the summary says.
+  if (backlogInsideBatches(view) && metrics.backlog === 0) {
+    delete metrics.backlog;
+    delete metrics.backlogUnit;
+  }
   // The ETA the text names, or none: the shrinking batches' when they say more than the window's
   // trend (which still reads the growth before the turn), none when the drain is too slow to matter.
   metrics.drainEtaSec = etaSec === null || level ? null : Math.round(etaSec);
@@ -181,17 +194,18 @@ function describeCapBound(view: LagView, bound: CapBound): { summary: string; me
   // The run of cap reads, counted while the ring still reaches back to its start.
   const counted = features.length > 0 && features[0]!.t < bound.sinceMs ? ` (${fmt.count(batchesSince(features, bound.sinceMs))} batches)` : '';
   const reads = `every batch for the last ${fmt.ms(ms)}${counted} has read the admission cap (about ${fmt.count(bound.cap)} offsets)`;
-  const tail = 'these reports carry no backlog figure (no latestOffset, no source metrics)';
+  // What is known first, then what is not: by how much it falls behind.
+  const tail = 'by how much cannot be read: these reports carry no backlog figure (no latestOffset, no source metrics)';
   const lost = admitsLess(features, bound, view.analysis.triggerMs);
   const catchUp = lost ? null : unreportedCatchUp(features, view.disruption, bound, view.analysis.triggerMs);
   if (catchUp !== null) return describeRestartCatchUp(view, view.disruption!, catchUp);
   const summary = lost
-    ? `Falling behind, by how much is unknown: ${reads} and taken about ${fmt.ms(lost.intervalMs)}, so the query now admits about ${fmt.rate(lost.admitted)}, less than the ${fmt.rate(lost.arrivalBefore)} that arrived before the batches slowed: processing lost capacity; ${tail}`
+    ? `Falling behind: ${reads} and taken about ${fmt.ms(lost.intervalMs)}, so the query now admits about ${fmt.rate(lost.admitted)}, less than the ${fmt.rate(lost.arrivalBefore)} that arrived before the batches slowed: processing lost capacity; ${tail}`
     : bound.fromSteady
-      ? `Falling behind, by how much is unknown: ${reads}${bound.readBefore !== null ? `, up from about ${fmt.count(bound.readBefore)} before` : ''}, so more than the cap arrives at each trigger; ${tail}`
+      ? `Falling behind: ${reads}${bound.readBefore !== null ? `, up from about ${fmt.count(bound.readBefore)} before` : ''}, so more than the cap arrives at each trigger; ${tail}`
       : ms >= TUNING.catchUpBudgetSec * 1000
-        ? `Falling behind, by how much is unknown: ${reads}, longer than the ${fmt.seconds(TUNING.catchUpBudgetSec)} catch-up budget, so at least the cap waits at each trigger (part of it may be what a restart or a slow batch left); ${tail}`
-        : `Falling behind, by how much is unknown: ${reads}, since a restart or a slow batch, so at least the cap waits at each trigger (part of it may be what that left, draining); ${tail}`;
+        ? `Falling behind: ${reads}, longer than the ${fmt.seconds(TUNING.catchUpBudgetSec)} catch-up budget, so at least the cap waits at each trigger (part of it may be what a restart or a slow batch left); ${tail}`
+        : `Falling behind: ${reads}, since a restart or a slow batch, so at least the cap waits at each trigger (part of it may be what that left, draining); ${tail}`;
   const metrics = lagMetrics(view);
   // Time behind, its trend, the drain and the arrivals would all be read off the cap here.
   delete metrics.timeBehindSec;
@@ -211,10 +225,10 @@ function describeRestartCatchUp(view: LagView, disruption: Disruption, estimate:
   const budget = TUNING.catchUpBudgetSec;
   const { elapsedSec } = estimate;
   const drain = Number.isFinite(estimate.etaSec)
-    ? `${estimate.atLeast ? 'at least' : 'about'} ${fmt.seconds(estimate.etaSec)} to drain at the ${fmt.rate(estimate.admitted)} the cap admits${elapsedSec + estimate.etaSec > budget ? `: past the ${fmt.seconds(budget)} catch-up budget${elapsedSec >= 60 ? ` (${fmt.seconds(elapsedSec)} in already)` : ''}` : ''}`
+    ? `${estimate.atLeast ? 'at least' : 'about'} ${fmt.seconds(estimate.etaSec)} to drain at the ${fmt.rate(estimate.admitted)} the cap admits${elapsedSec + estimate.etaSec > budget ? `: past the ${fmt.seconds(budget)} catch-up budget (${estimate.atLeast ? 'at least ' : ''}${fmt.seconds(elapsedSec + estimate.etaSec)} in all)` : ''}`
     : `not draining: the cap admits about ${fmt.rate(estimate.admitted)}, no more than arrived before`;
   const summary =
-    `Catching up after a restart after ${fmt.ms(disruption.durationMs)} down: ${estimate.atLeast ? 'at least' : 'about'} ${fmt.count(estimate.backlog)} offsets waiting (${fmt.seconds(estimate.backlog / estimate.arrival)} of data), ${drain}. ` +
+    `Catching up after a restart (down for ${fmt.ms(disruption.durationMs)}): ${estimate.atLeast ? 'at least' : 'about'} ${fmt.count(estimate.backlog)} offsets waiting (${fmt.seconds(estimate.backlog / estimate.arrival)} of data), ${drain}. ` +
     `Estimated: these reports carry no backlog figure (no latestOffset, no source metrics), so the backlog is what arrived at the ${fmt.rate(estimate.arrival)} the run before the restart read${
       estimate.atLeast ? ' (at least: some of its batches read the cap, not all that had arrived)' : ''
     }, less what every batch since read at the cap (about ${fmt.count(view.capBound!.cap)} offsets)`;

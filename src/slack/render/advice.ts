@@ -4,12 +4,11 @@
  */
 import type { ModalView } from '@slack/types';
 import type { KnownBlock } from '@slack/types';
-import { kindLabel } from '../format.js';
 import { SLACK_LIMITS, capBlocks, contextBlock, fallbackText, fieldsBlock, headerBlock, moreLine, plainText, sectionBlock } from '../limits.js';
 import { escapeMrkdwn, inlineCode, isSafeUrl, mrkdwnLink } from '../mrkdwn.js';
 import { VIEW_IDS } from '../action-ids.js';
 import { causeLabel } from './cause-labels.js';
-import { displayName } from './incident-message.js';
+import { displayName, headline, stallReference, summaryUnder } from './incident-message.js';
 import { metricFields } from './incident-metrics.js';
 import type { IncidentRecordView, RenderedMessage } from './types.js';
 
@@ -31,10 +30,11 @@ function adviceBlocks(record: IncidentRecordView, options: AdviceOptions, maxBlo
   const name = displayName(record, options.queryName);
   const blocks: KnownBlock[] = [headerBlock(`🛠 Tuning advice · ${name}`)];
   const link = isSafeUrl(options.databricksUrl) ? ` · ${mrkdwnLink(options.databricksUrl, 'Open in Databricks')}` : '';
+  const label = headline(record);
   blocks.push(
-    sectionBlock(`*${escapeMrkdwn(kindLabel(record.kind))}* (${incident.severity}${record.state === 'resolved' ? ', resolved' : ''}): ${escapeMrkdwn(incident.summary)}${link}`),
+    sectionBlock(`*${escapeMrkdwn(label)}* (${incident.severity}${record.state === 'resolved' ? ', resolved' : ''}): ${escapeMrkdwn(summaryUnder(incident.summary, label))}${link}`),
   );
-  const fields = metricFields(incident.metrics, options.nowMs);
+  const fields = metricFields(incident.metrics, options.nowMs, { forecasts: record.state !== 'resolved' });
   if (fields.length > 0) blocks.push(fieldsBlock(fields));
   if (incident.causes.length > 0) {
     const causes = [...incident.causes].sort((a, b) => b.confidence - a.confidence);
@@ -52,7 +52,8 @@ function adviceBlocks(record: IncidentRecordView, options: AdviceOptions, maxBlo
     if (blocks.length < maxBlocks - 2) blocks.push(sectionBlock(`*${index + 1}.* ${escapeMrkdwn(advice.text)}${setting}`));
   });
   if (incident.advice.length > maxAdvice) blocks.push(contextBlock([moreLine(incident.advice.length - maxAdvice, 'advice item')]));
-  blocks.push(contextBlock([`Incident ${inlineCode(record.id)} · query id ${inlineCode(record.queryId)}`]));
+  const stall = stallReference(record);
+  blocks.push(contextBlock([...(stall ? [stall] : []), `Incident ${inlineCode(record.id)} · query id ${inlineCode(record.queryId)}`]));
   return capBlocks(blocks, maxBlocks);
 }
 

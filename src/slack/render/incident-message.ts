@@ -19,6 +19,7 @@ import {
 } from '../limits.js';
 import { escapeMrkdwn, inlineCode, isSafeUrl, slackDate, userMention } from '../mrkdwn.js';
 import { causeLabel } from './cause-labels.js';
+import { incidentIdOf } from '../../store/incident-id.js';
 import { metricFields } from './incident-metrics.js';
 import { hostLabel, subjectLabel } from './subject-label.js';
 import type { IncidentRecordView, RenderedMessage } from './types.js';
@@ -76,7 +77,9 @@ export function renderIncidentMessage(record: IncidentRecordView, options: Incid
   const grouped = options.grouped ?? [];
   const blocks: KnownBlock[] = [];
 
-  const title = grouped.length > 0 ? `${kindLabel(record.kind)} · ${name} +${grouped.length} more` : `${kindLabel(record.kind)} · ${name}`;
+  const label = headline(record);
+  const summary = summaryUnder(incident.summary, label);
+  const title = grouped.length > 0 ? `${label} · ${name} +${grouped.length} more` : `${label} · ${name}`;
   blocks.push(headerBlock(`${emoji} ${state === 'resolved' ? 'Resolved: ' : ''}${title}`));
 
   const openedMs = toMs(record.openedAt ?? incident.openedAt);
@@ -91,9 +94,9 @@ export function renderIncidentMessage(record: IncidentRecordView, options: Incid
   }
   // One episode, one alert: a relapse in the cool-down re-opened this one.
   if ((incident.relapses ?? 0) > 0) statusParts.push(incident.relapses === 1 ? 'came back once' : `came back ${incident.relapses} times`);
-  blocks.push(sectionBlock(`${escapeMrkdwn(incident.summary)}\n${statusParts.join(' · ')}`));
+  blocks.push(sectionBlock(`${escapeMrkdwn(summary)}\n${statusParts.join(' · ')}`));
 
-  const fields = metricFields(incident.metrics, options.nowMs);
+  const fields = metricFields(incident.metrics, options.nowMs, { forecasts: state !== 'resolved' });
   if (fields.length > 0) blocks.push(fieldsBlock(fields));
 
   const maxCauses = options.maxCauses ?? 3;
@@ -130,6 +133,8 @@ export function renderIncidentMessage(record: IncidentRecordView, options: Incid
   if (state === 'silenced' && options.silencedUntilMs != null) {
     context.push(`🔕 Silenced until ${slackDate(options.silencedUntilMs)}${options.silencedBy ? ` by ${userMention(options.silencedBy)}` : ''}`);
   }
+  const stall = stallReference(record);
+  if (stall) context.push(stall);
   context.push(`Incident ${inlineCode(record.id)} · query id ${inlineCode(record.queryId)}`);
   blocks.push(contextBlock(context));
 
@@ -137,9 +142,43 @@ export function renderIncidentMessage(record: IncidentRecordView, options: Incid
   if (actions.elements.length > 0) blocks.push(actions);
 
   const text = fallbackText(
-    `${emoji} ${state === 'resolved' ? 'Resolved: ' : `[${incident.severity}] `}${escapeMrkdwn(name)}: ${kindLabel(record.kind)}. ${escapeMrkdwn(incident.summary)}`,
+    `${emoji} ${state === 'resolved' ? 'Resolved: ' : `[${incident.severity}] `}${escapeMrkdwn(name)}: ${label}. ${escapeMrkdwn(summary)}`,
   );
   return { text, blocks: capBlocks(blocks, SLACK_LIMITS.messageBlocks) };
+}
+
+/**
+ * The incident's name in the header: its kind, or for lag that is the aftermath of a stall or a
+ * restart "Catching up" (the summary says after what), since "Falling behind" misreads a drain. Only
+ * while the summary says so: a catch-up later read as lag with its own cause is "Falling behind".
+ */
+export function headline(record: Pick<IncidentRecordView, 'kind' | 'incident'>): string {
+  const { aftermath, summary } = record.incident;
+  return record.kind === 'lag' && aftermath && summary.startsWith(CATCHING_UP) ? CATCHING_UP : kindLabel(record.kind);
+}
+
+const CATCHING_UP = 'Catching up';
+
+/**
+ * The summary as shown under a heading that already names it: a lead equal to the heading
+ * ("Falling behind: …" under "Falling behind") is said once, not twice.
+ */
+export function summaryUnder(summary: string, label: string): string {
+  const lead = `${label}: `;
+  if (!summary.startsWith(lead) || summary.length === lead.length) return summary;
+  const rest = summary.slice(lead.length);
+  return `${rest[0]!.toUpperCase()}${rest.slice(1)}`;
+}
+
+/**
+ * The stall incident a catch-up follows, by its id (the same id its own alert shows), so people
+ * can find the root cause's thread.
+ */
+export function stallReference(record: IncidentRecordView): string | null {
+  const stallOpenedAt = record.incident.aftermath?.stallOpenedAt;
+  const openedMs = stallOpenedAt ? Date.parse(stallOpenedAt) : Number.NaN;
+  if (!Number.isFinite(openedMs)) return null;
+  return `Follows stall incident ${inlineCode(incidentIdOf(record.queryId, { kind: 'stalled', openedAt: stallOpenedAt! }))}, opened ${slackDate(openedMs)}`;
 }
 
 /** A grouped member's state beside its name: resolved, or its stream silenced (the lead's shows in the header). */

@@ -12,16 +12,26 @@ import {
 } from '../format.js';
 import { slackDate } from '../mrkdwn.js';
 
-export function metricFields(metrics: IncidentMetrics | undefined, nowMs: number): string[] {
+export interface MetricFieldOptions {
+  /**
+   * Show what the numbers say of the future (drain ETA, trend, retention breach). A resolved
+   * incident's are from its last reading while open and no longer hold.
+   * @defaultValue true
+   */
+  forecasts?: boolean;
+}
+
+export function metricFields(metrics: IncidentMetrics | undefined, nowMs: number, options: MetricFieldOptions = {}): string[] {
   if (!metrics) return [];
+  const forecasts = options.forecasts ?? true;
   const fields: string[] = [];
   if (metrics.timeBehindSec != null) {
-    const trend = formatTrend(metrics.timeBehindTrendSecPerMin);
+    const trend = forecasts ? formatTrend(metrics.timeBehindTrendSecPerMin) : '';
     // Files-based time behind (Auto Loader) is an estimate: outstanding files ÷ files arriving.
     const estimated = metrics.backlogUnit === 'files' ? ' (estimated from files)' : '';
     fields.push(`*Time behind*\n${formatSeconds(metrics.timeBehindSec)}${estimated}${trend ? ` · ${trend}` : ''}`);
   }
-  if (metrics.breachAt) {
+  if (metrics.breachAt && forecasts) {
     const breachMs = toMs(metrics.breachAt);
     if (Number.isFinite(breachMs)) {
       const inMs = breachMs - nowMs;
@@ -30,17 +40,16 @@ export function metricFields(metrics: IncidentMetrics | undefined, nowMs: number
       );
     }
   }
-  if (metrics.drainEtaSec !== undefined) {
+  if (metrics.drainEtaSec !== undefined && forecasts) {
     fields.push(
       `*Drain ETA*\n${metrics.drainEtaSec == null ? 'not draining at current rates' : `~${formatSeconds(metrics.drainEtaSec)}`}`,
     );
   }
   if (metrics.batchDurationMs != null) {
-    fields.push(`*Batch duration*\n${formatBatchVsTrigger(metrics.batchDurationMs, metrics.triggerIntervalMs)}`);
+    fields.push(`*Batch duration*\n${batchVsTrigger(metrics.batchDurationMs, metrics.triggerIntervalMs)}`);
   }
-  if (metrics.arrivalRate != null || metrics.processingRate != null) {
-    fields.push(`*Arriving vs processed*\n${formatRate(metrics.arrivalRate)} vs ${formatRate(metrics.processingRate)}`);
-  }
+  const rates = ratesField(metrics.arrivalRate, metrics.processingRate);
+  if (rates) fields.push(rates);
   if (metrics.backlog != null && metrics.backlogUnit === 'files') {
     // Delta does not say how long its files have waited: say what is known, plainly.
     const unknown = metrics.timeBehindSec == null ? ' · time behind unknown for this source' : '';
@@ -57,4 +66,25 @@ export function metricFields(metrics: IncidentMetrics | undefined, nowMs: number
   if (metrics.repartitionMs != null) fields.push(`*State repartition*\n${formatDuration(metrics.repartitionMs)}`);
   if (metrics.silentSec != null) fields.push(`*No progress for*\n${formatSeconds(metrics.silentSec)}`);
   return fields.slice(0, 10);
+}
+
+/** Past this many times the trigger a percentage (5519%) reads worse than a multiple (55×). */
+const MULTIPLE_FROM = 10;
+
+/** `48s vs 30s trigger (160%)`, or `9m 12s, 55× the 10s trigger` for a batch many triggers long. */
+export function batchVsTrigger(batchMs: number | null | undefined, triggerMs: number | null | undefined): string {
+  if (batchMs == null || triggerMs == null || !(triggerMs > 0) || !Number.isFinite(batchMs) || batchMs / triggerMs < MULTIPLE_FROM) {
+    return formatBatchVsTrigger(batchMs, triggerMs);
+  }
+  return `${formatDuration(batchMs)}, ${Math.round(batchMs / triggerMs)}× the ${formatDuration(triggerMs)} trigger`;
+}
+
+/** Arrivals against processing; one of them alone when the other is not known (never "n/a"). */
+function ratesField(arrivalRate: number | null | undefined, processingRate: number | null | undefined): string | null {
+  const arrival = Number.isFinite(arrivalRate) ? arrivalRate : null;
+  const processing = Number.isFinite(processingRate) ? processingRate : null;
+  if (arrival != null && processing != null) return `*Arriving vs processed*\n${formatRate(arrival)} vs ${formatRate(processing)}`;
+  if (arrival != null) return `*Arriving*\n${formatRate(arrival)}`;
+  if (processing != null) return `*Processed*\n${formatRate(processing)}`;
+  return null;
 }
