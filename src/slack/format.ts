@@ -63,10 +63,16 @@ export function formatTrend(secPerMin: number | null | undefined): string {
 }
 
 /** `48s vs 30s trigger (160%)`. */
+/** Past this many times the trigger a percentage (5519%) reads worse than a multiple (55×). */
+const MULTIPLE_FROM = 10;
+
+/** `48s vs 30s trigger (160%)`, or `9m 12s, 55× the 10s trigger` for a batch many triggers long. */
 export function formatBatchVsTrigger(batchMs: number | null | undefined, triggerMs: number | null | undefined): string {
   if (batchMs == null || !Number.isFinite(batchMs)) return 'n/a';
   if (triggerMs == null || !Number.isFinite(triggerMs) || triggerMs <= 0) return formatDuration(batchMs);
-  return `${formatDuration(batchMs)} vs ${formatDuration(triggerMs)} trigger (${Math.round((batchMs / triggerMs) * 100)}%)`;
+  const ratio = batchMs / triggerMs;
+  if (ratio >= MULTIPLE_FROM) return `${formatDuration(batchMs)}, ${Math.round(ratio)}× the ${formatDuration(triggerMs)} trigger`;
+  return `${formatDuration(batchMs)} vs ${formatDuration(triggerMs)} trigger (${Math.round(ratio * 100)}%)`;
 }
 
 /** Accepts epoch ms or an ISO string; NaN when neither. */

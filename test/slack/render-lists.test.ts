@@ -33,6 +33,12 @@ describe('status table', () => {
     expect(message.text).toContain('#data-alerts');
   });
 
+  it('gives a batch many triggers long as a multiple, as the alert does', () => {
+    const [first, ...rest] = streams();
+    const stuck = { ...first!, batchDurationMs: 552_000, triggerMs: 10_000 };
+    expect(blockText(renderStatus([stuck, ...rest], { nowMs: NOW, scopeLabel: '#data-alerts' }).blocks)).toContain('batch 9m 12s, 55× the 10s trigger');
+  });
+
   it('stays within 50 blocks for 500 streams and says how many it left out', () => {
     const message = renderStatus(manyStreams(500), { nowMs: NOW, scopeLabel: 'all streams' });
     expect(blockKitViolations(message.blocks)).toEqual([]);

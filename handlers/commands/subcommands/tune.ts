@@ -1,11 +1,10 @@
 /** `/stream tune <query>`: the full advice for the stream's latest incident, or why it needs none. */
 import { adviceOf, nowOf } from '../../../src/slack/deps.js';
-import { formatSeconds } from '../../../src/slack/format.js';
+import { formatBatchVsTrigger, formatSeconds } from '../../../src/slack/format.js';
 import { inlineCode } from '../../../src/slack/mrkdwn.js';
 import { databricksUrlFor } from '../../../src/slack/operations/databricks-url.js';
 import { lookupForReading } from '../../../src/slack/operations/channel-scope.js';
 import { renderAdviceMessage } from '../../../src/slack/render/advice.js';
-import { batchVsTrigger } from '../../../src/slack/render/incident-metrics.js';
 import { replyPrivately, scopeOf, type CommandContext } from '../command-context.js';
 
 export async function tuneSubcommand(ctx: CommandContext, query: string | null): Promise<void> {
@@ -18,7 +17,7 @@ export async function tuneSubcommand(ctx: CommandContext, query: string | null):
   if (!latest) {
     const snapshot = stream.snapshot;
     const numbers = snapshot
-      ? ` Time behind ${formatSeconds(snapshot.timeBehindSec)}, batch ${batchVsTrigger(snapshot.batchDurationMs, snapshot.triggerMs)}.`
+      ? ` Time behind ${formatSeconds(snapshot.timeBehindSec)}, batch ${formatBatchVsTrigger(snapshot.batchDurationMs, snapshot.triggerMs)}.`
       : ' No progress has been read for it yet.';
     return replyPrivately(ctx, `🟢 ${inlineCode(stream.name || stream.queryId)} has had no incidents, so there is nothing to tune.${numbers}`);
   }

@@ -46,7 +46,7 @@ export function metricFields(metrics: IncidentMetrics | undefined, nowMs: number
     );
   }
   if (metrics.batchDurationMs != null) {
-    fields.push(`*Batch duration*\n${batchVsTrigger(metrics.batchDurationMs, metrics.triggerIntervalMs)}`);
+    fields.push(`*Batch duration*\n${formatBatchVsTrigger(metrics.batchDurationMs, metrics.triggerIntervalMs)}`);
   }
   const rates = ratesField(metrics.arrivalRate, metrics.processingRate);
   if (rates) fields.push(rates);
@@ -66,17 +66,6 @@ export function metricFields(metrics: IncidentMetrics | undefined, nowMs: number
   if (metrics.repartitionMs != null) fields.push(`*State repartition*\n${formatDuration(metrics.repartitionMs)}`);
   if (metrics.silentSec != null) fields.push(`*No progress for*\n${formatSeconds(metrics.silentSec)}`);
   return fields.slice(0, 10);
-}
-
-/** Past this many times the trigger a percentage (5519%) reads worse than a multiple (55×). */
-const MULTIPLE_FROM = 10;
-
-/** `48s vs 30s trigger (160%)`, or `9m 12s, 55× the 10s trigger` for a batch many triggers long. */
-export function batchVsTrigger(batchMs: number | null | undefined, triggerMs: number | null | undefined): string {
-  if (batchMs == null || triggerMs == null || !(triggerMs > 0) || !Number.isFinite(batchMs) || batchMs / triggerMs < MULTIPLE_FROM) {
-    return formatBatchVsTrigger(batchMs, triggerMs);
-  }
-  return `${formatDuration(batchMs)}, ${Math.round(batchMs / triggerMs)}× the ${formatDuration(triggerMs)} trigger`;
 }
 
 /** Arrivals against processing; one of them alone when the other is not known (never "n/a"). */
