@@ -163,8 +163,12 @@ export function createNotifyProcessor(deps: NotifyDeps) {
     const toGroup = async (id: string): Promise<NotifyOutcome> => {
       await deps.store.storms.touch(channel, id);
       await storms.enqueueGroup(channel, id);
-      // The person acted on the group's message: the note goes to its thread.
-      if (note) await storms.tellThread(channel, id, record.slack, `${record.id}.${note.key}`, () => noteLine(note.note));
+      // The person acted on the group's message: the note goes to its thread, naming the stream
+      // (the thread is every member's).
+      if (note) {
+        const subject = (await deps.store.streams.get(record.queryId))?.name || record.queryName || record.queryId;
+        await storms.tellThread(channel, id, record.slack, `${record.id}.${note.key}`, () => noteLine({ ...note.note, subject }));
+      }
       await deps.store.incidents.markNotified(record.id, record.version);
       deps.metrics.notifications.inc({ outcome: 'grouped' });
       return 'grouped';

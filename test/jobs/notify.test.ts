@@ -182,8 +182,11 @@ describe('notify', () => {
     await waitFor(async () => (await idle(rt)) && shown().includes('Unsilence'), 'group shows the silence', 10_000);
     expect(shown()).toContain('🔕 Silenced until');
     expect(shown()).not.toContain('Silence…');
-    const notes = slack!.thread('C0DATAALRT', group.ts).filter((m) => m.ts !== group.ts && /Silenced for/.test(m.text));
+    const notes = slack!.thread('C0DATAALRT', group.ts).filter((m) => m.ts !== group.ts && /Silenced .*for/.test(m.text));
     expect(notes).toHaveLength(1);
+    // The thread is every member's: the note names the stream, not "this stream".
+    const name = (await rt.store.streams.get(lead.queryId))?.name || lead.queryName || lead.queryId;
+    expect(JSON.stringify(notes[0]!.blocks)).toContain(`silenced \`${name}\` for`);
     expect(await rt.queues.notify.getFailedCount()).toBe(0);
   });
 

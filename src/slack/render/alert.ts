@@ -36,17 +36,19 @@ export interface AlertNote {
   atMs: number;
   /** End of the silence (`silence`). */
   untilMs?: number | null;
+  /** The stream's name, told in a thread several streams share (a storm group's). @defaultValue "this stream" */
+  subject?: string;
 }
 
 export function renderAlertNote(note: AlertNote): RenderedMessage {
   switch (note.kind) {
     case 'ack':
-      return renderAckReply(note.userId, note.atMs, true);
+      return renderAckReply(note.userId, note.atMs, true, note.subject);
     case 'unack':
-      return renderAckReply(note.userId, note.atMs, false);
+      return renderAckReply(note.userId, note.atMs, false, note.subject);
     case 'silence':
-      return renderSilenceReply(note.userId, note.untilMs ?? note.atMs, note.atMs);
+      return renderSilenceReply(note.userId, note.untilMs ?? note.atMs, note.atMs, note.subject);
     case 'unsilence':
-      return renderSilenceReply(note.userId, null, note.atMs);
+      return renderSilenceReply(note.userId, null, note.atMs, note.subject);
   }
 }

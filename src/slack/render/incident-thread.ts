@@ -5,7 +5,7 @@
 import { formatDuration } from '../../util/duration.js';
 import { formatSpan, kindLabel, toMs } from '../format.js';
 import { fallbackText, sectionBlock } from '../limits.js';
-import { escapeMrkdwn, slackDate, userMention } from '../mrkdwn.js';
+import { escapeMrkdwn, inlineCode, slackDate, userMention } from '../mrkdwn.js';
 import type { IncidentRecordView, RenderedMessage } from './types.js';
 
 function reply(mrkdwn: string, text: string): RenderedMessage {
@@ -38,16 +38,24 @@ export function renderRelapseReply(record: IncidentRecordView, nowMs: number): R
   );
 }
 
-export function renderAckReply(userId: string, atMs: number, acknowledged: boolean): RenderedMessage {
+/**
+ * `subject`: the stream the note is about, named where the thread is shared by several (a storm
+ * group's); without it the note is about the alert's own stream.
+ */
+export function renderAckReply(userId: string, atMs: number, acknowledged: boolean, subject?: string): RenderedMessage {
+  const of = subject === undefined ? '' : ` ${inlineCode(subject)}`;
+  const plain = subject === undefined ? '' : ` ${subject}`;
   return acknowledged
-    ? reply(`👀 ${userMention(userId)} acknowledged ${slackDate(atMs, '{time}')}.`, 'Acknowledged')
-    : reply(`↩️ ${userMention(userId)} removed the acknowledgement ${slackDate(atMs, '{time}')}.`, 'Unacknowledged');
+    ? reply(`👀 ${userMention(userId)} acknowledged${of} ${slackDate(atMs, '{time}')}.`, `Acknowledged${plain}`)
+    : reply(`↩️ ${userMention(userId)} removed the acknowledgement${subject === undefined ? '' : ` of ${inlineCode(subject)}`} ${slackDate(atMs, '{time}')}.`, `Unacknowledged${plain}`);
 }
 
-export function renderSilenceReply(userId: string, untilMs: number | null, nowMs: number): RenderedMessage {
-  if (untilMs == null) return reply(`🔔 ${userMention(userId)} unsilenced this stream.`, 'Unsilenced');
+export function renderSilenceReply(userId: string, untilMs: number | null, nowMs: number, subject?: string): RenderedMessage {
+  const stream = subject === undefined ? 'this stream' : inlineCode(subject);
+  const plain = subject === undefined ? '' : ` ${subject}`;
+  if (untilMs == null) return reply(`🔔 ${userMention(userId)} unsilenced ${stream}.`, `Unsilenced${plain}`);
   return reply(
-    `🔕 ${userMention(userId)} silenced this stream for ${formatDuration(untilMs - nowMs)} (until ${slackDate(untilMs)}).`,
-    `Silenced for ${formatDuration(untilMs - nowMs)}`,
+    `🔕 ${userMention(userId)} silenced ${stream} for ${formatDuration(untilMs - nowMs)} (until ${slackDate(untilMs)}).`,
+    `Silenced${plain} for ${formatDuration(untilMs - nowMs)}`,
   );
 }
