@@ -4,7 +4,7 @@
  * and the recovered ones together). It must still reach Slack; a lag episode that opened and
  * resolved unseen stays quiet, as before.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { QueryTracker } from '../../src/diagnosis/query-tracker.js';
 import type { IncidentChange } from '../../src/diagnosis/types.js';
 import { DEMO_STREAMS } from '../../src/demo/demo-streams.js';
@@ -12,19 +12,12 @@ import { parseProgress } from '../../src/progress/parse-progress.js';
 import type { WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
 import { StreamSimulator } from '../../src/simulator/index.js';
 import type { LocalSlack } from '../../src/standins/slack/index.js';
-import { commitAndDrain, deletePrefix, REDIS_URL, startNotifyWorker, waitFor } from '../pipeline/helpers/harness.js';
+import { commitAndDrain, notifyWorkerPerTest, waitFor } from '../pipeline/helpers/harness.js';
 
 const START = Date.UTC(2026, 10, 29, 20, 0, 0);
+const worker = notifyWorkerPerTest();
 let runtime: WorkerRuntime | undefined;
 let slack: LocalSlack | undefined;
-let prefix: string | undefined;
-
-afterEach(async () => {
-  await runtime?.close();
-  await slack?.close();
-  if (prefix) await deletePrefix(REDIS_URL, prefix);
-  runtime = slack = prefix = undefined;
-});
 
 /** Every incident change of one demo stream over `minutes` of simulated time, through the real engine. */
 function engineChanges(story: string, minutes: number): IncidentChange[] {
@@ -43,7 +36,7 @@ function engineChanges(story: string, minutes: number): IncidentChange[] {
 }
 
 async function start(): Promise<WorkerRuntime> {
-  ({ runtime, slack, prefix } = await startNotifyWorker('demo-notify'));
+  ({ runtime, slack } = await worker.start('demo-notify'));
   return runtime;
 }
 

@@ -4,25 +4,17 @@
  * live under the id from its first post (Slack requires channel ids there).
  * Real Redis, the real notify worker, the local Slack (as strict as Slack about ids) over HTTP.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
 import type { LocalSlack } from '../../src/standins/slack/index.js';
 import { incidentIdOf } from '../../src/store/index.js';
 import { lagIncident } from '../store/fixtures.js';
 import type { IncidentChange } from '../../src/diagnosis/types.js';
-import { commitAndDrain, deletePrefix, REDIS_URL, startNotifyWorker, waitFor } from '../pipeline/helpers/harness.js';
+import { commitAndDrain, notifyWorkerPerTest, waitFor } from '../pipeline/helpers/harness.js';
 
-let runtime: WorkerRuntime | undefined;
+const worker = notifyWorkerPerTest();
 let slack: LocalSlack | undefined;
-let prefix: string | undefined;
 const QID = '2b7c9d1e-3f4a-4b5c-8d6e-000000000901';
-
-afterEach(async () => {
-  await runtime?.close();
-  await slack?.close();
-  if (prefix) await deletePrefix(REDIS_URL, prefix);
-  runtime = slack = prefix = undefined;
-});
 
 async function change(rt: WorkerRuntime, type: IncidentChange['type'], incident: IncidentChange['incident']): Promise<void> {
   await commitAndDrain(rt, QID, [{ type, queryId: QID, queryName: 'orders_enrich', incident }], { health: type === 'resolved' ? 'ok' : 'warning' });
@@ -30,8 +22,8 @@ async function change(rt: WorkerRuntime, type: IncidentChange['type'], incident:
 
 describe('a route written by channel name', () => {
   it('posts under the channel id, then updates in place and replies on resolve', async () => {
-    const started = await startNotifyWorker('names', { routing: { defaultChannel: '#data-alerts' }, channelIntervalMs: 0 });
-    ({ runtime, slack, prefix } = started);
+    const started = await worker.start('names', { routing: { defaultChannel: '#data-alerts' }, channelIntervalMs: 0 });
+    ({ slack } = started);
     const rt = started.runtime;
     await rt.store.streams.upsert({ queryId: QID, name: 'orders_enrich' });
     const opened = lagIncident('2026-11-29T10:06:40.000Z');

@@ -10,18 +10,18 @@ import { dailyCron, upsertSchedules } from '../../jobs/schedules.js';
 import { startClock, type WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
 import type { LocalSlack } from '../../src/standins/slack/index.js';
 import { lagIncident } from '../store/fixtures.js';
-import { deletePrefix, REDIS_URL, silentLogger, startNotifyWorker, uniquePrefix, waitFor } from '../pipeline/helpers/harness.js';
+import { deletePrefix, REDIS_URL, silentLogger, notifyWorkerPerTest, uniquePrefix, waitFor } from '../pipeline/helpers/harness.js';
 import { testRedis } from '../helpers/redis.js';
 
+const worker = notifyWorkerPerTest();
 let runtime: WorkerRuntime | undefined;
 let slack: LocalSlack | undefined;
+/** The clock test's keys (it starts clocks, not a notify worker). */
 let prefix: string | undefined;
 
 afterEach(async () => {
-  await runtime?.close();
-  await slack?.close();
   if (prefix) await deletePrefix(REDIS_URL, prefix);
-  runtime = slack = prefix = undefined;
+  prefix = undefined;
 });
 
 describe('schedule helpers', () => {
@@ -91,7 +91,7 @@ describe('clock schedules', () => {
 
 describe('daily digest', () => {
   it('posts one digest per routed channel per day, and a re-run the same day posts nothing new', async () => {
-    ({ runtime, slack, prefix } = await startNotifyWorker('digest'));
+    ({ runtime, slack } = await worker.start('digest'));
     const rt = runtime;
     for (const [id, name] of [['q-orders', 'orders_enrichment'], ['q-clicks', 'clickstream'], ['q-pay', 'payments']] as const) {
       await rt.store.streams.upsert({ queryId: id, name, jobId: `job-${id}` });
@@ -128,7 +128,7 @@ describe('daily digest', () => {
   });
 
   it('fans out once a day however often the schedule fires that day', async () => {
-    ({ runtime, slack, prefix } = await startNotifyWorker('digest-twice'));
+    ({ runtime, slack } = await worker.start('digest-twice'));
     const rt = runtime;
     await rt.store.streams.upsert({ queryId: 'q-orders', name: 'orders_enrichment' });
     // The day's fire and the hour after (dailyCron), as scheduler jobs without a day of their own.

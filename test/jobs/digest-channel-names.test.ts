@@ -3,26 +3,19 @@
  * streams even when Slack fails to describe the channel (conversations.info) at that moment: the
  * digest is posted once a day, so one failed call must not leave its streams out for the day.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
 import type { LocalSlack } from '../../src/standins/slack/index.js';
-import { deletePrefix, REDIS_URL, startNotifyWorker, waitFor } from '../pipeline/helpers/harness.js';
+import { notifyWorkerPerTest, waitFor } from '../pipeline/helpers/harness.js';
 
+const worker = notifyWorkerPerTest();
 let runtime: WorkerRuntime | undefined;
 let slack: LocalSlack | undefined;
-let prefix: string | undefined;
-
-afterEach(async () => {
-  await runtime?.close();
-  await slack?.close();
-  if (prefix) await deletePrefix(REDIS_URL, prefix);
-  runtime = slack = prefix = undefined;
-});
 
 describe('daily digest of a channel routed by name', () => {
   it('lists its streams when conversations.info fails once', async () => {
     // The watch file's routes: one query and the default channel, both written by name.
-    ({ runtime, slack, prefix } = await startNotifyWorker('digest-names', { routing: { defaultChannel: '#data-alerts', queries: { 'q-orders': '#data-alerts' } } }));
+    ({ runtime, slack } = await worker.start('digest-names', { routing: { defaultChannel: '#data-alerts', queries: { 'q-orders': '#data-alerts' } } }));
     const rt = runtime;
     await rt.store.streams.upsert({ queryId: 'q-orders', name: 'orders_enrichment' });
     await rt.store.streams.upsert({ queryId: 'q-clicks', name: 'clickstream' });

@@ -4,23 +4,16 @@
  * job's `timestamp` is up to a day before it is due; a digest labelled by it reuses the previous
  * day's message key and overwrites that digest instead of posting the new one.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { dayIn } from '../../jobs/digest-processor.js';
 import { upsertSchedules } from '../../jobs/schedules.js';
 import type { WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
 import type { LocalSlack } from '../../src/standins/slack/index.js';
-import { deletePrefix, REDIS_URL, startNotifyWorker, waitFor } from '../pipeline/helpers/harness.js';
+import { notifyWorkerPerTest, waitFor } from '../pipeline/helpers/harness.js';
 
+const worker = notifyWorkerPerTest();
 let runtime: WorkerRuntime | undefined;
 let slack: LocalSlack | undefined;
-let prefix: string | undefined;
-
-afterEach(async () => {
-  await runtime?.close();
-  await slack?.close();
-  if (prefix) await deletePrefix(REDIS_URL, prefix);
-  runtime = slack = prefix = undefined;
-});
 
 /** A fixed-offset zone where it is about noon now, so a digest time an hour ago next fires tomorrow. */
 function noonZone(nowMs: number): { timeZone: string; digestAt: string } {
@@ -34,7 +27,7 @@ function noonZone(nowMs: number): { timeZone: string; digestAt: string } {
 describe('the daily digest’s day', () => {
   it('is the day the schedule fires, not the day its job was made', async () => {
     const { timeZone, digestAt } = noonZone(Date.now());
-    ({ runtime, slack, prefix } = await startNotifyWorker('digest-day', { timeZone }));
+    ({ runtime, slack } = await worker.start('digest-day', { timeZone }));
     const rt = runtime;
     await rt.store.streams.upsert({ queryId: 'q-orders', name: 'orders_enrichment' });
     await upsertSchedules(rt.queues, { sourceIds: [], digestAt, timeZone });

@@ -5,32 +5,25 @@
  * resolved record) took the claim for a posted reply, skipped it and marked the version notified, so
  * the resolving job, retried after its stall, was stale: no reply, and a claim stuck for 30 days.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { NotifyJobData } from '../../jobs/queue-names.js';
 import type { WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
 import type { LocalSlack } from '../../src/standins/slack/index.js';
 import { incidentIdOf } from '../../src/store/index.js';
 import { lagIncident } from '../store/fixtures.js';
 import { messageKeyOf } from '../helpers/alert-ledger.js';
-import { commitAndDrain, deletePrefix, REDIS_URL, startNotifyWorker, waitFor } from '../pipeline/helpers/harness.js';
+import { commitAndDrain, notifyWorkerPerTest, waitFor } from '../pipeline/helpers/harness.js';
 
+const worker = notifyWorkerPerTest();
 let runtime: WorkerRuntime | undefined;
 let slack: LocalSlack | undefined;
-let prefix: string | undefined;
-
-afterEach(async () => {
-  await runtime?.close();
-  await slack?.close();
-  if (prefix) await deletePrefix(REDIS_URL, prefix);
-  runtime = slack = prefix = undefined;
-});
 
 const CHANNEL = 'C0DATAALRT';
 const QID = '5e1f0a2b-0000-4000-8000-00000000a001';
 
 describe('an interrupted resolve reply', () => {
   it('is posted once even when a later job of the same version runs before the interrupted one', async () => {
-    ({ runtime, slack, prefix } = await startNotifyWorker('reply', { routing: { defaultChannel: CHANNEL }, channelIntervalMs: 0 }));
+    ({ runtime, slack } = await worker.start('reply', { routing: { defaultChannel: CHANNEL }, channelIntervalMs: 0 }));
     const rt = runtime;
     const incident = lagIncident('2026-11-29T10:06:40.000Z');
     const id = incidentIdOf(QID, incident);

@@ -3,7 +3,7 @@
  * ends, early (`/stream unmute`) or on time (a delayed notify job at the silence's end, with the
  * sweep as a backstop). Real Redis, the local Slack over HTTP, the real notify worker.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { queueAlertRefresher } from '../../jobs/notify-processor.js';
 import { releaseEndedSilences } from '../../jobs/poll-processor.js';
 import { webApi } from '@slack/bolt';
@@ -13,23 +13,16 @@ import { PermissionChecker } from '../../src/slack/permissions.js';
 import type { LocalSlack } from '../../src/standins/slack/index.js';
 import { incidentIdOf } from '../../src/store/index.js';
 import { lagIncident } from '../store/fixtures.js';
-import { commitAndDrain, deletePrefix, REDIS_URL, silentLogger, startNotifyWorker, waitFor } from '../pipeline/helpers/harness.js';
+import { commitAndDrain, silentLogger, notifyWorkerPerTest, waitFor } from '../pipeline/helpers/harness.js';
 
+const worker = notifyWorkerPerTest();
 let runtime: WorkerRuntime | undefined;
 let slack: LocalSlack | undefined;
-let prefix: string | undefined;
 const CHANNEL = 'C0DATAALRT';
 const QID = (i: number) => `5e2d0c1b-7a3f-4b9e-8d21-${String(i).padStart(12, '0')}`;
 
-afterEach(async () => {
-  await runtime?.close();
-  await slack?.close();
-  if (prefix) await deletePrefix(REDIS_URL, prefix);
-  runtime = slack = prefix = undefined;
-});
-
 async function setup(): Promise<WorkerRuntime> {
-  ({ runtime, slack, prefix } = await startNotifyWorker('muted', { routing: { defaultChannel: CHANNEL }, channelIntervalMs: 0 }));
+  ({ runtime, slack } = await worker.start('muted', { routing: { defaultChannel: CHANNEL }, channelIntervalMs: 0 }));
   return runtime;
 }
 

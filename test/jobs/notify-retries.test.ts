@@ -3,24 +3,13 @@
  * at once as a BullMQ UnrecoverableError. A detect job in backoff (it holds its query's one pending
  * detect) waits seconds, not hours. Real worker, real Redis, the local Slack over HTTP.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BACKOFF_CAP_MS, cappedBackoff, DEFAULT_JOB_OPTIONS } from '../../jobs/queues.js';
-import type { WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
-import type { LocalSlack } from '../../src/standins/slack/index.js';
 import { incidentIdOf } from '../../src/store/index.js';
 import { lagIncident } from '../store/fixtures.js';
-import { commitAndDrain, deletePrefix, REDIS_URL, startNotifyWorker, waitFor } from '../pipeline/helpers/harness.js';
+import { commitAndDrain, notifyWorkerPerTest, waitFor } from '../pipeline/helpers/harness.js';
 
-let runtime: WorkerRuntime | undefined;
-let slack: LocalSlack | undefined;
-let prefix: string | undefined;
-
-afterEach(async () => {
-  await runtime?.close();
-  await slack?.close();
-  if (prefix) await deletePrefix(REDIS_URL, prefix);
-  runtime = slack = prefix = undefined;
-});
+const worker = notifyWorkerPerTest();
 
 /** Every wait between retries of a queue's jobs, as BullMQ computes it (`random` fixes the jitter). */
 function retryWaits(queue: keyof typeof DEFAULT_JOB_OPTIONS, random: number): number[] {
@@ -52,8 +41,7 @@ describe('notify retries', () => {
   });
 
   it('a permanent Slack refusal (channel_not_found) fails the job at once, saying why', async () => {
-    const started = await startNotifyWorker('retries', { routing: { defaultChannel: 'C0DELETED1' }, channelIntervalMs: 0 }); // the channel was deleted since the watch file was written
-    ({ runtime, slack, prefix } = started);
+    const started = await worker.start('retries', { routing: { defaultChannel: 'C0DELETED1' }, channelIntervalMs: 0 }); // the channel was deleted since the watch file was written
     const rt = started.runtime;
     const queryId = '8f1e2d3c-4b5a-4c6d-8e7f-000000000801';
     const incident = lagIncident('2026-11-29T10:06:40.000Z');

@@ -4,7 +4,7 @@
  * with the one renderer, so the first post and every later view show the same thing (the "Open in
  * Databricks" button included). Real Redis, the local Slack over HTTP, the real notify worker.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { webApi } from '@slack/bolt';
 import { queueAlertRefresher } from '../../jobs/notify-processor.js';
 import type { WorkerRuntime } from '../../src/runtime/pipeline-runtime.js';
@@ -14,25 +14,17 @@ import { PermissionChecker } from '../../src/slack/permissions.js';
 import type { LocalSlack } from '../../src/standins/slack/index.js';
 import { incidentIdOf } from '../../src/store/index.js';
 import { lagIncident } from '../store/fixtures.js';
-import { commitAndDrain, deletePrefix, REDIS_URL, silentLogger, startNotifyWorker, waitFor } from '../pipeline/helpers/harness.js';
+import { commitAndDrain, silentLogger, notifyWorkerPerTest, waitFor } from '../pipeline/helpers/harness.js';
 
-let runtime: WorkerRuntime | undefined;
+const worker = notifyWorkerPerTest();
 let slack: LocalSlack | undefined;
-let prefix: string | undefined;
 const CHANNEL = 'C0DATAALRT';
 const QID = '3c9e1a2b-4d5f-4e6a-9b8c-000000000701';
 const JOB_URL = 'https://adb-1234567890123456.7.azuredatabricks.net/jobs/4471';
 
-afterEach(async () => {
-  await runtime?.close();
-  await slack?.close();
-  if (prefix) await deletePrefix(REDIS_URL, prefix);
-  runtime = slack = prefix = undefined;
-});
-
 async function setup(): Promise<{ rt: WorkerRuntime; deps: SlackDeps; client: webApi.WebClient; id: string; ts: string }> {
-  const started = await startNotifyWorker('onewriter', { routing: { defaultChannel: CHANNEL }, channelIntervalMs: 0 });
-  ({ runtime, slack, prefix } = started);
+  const started = await worker.start('onewriter', { routing: { defaultChannel: CHANNEL }, channelIntervalMs: 0 });
+  ({ slack } = started);
   const rt = started.runtime;
   // A job's stream: Databricks gave no run page, so the button links the job page.
   await rt.store.streams.upsert({ queryId: QID, name: 'sensor_ingest', jobId: '4471', workspace: 'adb-1234567890123456.7.azuredatabricks.net' });

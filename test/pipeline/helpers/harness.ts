@@ -1,6 +1,6 @@
 /** Shared pieces of the pipeline tests: unique prefixes, a silent logger, polling waits. */
 import { randomUUID } from 'node:crypto';
-import { expect } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import { drainOutbox } from '../../../jobs/notify-intents.js';
 import type { TrackerFactory } from '../../../jobs/tracker-factory.js';
 import type { Health, IncidentChange } from '../../../src/diagnosis/types.js';
@@ -15,7 +15,8 @@ import { queryIdOf, simulateAll, type SimSourceSettings } from './sim-source.js'
 
 /** The test Redis (STREAMDOCTOR_TEST_REDIS_URL; test/helpers/redis.ts). */
 export const REDIS_URL = TEST_REDIS_URL;
-export { deletePrefix } from '../../helpers/redis.js';
+import { deletePrefix } from '../../helpers/redis.js';
+export { deletePrefix };
 
 export function uniquePrefix(tag: string): { prefix: string; queuePrefix: string } {
   const prefix = `sdtest-${tag}-${randomUUID().slice(0, 8)}`;
@@ -113,6 +114,23 @@ export async function startNotifyWorker(
     await slack.close();
     throw error;
   }
+}
+
+/**
+ * One notify worker per test, closed (with its local Slack and Redis keys) after the test:
+ * `const worker = notifyWorkerPerTest();` at the top of the file, `worker.start(tag, options)` in a test.
+ */
+export function notifyWorkerPerTest(): { start: (tag: string, options?: Partial<WorkerRuntimeOptions>) => Promise<{ runtime: WorkerRuntime; slack: LocalSlack }> } {
+  let started: Awaited<ReturnType<typeof startNotifyWorker>> | undefined;
+  afterEach(async () => {
+    const done = started;
+    started = undefined;
+    if (!done) return;
+    await done.runtime.close();
+    await done.slack.close();
+    await deletePrefix(REDIS_URL, done.prefix);
+  });
+  return { start: async (tag, options) => (started = await startNotifyWorker(tag, options)) };
 }
 
 /**
