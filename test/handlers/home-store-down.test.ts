@@ -5,9 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/observability/logger.js';
 import { createRedis } from '../../src/runtime/redis-client.js';
 import { createSlackApp } from '../../src/runtime/slack-app.js';
 import { ACTION_IDS } from '../../src/slack/action-ids.js';
@@ -15,6 +13,7 @@ import type { SlackDeps } from '../../src/slack/deps.js';
 import { PermissionChecker } from '../../src/slack/permissions.js';
 import { DEFAULT_BOT, startLocalSlack, type LocalSlack } from '../../src/standins/slack/index.js';
 import { RedisStore } from '../../src/store/index.js';
+import { capturedLogger } from '../helpers/captured-logger.js';
 import { TEST_REDIS_URL, onCluster } from '../helpers/redis.js';
 import { deletePrefix, REDIS_URL, waitFor } from '../pipeline/helpers/harness.js';
 import { DEV, SIGNING_SECRET } from './helpers/harness.js';
@@ -67,24 +66,14 @@ async function closedPort(): Promise<number> {
 }
 
 /** The Slack app over a store reached through `redisUrl` with the web process's client. */
-async function startApp(redisUrl: string): Promise<{ slack: LocalSlack; store: RedisStore; logLines: string[] }> {
+async function startApp(redisUrl: string): Promise<{ slack: LocalSlack; store: RedisStore; logLines: Record<string, unknown>[] }> {
   const slack = await startLocalSlack({ rateLimit: false, signingSecret: SIGNING_SECRET });
   cleanups.push(() => slack.close());
   // The web process's client (fails fast); a short timeout so a hang is seen quickly.
   const redis = createRedis(redisUrl, 'producer', { commandTimeout: 500 });
   cleanups.push(() => redis.disconnect());
   const store = new RedisStore({ redis, prefix: `sdtest-home-down-${randomUUID()}` });
-  const logLines: string[] = [];
-  const logger = createLogger({
-    name: 'home-down',
-    level: 'info',
-    destination: new Writable({
-      write(chunk, _encoding, done) {
-        logLines.push(String(chunk));
-        done();
-      },
-    }),
-  });
+  const { lines: logLines, logger } = capturedLogger();
   const deps: SlackDeps = { store, logger, permissions: new PermissionChecker({}) };
   const app = createSlackApp({ botToken: DEFAULT_BOT.token, signingSecret: SIGNING_SECRET, slackApiUrl: slack.apiUrl, logger, deps });
   const { port } = await app.start(0);
@@ -104,7 +93,7 @@ describe.skipIf(onCluster)('App Home without its store', () => {
     expect(body).toContain('streamdoctor_store_unavailable');
     // A Refresh button, so the person can try again from the Home.
     expect(body).toContain(ACTION_IDS.homeRefresh);
-    expect(logLines.join('')).toContain('streamdoctor_store_unavailable');
+    expect(JSON.stringify(logLines)).toContain('streamdoctor_store_unavailable');
   });
 
   it('Redis hangs: Refresh replaces the Home with the reason', async () => {
