@@ -181,6 +181,14 @@ def standin_answers(table, rows, requests):
     return json.loads(node(["bin/run-ts.mjs", "scripts/standin-progress-query.ts"], stdin=payload))["results"]
 
 
+def long_trigger():
+    """A processing-time trigger of 10 minutes or more whose second batch is at least 3 minutes away: Spark
+    runs the first batch at once, then at the next multiple of the interval since the epoch."""
+    now = time.time()
+    seconds = next(s for s in range(600, 3600, 60) if s - now % s >= 180)
+    return f"{seconds} seconds"
+
+
 def wait_until(predicate, timeout_s, what, step_s=0.25):
     deadline = time.time() + timeout_s
     while time.time() < deadline:
