@@ -7,12 +7,27 @@ export type EventPredicate = (event: { id: string; level: string; timestampMs: n
 
 export class FilterError extends Error {}
 
+// The grammar names INFO, WARN and ERROR; METRICS is the one other event level there is.
+const LEVELS = new Set(['INFO', 'WARN', 'ERROR', 'METRICS']);
+
+function level(text: string): string {
+  const value = text.toUpperCase();
+  if (!LEVELS.has(value)) throw new FilterError(`'${text}' is not an event level (INFO, WARN, ERROR, METRICS)`);
+  return value;
+}
+
 const CLAUSE = [
-  { re: /^level\s*=\s*'([A-Z]+)'$/i, make: (m: RegExpExecArray): EventPredicate => (e) => e.level === m[1]!.toUpperCase() },
+  {
+    re: /^level\s*=\s*'([A-Z]+)'$/i,
+    make: (m: RegExpExecArray): EventPredicate => {
+      const wanted = level(m[1]!);
+      return (e) => e.level === wanted;
+    },
+  },
   {
     re: /^level\s+in\s*\(\s*('[A-Z]+'(?:\s*,\s*'[A-Z]+')*)\s*\)$/i,
     make: (m: RegExpExecArray): EventPredicate => {
-      const levels = new Set(m[1]!.split(',').map((part) => part.trim().replace(/'/g, '').toUpperCase()));
+      const levels = new Set(m[1]!.split(',').map((part) => level(part.trim().replace(/'/g, ''))));
       return (e) => levels.has(e.level);
     },
   },

@@ -153,9 +153,10 @@ export class JobRuns {
     return this.runs.find((run) => run.run_id === runId);
   }
 
-  list(query: { jobId?: number; activeOnly: boolean; completedOnly: boolean; startTimeFrom?: number; startTimeTo?: number }): StandinRun[] {
+  list(query: { jobId?: number; runType?: string; activeOnly: boolean; completedOnly: boolean; startTimeFrom?: number; startTimeTo?: number }): StandinRun[] {
     return this.runs
       .filter((run) => query.jobId === undefined || run.job_id === query.jobId)
+      .filter((run) => query.runType === undefined || run.run_type === query.runType)
       .filter((run) => !query.activeOnly || run.end_time === 0)
       .filter((run) => !query.completedOnly || run.end_time !== 0)
       .filter((run) => query.startTimeFrom === undefined || run.start_time >= query.startTimeFrom)

@@ -1,7 +1,8 @@
 /**
  * Statement lifecycle as the SQL Statement Execution API has it (reference §2d): a statement is
- * PENDING, then RUNNING, then SUCCEEDED / FAILED (both answered with HTTP 200) or CANCELED. The result
- * is computed at submission (a snapshot, as a warehouse would read one Delta version) and split into
+ * PENDING, then RUNNING, then SUCCEEDED / FAILED (both answered with HTTP 200) or CANCELED; a
+ * success's result is available for an hour, then the statement is CLOSED (no result, no chunks). The
+ * result is computed at submission (a snapshot, as a warehouse would read one Delta version) and split into
  * chunks; `row_limit` and `byte_limit` truncate; INLINE results above 25 MiB fail.
  */
 import { randomUUID } from 'node:crypto';
@@ -19,6 +20,8 @@ export interface StatementStoreOptions {
   inlineLimitBytes?: number;
   /** Statements kept for GET (oldest dropped first). @defaultValue 200 */
   maxStatements?: number;
+  /** Real time a success's result stays available before the statement is CLOSED. @defaultValue 3_600_000 (1 h) */
+  resultTtlMs?: number;
 }
 
 interface Chunk {
@@ -78,6 +81,7 @@ export class StatementStore {
       chunkBytes: options.chunkBytes ?? 4 * MIB,
       inlineLimitBytes: options.inlineLimitBytes ?? 25 * MIB,
       maxStatements: options.maxStatements ?? 200,
+      resultTtlMs: options.resultTtlMs ?? 3_600_000,
     };
   }
 
@@ -154,7 +158,7 @@ export class StatementStore {
     return true;
   }
 
-  state(id: string): 'PENDING' | 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELED' | null {
+  state(id: string): 'PENDING' | 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELED' | 'CLOSED' | null {
     const statement = this.statements.get(id);
     if (!statement) return null;
     if (statement.canceled) return 'CANCELED';
@@ -162,7 +166,8 @@ export class StatementStore {
     if (now < statement.readyAtMs) {
       return now < statement.createdAtMs + (statement.readyAtMs - statement.createdAtMs) / 2 ? 'PENDING' : 'RUNNING';
     }
-    return statement.failure ? 'FAILED' : 'SUCCEEDED';
+    if (statement.failure) return 'FAILED';
+    return now < statement.readyAtMs + this.options.resultTtlMs ? 'SUCCEEDED' : 'CLOSED';
   }
 
   /** Milliseconds until the statement is done (0 when it is). */
@@ -176,7 +181,7 @@ export class StatementStore {
     const statement = this.statements.get(id);
     const state = this.state(id);
     if (!statement || !state) return null;
-    if (state === 'PENDING' || state === 'RUNNING' || state === 'CANCELED') {
+    if (state === 'PENDING' || state === 'RUNNING' || state === 'CANCELED' || state === 'CLOSED') {
       return { statement_id: id, status: { state } };
     }
     if (state === 'FAILED') {

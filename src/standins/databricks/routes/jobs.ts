@@ -7,6 +7,8 @@ import { boolParam, HttpError, intParam, sendJson } from './http.js';
 
 /** The largest `runs/list` limit ("greater than 0 and less than 25"). */
 const RUNS_LIST_MAX_LIMIT = 24;
+/** `runs/list` `run_type` values. */
+const RUN_TYPES = ['JOB_RUN', 'WORKFLOW_RUN', 'SUBMIT_RUN'];
 
 /** Answers the job paths; false for any other. */
 export function handleJobRoutes(request: RouteRequest, state: DatabricksState): boolean {
@@ -45,9 +47,14 @@ export function handleJobRoutes(request: RouteRequest, state: DatabricksState): 
     if (limit < 1 || limit > RUNS_LIST_MAX_LIMIT) {
       throw new HttpError(400, 'INVALID_PARAMETER_VALUE', `Invalid limit ${limit}: limit must be greater than 0 and less than 25.`);
     }
+    const runType = params.get('run_type') || undefined;
+    if (runType !== undefined && !RUN_TYPES.includes(runType)) {
+      throw new HttpError(400, 'INVALID_PARAMETER_VALUE', `Invalid run_type '${runType}': use one of ${RUN_TYPES.join(', ')}.`);
+    }
     const jobId = intParam(params, 'job_id');
     const all = runs.list({
       jobId,
+      runType,
       activeOnly,
       completedOnly,
       startTimeFrom: intParam(params, 'start_time_from'),
