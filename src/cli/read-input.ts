@@ -5,9 +5,13 @@
  * bare JSON.parse of the same file. Stdin (a pipe or a terminal) is read as a stream. A path need
  * not name a regular file (`/dev/stdin`, `<(…)`, `/dev/fd/N` are pipes): what was read says which
  * it was (`FileRead`), and only a regular file that has not changed since can be read again.
+ * Gzip-compressed input (an export saved as `.gz`) is decompressed as it is read: a file named so is
+ * read as a stream (`isGzipFile`), and a stream whose first bytes are gzip's is decompressed.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
+import { createGunzip } from 'node:zlib';
 import { StreamDoctorError } from '../util/errors.js';
 
 /** The input could not be read; `reason` is one short line meant for the person who named it. */
@@ -94,17 +98,59 @@ function unchanged(before: FileRead, now: FileRead): boolean {
   return canReadAgain(before) && now.regular && now.dev === before.dev && now.ino === before.ino && now.size === before.size && now.mtimeMs === before.mtimeMs && now.bytes === before.bytes;
 }
 
-/** Reads `stream` to its end, passing its text to `onText` chunk by chunk; errors of `onText` pass through. */
-export async function readStreamText(stream: NodeJS.ReadableStream, onText: (text: string) => void): Promise<void> {
+/**
+ * Whether the file at `path` is a regular file starting with gzip's magic bytes (1f 8b). A pipe
+ * named as a file is not peeked at (that would consume its bytes): `readFileText` reads it as it is.
+ */
+export function isGzipFile(path: string): boolean {
+  const fd = attempt(() => openSync(path, 'r'));
+  try {
+    if (!attempt(() => fstatSync(fd)).isFile()) return false;
+    const head = Buffer.alloc(2);
+    return attempt(() => readSync(fd, head, 0, 2, 0)) === 2 && isGzip(head);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function isGzip(bytes: Buffer): boolean {
+  return bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
+}
+
+export interface ReadStreamOptions {
+  /** Told when gzip data ends before its end (a file still being written, a cut download): what it held is read. */
+  onWarning?: (warning: string) => void;
+}
+
+/**
+ * Reads `stream` to its end, passing its text to `onText` chunk by chunk (gunzipped when it starts
+ * with gzip's magic bytes); errors of `onText` pass through.
+ */
+export async function readStreamText(stream: NodeJS.ReadableStream, onText: (text: string) => void, options: ReadStreamOptions = {}): Promise<void> {
   const decoder = new StringDecoder('utf8');
-  const iterator = stream[Symbol.asyncIterator]();
+  let iterator: AsyncIterator<string | Buffer> = stream[Symbol.asyncIterator]();
   let done = false;
+  let first = true;
   try {
     while (!done) {
-      const next = await attemptAsync(() => iterator.next());
+      let next: IteratorResult<string | Buffer>;
+      try {
+        next = await attemptAsync(() => iterator.next());
+      } catch (error) {
+        if (!(error instanceof GzipCutError)) throw error;
+        options.onWarning?.('the gzip data is cut off (a download cut short, or a file still being written); what it held was read');
+        break;
+      }
       done = next.done === true;
       if (done) break;
-      const chunk = next.value as string | Buffer;
+      const chunk = next.value;
+      if (first && typeof chunk !== 'string' && isGzip(chunk)) {
+        // The rest of the input through gunzip, this first chunk included.
+        iterator = gunzipped(chunk, iterator)[Symbol.asyncIterator]();
+        first = false;
+        continue;
+      }
+      first = false;
       const text = typeof chunk === 'string' ? chunk : decoder.write(chunk);
       if (text.length > 0) onText(text);
     }
@@ -114,6 +160,30 @@ export async function readStreamText(stream: NodeJS.ReadableStream, onText: (tex
   }
   const rest = decoder.end();
   if (rest.length > 0) onText(rest);
+}
+
+/** gzip data that stops before its end: not an unreadable input, a shorter one. */
+class GzipCutError extends Error {}
+
+/** `head` and what `rest` yields after it, gunzipped. */
+function gunzipped(head: Buffer, rest: AsyncIterator<string | Buffer>): AsyncIterable<Buffer> {
+  const compressed = Readable.from(
+    (async function* () {
+      yield head;
+      for (let next = await rest.next(); next.done !== true; next = await rest.next()) yield next.value;
+    })(),
+  );
+  const gunzip = createGunzip();
+  compressed.on('error', (error) => gunzip.destroy(error));
+  compressed.pipe(gunzip);
+  return (async function* () {
+    try {
+      for await (const chunk of gunzip) yield chunk as Buffer;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'Z_BUF_ERROR') throw new GzipCutError('unexpected end of gzip data');
+      throw error;
+    }
+  })();
 }
 
 function attempt<T>(read: () => T): T {
@@ -132,8 +202,10 @@ async function attemptAsync<T>(read: () => Promise<T>): Promise<T> {
   }
 }
 
-function readError(error: unknown): InputReadError {
+function readError(error: unknown): Error {
+  if (error instanceof GzipCutError) return error;
   const code = (error as NodeJS.ErrnoException).code;
+  if (typeof code === 'string' && code.startsWith('Z_')) return new InputReadError(`not valid gzip data (${(error as Error).message})`, { cause: error });
   const reason =
     code === 'ENOENT'
       ? 'no such file'

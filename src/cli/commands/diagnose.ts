@@ -2,7 +2,7 @@
  * `streamdoctor diagnose [FILE|-] [--format text|json] [--now ISO] [--retention DURATION]
  * [--cores N] [--trigger DURATION] [--repartition DURATION] [--fail-on warning|critical]`
  *
- * Reads the input (file or stdin, src/cli/read-input.ts) chunk by chunk through the progress reader
+ * Reads the input (file or stdin, gzip or not: src/cli/read-input.ts) chunk by chunk through the progress reader
  * into the engine, so inputs larger than memory work. Malformed values are reported on stderr with
  * their line numbers and skipped; exit 2 only for bad flags, a terminal on stdin with no file, an
  * input that cannot be read, or when nothing in the input parses; exit 1 when `--fail-on` finds an
@@ -18,6 +18,7 @@
  * Otherwise, as on stdin, the first read's trackers stand and their skips are told. Every report
  * the engine did not take as it came is told on stderr, one line per query and kind.
  */
+import { createReadStream } from 'node:fs';
 import { Diagnosis } from '../../diagnosis/engine.js';
 import type { QueryTracker } from '../../diagnosis/query-tracker.js';
 import { renderTextReport } from '../../diagnosis/text-report.js';
@@ -27,12 +28,13 @@ import { sparkOrder } from '../../progress/spark-order.js';
 import type { Progress } from '../../progress/types.js';
 import { DurationError, parseDuration } from '../../util/duration.js';
 import { parseCommandArgs, UsageError, wantsHelp } from '../command-args.js';
-import { canReadAgain, InputReadError, readFileText, readStreamText, type FileRead } from '../read-input.js';
+import { canReadAgain, InputReadError, isGzipFile, readFileText, readStreamText, type FileRead } from '../read-input.js';
 
 export const USAGE = `usage: streamdoctor diagnose [FILE|-] [options]
 
 Reads StreamingQueryProgress JSON (JSON Lines, a JSON array, pretty-printed objects, listener
-events, pipeline event-log stream_progress events) from FILE, or stdin when FILE is - or absent.
+events, pipeline event-log stream_progress events; plain or gzip) from FILE, or stdin when FILE is -
+or absent.
 
 options:
   --format text|json     report for people (default) or exactly one JSON document
@@ -215,9 +217,13 @@ export async function run(
   );
   const inputName = fromStdin ? 'stdin' : flags.file!;
   let read: FileRead | null = null;
+  let compressed = false;
+  const push = (text: string) => reader.push(text);
+  const streamOptions = { onWarning: (warning: string) => io.stderr.write(`streamdoctor diagnose: ${inputName}: ${warning}\n`) };
   try {
-    if (fromStdin) await readStreamText(io.stdin, (text) => reader.push(text));
-    else read = readFileText(flags.file!, (text) => reader.push(text));
+    if (fromStdin) await readStreamText(io.stdin, push, streamOptions);
+    else if ((compressed = isGzipFile(flags.file!))) await readStreamText(createReadStream(flags.file!), push, streamOptions);
+    else read = readFileText(flags.file!, push);
   } catch (error) {
     if (!(error instanceof InputReadError)) throw error;
     io.stderr.write(`streamdoctor diagnose: cannot read ${inputName}: ${error.reason}\n`);
@@ -238,7 +244,7 @@ export async function run(
     if (older !== undefined) {
       io.stderr.write(`streamdoctor diagnose: ${reportCount(older)} of ${queryLabel(tracker)} came before ones already read: all its reports were read again in run and batch order\n`);
     }
-    const notAgain = again ? (again.notAgain.get(tracker.id) ?? null) : 'stdin';
+    const notAgain = again ? (again.notAgain.get(tracker.id) ?? null) : compressed ? 'compressed' : 'stdin';
     for (const line of irregularLines(tracker, inputName, notAgain)) io.stderr.write(`streamdoctor diagnose: ${line}\n`);
   }
   const output = diagnosis.finish();
@@ -251,7 +257,7 @@ export async function run(
 }
 
 /** Why a query's skipped reports were not read again in order, when they were not. */
-type NotReadAgain = 'stdin' | 'not a regular file' | 'changed' | 'fewer reports';
+type NotReadAgain = 'stdin' | 'compressed' | 'not a regular file' | 'changed' | 'fewer reports';
 
 /**
  * Reads the reports of every query whose tracker skipped older ones again from `file`, into a fresh
@@ -312,6 +318,8 @@ function notAgainHint(inputName: string, notAgain: NotReadAgain | null): string 
   switch (notAgain) {
     case 'stdin':
       return ' (or give it as a file, which is read again in order)';
+    case 'compressed':
+      return ` (or give it uncompressed, which is read again in order: ${inputName} is gzip, read once)`;
     case 'not a regular file':
       return ` (or give it as a regular file, which is read again in order: ${inputName} is a pipe or device, read once)`;
     case 'changed':
