@@ -16,6 +16,7 @@ import {
 } from './payloads.js';
 import type { ResponseUrls } from './response-urls.js';
 import type { DeliveryResult, SendOptions, SlackDelivery } from './slack-delivery.js';
+import type { EventRedelivery } from './event-redelivery.js';
 import type { SlackState } from './slack-state.js';
 import { validateView } from './block-validation.js';
 import { assignBlockIds } from './block-ids.js';
@@ -35,6 +36,7 @@ export interface InteractionOutcome {
 export interface InteractionDeps {
   state: SlackState;
   delivery: SlackDelivery;
+  eventRedelivery: EventRedelivery;
   responseUrls: ResponseUrls;
   triggers: TriggerIds;
   options: ResolvedOptions;
@@ -343,12 +345,18 @@ export class AppInteractions {
     return { delivery, ...(failure(delivery) ? { error: failure(delivery) } : {}) };
   }
 
-  /** Delivers one Events API event. */
+  /**
+   * Delivers one Events API event; when the app does not answer it with a 2xx in 3 s it is sent
+   * again in the background (event-redelivery.ts). A delivery a test shapes itself (a forged
+   * signature, a stale timestamp, its own retry number) is not: Slack never sent it.
+   */
   async event(event: Json, options: SendOptions & { retryNum?: number; retryReason?: string } = {}): Promise<InteractionOutcome & { eventId: string }> {
     const now = this.deps.now();
     const eventId = `Ev${this.deps.state.ids.next('E').slice(1)}`;
     const envelope = eventEnvelope(this.team, { event, eventId, eventTimeSec: Math.floor(now / 1000), botUserId: this.deps.bot.userId });
     const delivery = await this.deps.delivery.sendEvent(envelope, options);
+    const shaped = options.retryNum !== undefined || options.signature !== undefined || options.signingSecret !== undefined || options.timestampSec !== undefined;
+    if (!shaped) this.deps.eventRedelivery.schedule(envelope, delivery, options.headers);
     return { delivery, eventId, ...(failure(delivery) ? { error: failure(delivery) } : {}) };
   }
 

@@ -134,7 +134,9 @@ function checkElement(p: Problems, element: unknown, pointer: string): void {
   if (typeof type !== 'string' || !ELEMENT_TYPES.has(type)) {
     return p.add(`unsupported type: ${String(type)}`, `${pointer}/type`);
   }
-  checkLength(p, element.action_id, BLOCK_LIMITS.id, `${pointer}/action_id`);
+  // An id of at most 255 characters is a string; block_id is held to the same in checkBlock.
+  if (element.action_id !== undefined && typeof element.action_id !== 'string') p.add('must be a string', `${pointer}/action_id`);
+  else checkLength(p, element.action_id, BLOCK_LIMITS.id, `${pointer}/action_id`);
   if (type === 'button') {
     checkTextObject(p, element.text, `${pointer}/text`, { max: BLOCK_LIMITS.buttonText, plainOnly: true, required: true });
     checkLength(p, element.value, BLOCK_LIMITS.buttonValue, `${pointer}/value`);

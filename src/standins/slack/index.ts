@@ -8,6 +8,8 @@ export { AppInteractions, type InteractionOutcome } from './app-interactions.js'
 export { InteractionError, type InteractionErrorCode } from './interaction-error.js';
 export { validateBlocks, validateView, BLOCK_LIMITS } from './block-validation.js';
 export { ChannelRateLimiter } from './rate-limiter.js';
+export { MinuteRateLimiter } from './minute-rate-limiter.js';
+export { EventRedelivery, EVENT_RETRY_DELAYS_MS } from './event-redelivery.js';
 export { SlackFaultInjector, type SlackFaultKind, type SlackFaultRule } from './faults.js';
 export { slashCommandBody, interactionBody, eventEnvelope } from './payloads.js';
 export type * from './types.js';

@@ -11,7 +11,9 @@ import { AppInteractions } from './app-interactions.js';
 import { isChatViewAsset, serveChatViewAsset } from './chat-view/static-assets.js';
 import { BodyTooLargeError, parseArgs, readRawBody, sendJson } from './http-body.js';
 import { resolveOptions, type LocalSlackOptions, type ResolvedOptions } from './options.js';
+import { EventRedelivery } from './event-redelivery.js';
 import { SlackFaultInjector } from './faults.js';
+import { MinuteRateLimiter } from './minute-rate-limiter.js';
 import { ChannelRateLimiter } from './rate-limiter.js';
 import { ResponseUrls } from './response-urls.js';
 import { SlackDelivery } from './slack-delivery.js';
@@ -40,9 +42,12 @@ export class LocalSlack {
   readonly faults = new SlackFaultInjector();
   /** The app's bot (first configured bot). */
   readonly bot: BotIdentity;
+  /** Redeliveries of events the app did not take; `settled()` waits for them. */
+  readonly eventRedelivery: EventRedelivery;
   private readonly server: Server;
   private readonly admin: AdminApi;
   private readonly rateLimiter: ChannelRateLimiter | undefined;
+  private readonly updateLimiter: MinuteRateLimiter | undefined;
   private baseUrl = '';
 
   constructor(options: LocalSlackOptions = {}) {
@@ -53,10 +58,13 @@ export class LocalSlack {
     this.triggers = new TriggerIds(this.state.ids, now);
     this.responseUrls = new ResponseUrls(this.state, this.bot, () => this.baseUrl, now);
     this.delivery = new SlackDelivery({ requestUrl: this.options.requestUrl, signingSecret: this.options.signingSecret, now });
+    this.eventRedelivery = new EventRedelivery(this.delivery, this.options.eventRetryDelaysMs);
     this.rateLimiter = this.options.rateLimit === false ? undefined : new ChannelRateLimiter({ ...this.options.rateLimit, now });
+    this.updateLimiter = this.options.rateLimit === false ? undefined : new MinuteRateLimiter(this.options.rateLimit.updatesPerMinute, now);
     this.interactions = new AppInteractions({
       state: this.state,
       delivery: this.delivery,
+      eventRedelivery: this.eventRedelivery,
       responseUrls: this.responseUrls,
       triggers: this.triggers,
       options: this.options,
@@ -107,6 +115,7 @@ export class LocalSlack {
   }
 
   async close(): Promise<void> {
+    this.eventRedelivery.close();
     this.admin.closeStreams();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
@@ -204,6 +213,7 @@ export class LocalSlack {
         options: this.options,
         triggers: this.triggers,
         rateLimiter: this.rateLimiter,
+        updateLimiter: this.updateLimiter,
         baseUrl: this.baseUrl,
         now: this.options.now,
         faults: this.faults,

@@ -2,6 +2,7 @@
  * Options of the local Slack and their defaults. A demo workspace is built in so
  * `streamdoctor local-slack` works with no configuration.
  */
+import { EVENT_RETRY_DELAYS_MS } from './event-redelivery.js';
 import type { BotIdentity, WorkspaceChannel, WorkspaceUser, WorkspaceUserGroup } from './types.js';
 import { manifestBotScopes } from './web-api/scopes.js';
 
@@ -10,6 +11,8 @@ export interface RateLimitOptions {
   perSecond?: number;
   /** Extra messages a channel may send in a burst before 429s start. @defaultValue 4 */
   burst?: number;
+  /** chat.update calls per minute per workspace and app (Tier 3, "50+ per minute"). @defaultValue 50 */
+  updatesPerMinute?: number;
 }
 
 export interface LocalSlackOptions {
@@ -35,8 +38,13 @@ export interface LocalSlackOptions {
   requestUrl?: string;
   /** Slash command the chat view's command box sends. @defaultValue '/stream' */
   command?: string;
-  /** chat.postMessage rate limit, or false to disable it. @defaultValue { perSecond: 1, burst: 4 } */
+  /** chat.postMessage and chat.update rate limits, or false to disable them. @defaultValue { perSecond: 1, burst: 4, updatesPerMinute: 50 } */
   rateLimit?: RateLimitOptions | false;
+  /**
+   * Waits before each redelivery of an event the app did not answer with a 2xx within 3 s (at most
+   * 3 retries, as Slack; shorter waits for tests, [] for none). @defaultValue [0, 60000, 300000]
+   */
+  eventRetryDelaysMs?: readonly number[];
   /** Clock in ms, swappable for tests. @defaultValue Date.now */
   now?: () => number;
   /** Legacy verification token put in payloads. @defaultValue 'local-verification-token' */
@@ -58,6 +66,7 @@ export interface ResolvedOptions {
   requestUrl: string | undefined;
   command: string;
   rateLimit: Required<RateLimitOptions> | false;
+  eventRetryDelaysMs: readonly number[];
   now: () => number;
   verificationToken: string;
   defaultUser: string;
@@ -111,7 +120,11 @@ export function resolveOptions(options: LocalSlackOptions = {}): ResolvedOptions
       throw new Error(`streamdoctor_local_slack_bad_option: bot "${b.name}" token must start with xoxb-`);
     }
   }
-  const rate = options.rateLimit === false ? false : { perSecond: 1, burst: 4, ...(options.rateLimit ?? {}) };
+  const retryDelays = options.eventRetryDelaysMs ?? EVENT_RETRY_DELAYS_MS;
+  if (retryDelays.length > EVENT_RETRY_DELAYS_MS.length || retryDelays.some((ms) => !(ms >= 0 && Number.isFinite(ms)))) {
+    throw new Error(`streamdoctor_local_slack_bad_option: eventRetryDelaysMs takes at most ${EVENT_RETRY_DELAYS_MS.length} waits of 0 ms or more`);
+  }
+  const rate = options.rateLimit === false ? false : { perSecond: 1, burst: 4, updatesPerMinute: 50, ...(options.rateLimit ?? {}) };
   return {
     host: options.host ?? '127.0.0.1',
     port: options.port ?? 0,
@@ -125,6 +138,7 @@ export function resolveOptions(options: LocalSlackOptions = {}): ResolvedOptions
     requestUrl: options.requestUrl,
     command: options.command ?? '/stream',
     rateLimit: rate,
+    eventRetryDelaysMs: retryDelays,
     now: options.now ?? Date.now,
     verificationToken: options.verificationToken ?? 'local-verification-token',
     defaultUser: options.defaultUser ?? users[0]?.id ?? 'U0MARIA001',
