@@ -12,6 +12,7 @@ import type { CapacityAdvisor } from '../src/capacity/capacity-advisor.js';
 import type { Logger } from '../src/observability/logger.js';
 import type { AlertRefresher } from '../src/slack/deps.js';
 import { renderAlertNote, type AlertNote } from '../src/slack/render/alert.js';
+import { stallIncidentId } from '../src/slack/render/incident-message.js';
 import { renderRelapseReply } from '../src/slack/render/incident-thread.js';
 import type { RenderedMessage } from '../src/slack/render/types.js';
 import type { PipelineMetrics } from '../src/observability/metrics.js';
@@ -39,8 +40,11 @@ export interface NotifyDeps {
    * @defaultValue none: the engine's wording
    */
   advisor?: CapacityAdvisor;
-  /** Turns a route written by name into the channel id (Slack needs ids to update and read). */
-  chat?: Pick<SlackChat, 'channelId'>;
+  /**
+   * Turns a route written by name into the channel id (Slack needs ids to update and read), and links
+   * a catch-up's alert to the alert of the stall it follows.
+   */
+  chat?: Pick<SlackChat, 'channelId' | 'permalink'>;
   /**
    * Debounce of grouped-message renders: members joining within it land in one chat.update. Short,
    * because a member is only shown once it runs (it adds to that member's batch→Slack latency).
@@ -211,7 +215,8 @@ export function createNotifyProcessor(deps: NotifyDeps) {
       // storm group that formed meanwhile (then the group's message shows it, not this one).
       rendered = (await deps.store.incidents.get(record.id)) ?? record;
       if (rendered.groupId) throw new JoinedGroupSignal(rendered.groupId);
-      const msg = deps.renderer.incident(await inWorkers(rendered, stream), { nowMs, stream, silence });
+      const stallUrl = await stallAlertUrl(rendered);
+      const msg = deps.renderer.incident(await inWorkers(rendered, stream), { nowMs, stream, silence, ...(stallUrl ? { stallUrl } : {}) });
       return { text: msg.text, blocks: msg.blocks };
     });
     if (result.ts !== record.slack?.ts || record.slack.channel !== channel) await deps.store.incidents.setSlackRef(record.id, { channel, ts: result.ts });
@@ -219,6 +224,14 @@ export function createNotifyProcessor(deps: NotifyDeps) {
     const regrouped = (await deps.store.incidents.get(record.id))?.groupId;
     if (regrouped) await storms.enqueueGroup(channel, regrouped);
     return { result, rendered };
+  }
+
+  /** The link to the alert of the stall a catch-up follows, when that alert was posted; else null. */
+  async function stallAlertUrl(record: IncidentRecord): Promise<string | null> {
+    const stallId = stallIncidentId(record);
+    if (!stallId || !deps.chat?.permalink) return null;
+    const ref = (await deps.store.incidents.get(stallId))?.slack;
+    return ref ? deps.chat.permalink(ref.channel, ref.ts) : null;
   }
 
   /**

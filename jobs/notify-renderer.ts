@@ -11,6 +11,8 @@ export interface RenderContext {
   nowMs: number;
   stream: StreamRecord | null;
   silence: SilenceRecord | null;
+  /** Link to the alert of the stall a catch-up follows. @defaultValue none: named by its id */
+  stallUrl?: string | null;
 }
 
 export interface NotifyRenderer {

@@ -107,6 +107,21 @@ describe('notify', () => {
     expect(slack!.thread('C0DATAALRT', posted.ts)).toHaveLength(4);
   });
 
+  it('links a catch-up to the alert of the stall it follows', async () => {
+    const rt = await setup();
+    const stallOpenedAt = '2026-11-29T10:00:00.000Z';
+    const stall = await change(rt, QID(60), 'opened', lagIncident(stallOpenedAt, { kind: 'stalled', summary: 'No progress for 12m' }));
+    const stallRef = await waitFor(async () => (await rt.store.incidents.get(stall))?.slack, 'the stall alert');
+    const catchUp = lagIncident('2026-11-29T10:41:00.000Z', {
+      summary: 'Catching up after a 40m stall: 9m of data waiting, about 7m to drain',
+      aftermath: { what: 'stall', startedAt: '2026-11-29T09:58:00.000Z', durationMs: 2_400_000, stallOpenedAt },
+    });
+    const id = await change(rt, QID(60), 'opened', catchUp);
+    const ref = await waitFor(async () => (await rt.store.incidents.get(id))?.slack, 'the catch-up alert');
+    const shown = JSON.stringify(slack!.messages('C0DATAALRT').find((m) => m.ts === ref.ts)!.blocks);
+    expect(shown).toContain(`/archives/${stallRef.channel}/p${stallRef.ts.replace('.', '')}|stall alert>`);
+  });
+
   it('keeps a silenced opening quiet', async () => {
     const rt = await setup();
     await rt.store.silences.silence(QID(2), Date.now() + 60_000, 'U0MARIA001');

@@ -106,6 +106,10 @@ describe('renderIncidentMessage', () => {
     expect(text).toContain('*Batch duration*\n8m 44s, 52× the 10s trigger');
     expect(text).toContain(`Follows stall incident \`${record.queryId}.stalled.${Date.parse(stallOpenedAt)}\``);
     expect(blockText(renderAdviceMessage(record, { nowMs: NOW }).blocks)).toContain('Follows stall incident');
+    // With the stall alert's link (notify asks Slack for it), one click reaches its thread.
+    const linked = blockText(renderIncidentMessage(record, { nowMs: NOW, stallUrl: 'https://acme.slack.com/archives/C0DATAALRT/p1764404000000100' }).blocks);
+    expect(linked).toContain(`Follows the <https://acme.slack.com/archives/C0DATAALRT/p1764404000000100|stall alert> (incident \`${record.queryId}.stalled.${Date.parse(stallOpenedAt)}\`)`);
+    expect(blockText(renderIncidentMessage(record, { nowMs: NOW, stallUrl: 'javascript:alert(1)' }).blocks)).toContain('Follows stall incident');
     // Once the summary reads it as lag with its own cause, the heading follows.
     const later = renderIncidentMessage({ ...record, incident: { ...record.incident, summary: 'Falling behind: every batch has read the cap' } }, { nowMs: NOW });
     expect(later.blocks[0]).toMatchObject({ text: { text: '🔴 Falling behind · orders-enrich' } });

@@ -38,6 +38,8 @@ export interface SlackChat {
    * chat.postMessage; updates, history and uploads need the id. Absent = targets are used as written.
    */
   channelId?(target: string): Promise<string | null>;
+  /** A link to the message (chat.getPermalink), or null when Slack gives none; absent = no links. */
+  permalink?(channel: string, ts: string): Promise<string | null>;
   /** The channel's name without `#` (conversations.info), or null; absent = digests show the id. */
   channelName?(channel: string): Promise<string | null>;
   /** Uploads the digest chart into a thread (files.uploadV2); absent = digests go without charts. */
@@ -180,6 +182,16 @@ export class WebClientChat implements SlackChat {
       this.directory = { byName, at: Date.now() };
     }
     return this.directory!.byName.get(name) ?? null;
+  }
+
+  async permalink(channel: string, ts: string): Promise<string | null> {
+    try {
+      const res = await this.client.chat.getPermalink({ channel, message_ts: ts });
+      return typeof res.permalink === 'string' ? res.permalink : null;
+    } catch {
+      // A link is a convenience: the alert names the incident either way.
+      return null;
+    }
   }
 
   async channelName(channel: string): Promise<string | null> {

@@ -15,6 +15,8 @@ export interface AlertRenderContext {
   silence: SilenceRecord | null;
   /** Other members of the storm message this incident leads. */
   grouped?: IncidentRecord[];
+  /** Link to the alert of the stall a catch-up follows. @defaultValue none: named by its id */
+  stallUrl?: string | null;
 }
 
 export function renderAlert(record: IncidentRecord, ctx: AlertRenderContext): RenderedMessage {
@@ -26,6 +28,7 @@ export function renderAlert(record: IncidentRecord, ctx: AlertRenderContext): Re
     silencedUntilMs: silence?.untilMs ?? null,
     silencedBy: silence?.byUser ?? null,
     ...(ctx.grouped && ctx.grouped.length > 0 ? { grouped: ctx.grouped } : {}),
+    ...(ctx.stallUrl ? { stallUrl: ctx.stallUrl } : {}),
   });
 }
 

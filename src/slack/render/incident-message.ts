@@ -17,7 +17,7 @@ import {
   sectionBlock,
   truncate,
 } from '../limits.js';
-import { escapeMrkdwn, inlineCode, isSafeUrl, slackDate, userMention } from '../mrkdwn.js';
+import { escapeMrkdwn, inlineCode, isSafeUrl, mrkdwnLink, slackDate, userMention } from '../mrkdwn.js';
 import { causeLabel } from './cause-labels.js';
 import { incidentIdOf } from '../../store/incident-id.js';
 import { metricFields } from './incident-metrics.js';
@@ -36,6 +36,8 @@ export interface IncidentMessageOptions {
   silencedBy?: string | null;
   /** Other incidents grouped into this message (an alert storm); the record is the lead one. */
   grouped?: IncidentRecordView[];
+  /** Link to the alert of the stall a catch-up follows. @defaultValue none: named by its id */
+  stallUrl?: string | null;
   /**
    * How many causes to show.
    * @defaultValue 3
@@ -133,7 +135,7 @@ export function renderIncidentMessage(record: IncidentRecordView, options: Incid
   if (state === 'silenced' && options.silencedUntilMs != null) {
     context.push(`🔕 Silenced until ${slackDate(options.silencedUntilMs)}${options.silencedBy ? ` by ${userMention(options.silencedBy)}` : ''}`);
   }
-  const stall = stallReference(record);
+  const stall = stallReference(record, options.stallUrl);
   if (stall) context.push(stall);
   context.push(`Incident ${inlineCode(record.id)} · query id ${inlineCode(record.queryId)}`);
   blocks.push(contextBlock(context));
@@ -171,14 +173,22 @@ export function summaryUnder(summary: string, label: string): string {
 }
 
 /**
- * The stall incident a catch-up follows, by its id (the same id its own alert shows), so people
- * can find the root cause's thread.
+ * The stall incident a catch-up follows, by its id (the same id its own alert shows) and, when its
+ * alert's link is known, linked to it, so people reach the root cause's thread in one click.
  */
-export function stallReference(record: IncidentRecordView): string | null {
+export function stallReference(record: IncidentRecordView, stallUrl?: string | null): string | null {
   const stallOpenedAt = record.incident.aftermath?.stallOpenedAt;
   const openedMs = stallOpenedAt ? Date.parse(stallOpenedAt) : Number.NaN;
   if (!Number.isFinite(openedMs)) return null;
-  return `Follows stall incident ${inlineCode(incidentIdOf(record.queryId, { kind: 'stalled', openedAt: stallOpenedAt! }))}, opened ${slackDate(openedMs)}`;
+  const id = inlineCode(stallIncidentId(record)!);
+  const what = stallUrl && isSafeUrl(stallUrl) ? `the ${mrkdwnLink(stallUrl, 'stall alert')} (incident ${id})` : `stall incident ${id}`;
+  return `Follows ${what}, opened ${slackDate(openedMs)}`;
+}
+
+/** Id of the stall incident a catch-up follows, or null when it follows none. */
+export function stallIncidentId(record: IncidentRecordView): string | null {
+  const stallOpenedAt = record.incident.aftermath?.stallOpenedAt;
+  return stallOpenedAt ? incidentIdOf(record.queryId, { kind: 'stalled', openedAt: stallOpenedAt }) : null;
 }
 
 /** A grouped member's state beside its name: resolved, or its stream silenced (the lead's shows in the header). */
