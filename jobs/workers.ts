@@ -79,6 +79,13 @@ function notifyBackPressure(worker: () => Worker | undefined, processor: Process
         await job.moveToDelayed(Date.now() + wait, token);
         throw new DelayedError();
       }
+      if (err instanceof SlackRateLimitedError && err.method === 'chat.update') {
+        // chat.update's budget is the workspace's, not the queue's: updates wait it out, while new
+        // alerts (chat.postMessage, budgeted per channel) go on.
+        metrics.slackRateLimited.inc();
+        await job.moveToDelayed(Date.now() + err.retryAfterMs + Math.floor(Math.random() * 1000), token);
+        throw new DelayedError();
+      }
       if (err instanceof SlackRateLimitedError) {
         metrics.slackRateLimited.inc();
         metrics.apiErrors.inc({ service: 'slack', kind: 'slack_rate_limited' });

@@ -116,6 +116,10 @@ export class StoreKeys {
   lastSharedFile(channel: string): string {
     return `${this.prefix}:slack:last-file:${channel}`;
   }
+  /** Until when a Slack Web API method is rate limited for the workspace (its Tier budget spent). */
+  slackMethodCooldown(method: string): string {
+    return `${this.prefix}:slack:cooldown:${tagSafe(method)}`;
+  }
   lock(name: string): string {
     return `${this.prefix}:lock:${tagSafe(name)}`;
   }

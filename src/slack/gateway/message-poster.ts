@@ -16,7 +16,7 @@ import type { Redis } from 'ioredis';
 import type { StoreKeys } from '../../store/keys.js';
 import { LuaScript } from '../../store/script.js';
 import type { ChatMessage, SlackChat } from './slack-chat.js';
-import { provablyNotDone } from './slack-chat.js';
+import { provablyNotDone, SlackRateLimitedError } from './slack-chat.js';
 
 /** The message key is being posted by another job right now; retry shortly. */
 export class MessageBusyError extends StreamDoctorError {
@@ -200,7 +200,7 @@ export class MessagePoster {
         // first, so a retried job never posts it twice; otherwise it is posted anew below.
         known = await this.located(channel, key);
         if (known) {
-          await this.chat.update({ ...content, channel, key, ts: known.ts });
+          await this.update(channel, key, known.ts, content);
           return { ts: known.ts, action: 'adopted' };
         }
       }
@@ -231,12 +231,28 @@ export class MessagePoster {
   /** chat.update of the known message; false when it was deleted in Slack (its ref is then forgotten). */
   private async updatedUnlessDeleted(channel: string, key: string, ts: string, content: Content): Promise<boolean> {
     try {
-      await this.chat.update({ ...content, channel, key, ts });
+      await this.update(channel, key, ts, content);
       return true;
     } catch (err) {
       if (!deletedInSlack(err)) throw err;
       await this.forget(channel, key, ts);
       return false;
+    }
+  }
+
+  /**
+   * chat.update, unless Slack refused one for the workspace within its Retry-After: its Tier 3 budget
+   * is per method, so every process waits it out rather than spending calls on more 429s.
+   */
+  private async update(channel: string, key: string, ts: string, content: Content): Promise<void> {
+    const cooldownKey = this.keys.slackMethodCooldown('chat.update');
+    const waitMs = await this.redis.pttl(cooldownKey);
+    if (waitMs > 0) throw new SlackRateLimitedError(waitMs, 'chat.update');
+    try {
+      await this.chat.update({ ...content, channel, key, ts });
+    } catch (err) {
+      if (err instanceof SlackRateLimitedError) await this.redis.set(cooldownKey, '1', 'PX', err.retryAfterMs);
+      throw err;
     }
   }
 

@@ -47,9 +47,17 @@ export interface SlackChat {
 }
 
 /** Thrown when Slack answers 429; `retryAfterMs` comes from its Retry-After header. */
+/**
+ * Thrown when Slack answers 429; `retryAfterMs` comes from its Retry-After header. `method` is the
+ * Web API method refused: Slack's limits are per method (chat.update's Tier 3 budget is the
+ * workspace's, chat.postMessage's is per channel), so what must wait depends on it.
+ */
 export class SlackRateLimitedError extends StreamDoctorError {
-  constructor(readonly retryAfterMs: number) {
-    super('streamdoctor_slack_rate_limited', `Slack rate limited the call; retry after ${retryAfterMs} ms`);
+  constructor(
+    readonly retryAfterMs: number,
+    readonly method: string,
+  ) {
+    super('streamdoctor_slack_rate_limited', `Slack rate limited ${method}; retry after ${retryAfterMs} ms`);
   }
 }
 
@@ -104,10 +112,10 @@ export interface WebClientChatOptions {
   timeoutMs?: number;
 }
 
-function rateLimited(err: unknown): SlackRateLimitedError | null {
+function rateLimited(err: unknown, method: string): SlackRateLimitedError | null {
   if (err && typeof err === 'object' && (err as { code?: string }).code === webApi.ErrorCode.RateLimitedError) {
     const seconds = Number((err as { retryAfter?: number }).retryAfter ?? 1);
-    return new SlackRateLimitedError(Math.max(1, seconds) * 1000);
+    return new SlackRateLimitedError(Math.max(1, seconds) * 1000, method);
   }
   return null;
 }
@@ -125,16 +133,16 @@ export class WebClientChat implements SlackChat {
     });
   }
 
-  private async call<T>(fn: () => Promise<T>): Promise<T> {
+  private async call<T>(method: string, fn: () => Promise<T>): Promise<T> {
     try {
       return await fn();
     } catch (err) {
-      throw rateLimited(err) ?? err;
+      throw rateLimited(err, method) ?? err;
     }
   }
 
   async postMessage(message: ChatMessage): Promise<{ ts: string }> {
-    const res = await this.call(() =>
+    const res = await this.call('chat.postMessage', () =>
       this.client.chat.postMessage({
         channel: message.channel,
         text: message.text,
@@ -150,7 +158,7 @@ export class WebClientChat implements SlackChat {
   }
 
   async update(message: ChatMessage & { ts: string }): Promise<void> {
-    await this.call(() =>
+    await this.call('chat.update', () =>
       this.client.chat.update({
         channel: message.channel,
         ts: message.ts,
@@ -172,7 +180,7 @@ export class WebClientChat implements SlackChat {
       const byName = new Map<string, string>();
       let cursor: string | undefined;
       for (let page = 0; page < 10; page++) {
-        const res = await this.call(() =>
+        const res = await this.call('conversations.list', () =>
           this.client.conversations.list({ types: 'public_channel,private_channel', exclude_archived: true, limit: 1000, ...(cursor ? { cursor } : {}) }),
         );
         for (const c of res.channels ?? []) if (c.id && c.name) byName.set(c.name.toLowerCase(), c.id);
@@ -205,7 +213,7 @@ export class WebClientChat implements SlackChat {
 
   async uploadChart(channel: string, threadTs: string, chart: RenderedChart, nowMs: number): Promise<void> {
     const day = new Date(nowMs).toISOString().slice(0, 10);
-    await this.call(() =>
+    await this.call('files.uploadV2', () =>
       this.client.files.uploadV2({
         channel_id: channel,
         thread_ts: threadTs,
@@ -225,7 +233,7 @@ export class WebClientChat implements SlackChat {
       if (error === 'not_in_channel') {
         // A public channel reached through chat:write.public: join it (channels:join), then read.
         try {
-          await this.call(() => this.client.conversations.join({ channel }));
+          await this.call('conversations.join', () => this.client.conversations.join({ channel }));
         } catch (joinErr) {
           throw new MessageLookupError(channel, platformError(joinErr) ?? 'not_in_channel');
         }
@@ -248,7 +256,7 @@ export class WebClientChat implements SlackChat {
     const latest = (window.latestMs / 1000).toFixed(6);
     for (let page = 0; page < 10; page++) {
       const args = { channel, oldest, latest, inclusive: true, include_all_metadata: true, limit: 200, ...(cursor ? { cursor } : {}) };
-      const res = await this.call(() =>
+      const res = await this.call(threadTs ? 'conversations.replies' : 'conversations.history', () =>
         threadTs ? this.client.conversations.replies({ ...args, ts: threadTs }) : this.client.conversations.history(args),
       );
       for (const m of res.messages ?? []) {

@@ -6,7 +6,7 @@ import type { TrackerFactory } from '../../../jobs/tracker-factory.js';
 import type { Health, IncidentChange } from '../../../src/diagnosis/types.js';
 import { startWorker, type WorkerRuntime, type WorkerRuntimeOptions } from '../../../src/runtime/pipeline-runtime.js';
 import { WebClientChat } from '../../../src/slack/gateway/slack-chat.js';
-import { startLocalSlack, type LocalSlack } from '../../../src/standins/slack/index.js';
+import { startLocalSlack, type LocalSlack, type LocalSlackOptions } from '../../../src/standins/slack/index.js';
 import { createLogger } from '../../../src/observability/logger.js';
 
 import { StateConflictError, type RedisStore } from '../../../src/store/index.js';
@@ -89,15 +89,17 @@ export async function commitAndDrain(
 }
 
 /**
- * A worker with no sources and the engine unused, posting to a fresh local Slack (no rate limit):
- * the notify path on its own. The caller closes both and deletes `prefix` after the test.
+ * A worker with no sources and the engine unused, posting to a fresh local Slack (no rate limit
+ * unless `slackOptions` set one): the notify path on its own. The caller closes both and deletes
+ * `prefix` after the test.
  */
 export async function startNotifyWorker(
   tag: string,
   options: Partial<WorkerRuntimeOptions> = {},
+  slackOptions: LocalSlackOptions = { rateLimit: false },
 ): Promise<{ runtime: WorkerRuntime; slack: LocalSlack; prefix: string }> {
   const p = uniquePrefix(tag);
-  const slack = await startLocalSlack({ rateLimit: false });
+  const slack = await startLocalSlack(slackOptions);
   try {
     const runtime = await startWorker({
       redisUrl: REDIS_URL,
@@ -120,7 +122,9 @@ export async function startNotifyWorker(
  * One notify worker per test, closed (with its local Slack and Redis keys) after the test:
  * `const worker = notifyWorkerPerTest();` at the top of the file, `worker.start(tag, options)` in a test.
  */
-export function notifyWorkerPerTest(): { start: (tag: string, options?: Partial<WorkerRuntimeOptions>) => Promise<{ runtime: WorkerRuntime; slack: LocalSlack }> } {
+export function notifyWorkerPerTest(): {
+  start: (tag: string, options?: Partial<WorkerRuntimeOptions>, slackOptions?: LocalSlackOptions) => Promise<{ runtime: WorkerRuntime; slack: LocalSlack }>;
+} {
   let started: Awaited<ReturnType<typeof startNotifyWorker>> | undefined;
   afterEach(async () => {
     const done = started;
@@ -130,7 +134,7 @@ export function notifyWorkerPerTest(): { start: (tag: string, options?: Partial<
     await done.slack.close();
     await deletePrefix(REDIS_URL, done.prefix);
   });
-  return { start: async (tag, options) => (started = await startNotifyWorker(tag, options)) };
+  return { start: async (tag, options, slackOptions) => (started = await startNotifyWorker(tag, options, slackOptions)) };
 }
 
 /**

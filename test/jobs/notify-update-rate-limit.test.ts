@@ -1,0 +1,45 @@
+/**
+ * Slack's limits are per method: chat.update has a Tier 3 budget for the whole workspace (about 50 a
+ * minute), chat.postMessage one per channel. An update refused for its rate waits out its
+ * Retry-After on its own (every process skips chat.update meanwhile), and new alerts still post at
+ * once. Local Slack over HTTP with its update budget cut to 1 a minute; real Redis and notify worker.
+ */
+import { describe, expect, it } from 'vitest';
+import { incidentIdOf } from '../../src/store/index.js';
+import { lagIncident } from '../store/fixtures.js';
+import { commitAndDrain, notifyWorkerPerTest, waitFor } from '../pipeline/helpers/harness.js';
+
+const worker = notifyWorkerPerTest();
+const CHANNEL = 'C0DATAALRT';
+const QID = (i: number) => `6d2e4f1a-3b5c-4d7e-8f90-${String(i).padStart(12, '0')}`;
+
+describe('a chat.update refused for its rate', () => {
+  it('waits alone: the next alert is posted at once, and chat.update is not tried again before Retry-After', async () => {
+    // Storms off: a second opening would join the first's group, whose message is an update.
+    const { runtime: rt, slack } = await worker.start('update-429', { routing: { defaultChannel: CHANNEL }, channelIntervalMs: 0, store: { storm: { windowMs: 30_000, threshold: 100 } } }, { rateLimit: { perSecond: 100, burst: 100, updatesPerMinute: 1 } });
+    const opened = lagIncident('2026-11-29T10:06:40.000Z');
+    const a = QID(1);
+    await rt.store.streams.upsert({ queryId: a, name: 'orders_enrich' });
+    await commitAndDrain(rt, a, [{ type: 'opened', queryId: a, queryName: 'orders_enrich', incident: opened }]);
+    const ref = await waitFor(async () => (await rt.store.incidents.get(incidentIdOf(a, opened)))?.slack, 'the first alert');
+    // Two changes: the first spends the minute's update, the second is refused (429).
+    for (const summary of ['now 12 min behind', 'now 20 min behind']) {
+      await commitAndDrain(rt, a, [{ type: 'updated', queryId: a, queryName: 'orders_enrich', incident: { ...opened, severity: 'critical', summary } }], { health: 'critical' });
+      await waitFor(async () => (await rt.queues.depths()).notify!.active === 0 && (await rt.queues.depths()).notify!.waiting === 0, 'notify idle', 10_000, 25);
+    }
+    await waitFor(() => slack.calls('chat.update').some((call) => !call.ok), 'a refused update');
+    expect(await rt.redis.pttl(rt.store.keys.slackMethodCooldown('chat.update'))).toBeGreaterThan(10_000);
+    expect(await rt.queues.notify.getDelayedCount()).toBeGreaterThanOrEqual(1);
+
+    // A new incident meanwhile: posted within seconds, not after the minute the update waits.
+    const b = QID(2);
+    await rt.store.streams.upsert({ queryId: b, name: 'payments' });
+    const startedAt = Date.now();
+    await commitAndDrain(rt, b, [{ type: 'opened', queryId: b, queryName: 'payments', incident: opened }]);
+    await waitFor(async () => (await rt.store.incidents.get(incidentIdOf(b, opened)))?.slack, 'the second alert', 10_000, 25);
+    expect(Date.now() - startedAt).toBeLessThan(10_000);
+    // The refused update is still to come, and no further chat.update was spent on the budget meanwhile.
+    expect(slack.messages(CHANNEL).find((m) => m.ts === ref.ts)!.text).not.toContain('20 min');
+    expect(slack.calls('chat.update').filter((call) => !call.ok)).toHaveLength(1);
+  });
+});
