@@ -162,8 +162,12 @@ export async function readStreamText(stream: NodeJS.ReadableStream, onText: (tex
   if (rest.length > 0) onText(rest);
 }
 
-/** gzip data that stops before its end: not an unreadable input, a shorter one. */
-class GzipCutError extends Error {}
+/** gzip data that stops before its end: not an unreadable input, a shorter one (caught in readStreamText). */
+class GzipCutError extends StreamDoctorError {
+  constructor() {
+    super('streamdoctor_input_gzip_cut', 'the gzip data is cut off before its end');
+  }
+}
 
 /** `head` and what `rest` yields after it, gunzipped. */
 function gunzipped(head: Buffer, rest: AsyncIterator<string | Buffer>): AsyncIterable<Buffer> {
@@ -180,7 +184,7 @@ function gunzipped(head: Buffer, rest: AsyncIterator<string | Buffer>): AsyncIte
     try {
       for await (const chunk of gunzip) yield chunk as Buffer;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'Z_BUF_ERROR') throw new GzipCutError('unexpected end of gzip data');
+      if ((error as NodeJS.ErrnoException).code === 'Z_BUF_ERROR') throw new GzipCutError();
       throw error;
     }
   })();
