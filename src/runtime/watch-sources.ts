@@ -51,6 +51,7 @@ function describeFor(config: WatchConfig, workspace: WorkspaceWatch, extra: Part
     const stream = streamFor(config, progress);
     return {
       workspace: workspace.name,
+      workspaceUrl: workspace.host,
       ...(stream?.jobId ? { jobId: String(stream.jobId) } : {}),
       ...extra,
     };

@@ -7,7 +7,7 @@ import type { Health } from '../diagnosis/types.js';
 import type { StoreKeys } from './keys.js';
 import type { StreamInfo, StreamRecord, StreamSnapshot } from './types.js';
 
-const INFO_FIELDS = ['name', 'source', 'workspace', 'jobId', 'pipelineId', 'runPageUrl'] as const;
+const INFO_FIELDS = ['name', 'source', 'workspace', 'workspaceUrl', 'jobId', 'pipelineId', 'runPageUrl'] as const;
 
 function parseJson<T>(text: string | undefined): T | null {
   if (!text) return null;

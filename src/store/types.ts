@@ -29,8 +29,10 @@ export interface StreamInfo {
   name: string | null;
   /** Id of the progress source that reports it (poll job key). */
   source?: string;
-  /** Databricks workspace host or alias. */
+  /** The watch file's name of its Databricks workspace (which client reads its jobs). */
   workspace?: string;
+  /** Origin of that workspace (`https://adb-….azuredatabricks.net`), for links to its jobs and pipelines. */
+  workspaceUrl?: string;
   jobId?: string;
   pipelineId?: string;
   runPageUrl?: string;

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadWatchConfig, type WatchConfig } from '../../src/config/index.js';
 import { buildWatchRuntime, WatchSourcesError } from '../../src/runtime/watch-sources.js';
+import { databricksUrlFor } from '../../src/slack/operations/databricks-url.js';
+import type { SourceEntry } from '../../src/sources/index.js';
 import { StreamSimulator } from '../../src/simulator/index.js';
 import { startLocalDatabricks, type LocalDatabricks } from '../../src/standins/databricks/index.js';
 
@@ -80,6 +82,14 @@ describe('buildWatchRuntime', () => {
     expect(routing.queries?.[CLICKS]).toBe('#clicks');
     // A stream with a job but no channel of its own inherits the job's.
     expect(routing.queries?.[ORDERS]).toBe('#stream-orders');
+  });
+
+  it('describes a stream with its workspace’s name and origin, so "Open in Databricks" leads to the workspace, not to https://prod/', () => {
+    const runtime = buildWatchRuntime(config(databricks.url), { env });
+    const progress = { id: ORDERS, name: 'orders_enrichment' } as Parameters<NonNullable<SourceEntry['describe']>>[0];
+    const info = runtime.sources.get('prod.progress')!.describe!(progress);
+    expect(info).toMatchObject({ workspace: 'prod', workspaceUrl: databricks.url, jobId: '912004377120455' });
+    expect(databricksUrlFor(info)).toBe(`${new URL(databricks.url).origin}/jobs/912004377120455`);
   });
 
   it('gives the engine each stream’s trigger, cores, retention and the repartition threshold', () => {
