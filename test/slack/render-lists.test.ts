@@ -139,10 +139,21 @@ describe('diagnose report', () => {
     expect(text).toContain('*Falling behind* (critical, open, from batch 18423)');
     expect(text).toContain('_Try:_ Cap each batch');
     expect(text).toContain('`maxOffsetsPerTrigger = 1100000`');
-    expect(text).toContain('*c3d4* · ok');
+    expect(text).toContain('`c3d4` · ok');
     expect(text).toContain('line 17: not JSON');
     expect(hasRawInjection(text)).toBe(false);
     expect(message.text).toBe('Diagnosis: orders-enrich is critical (1 incident)');
+  });
+
+  it('shows a query name as text, not as formatting, and cuts a very long one', () => {
+    const message = renderDiagnoseReport(
+      { queries: [{ id: 'a1b2', name: '*evil* _x_ ~y~ `tick`', health: 'ok', incidents: [] }, { id: 'c3d4', name: 'n'.repeat(5_000), health: 'ok', incidents: [] }] },
+      { nowMs: NOW, records: 2, warnings: [], inputLabel: 'progress.jsonl' },
+    );
+    const text = blockText(message.blocks, 'mrkdwn');
+    expect(text).toContain('`*evil* _x_ ~y~ ˋtickˋ` · ok');
+    expect(text).not.toContain('n'.repeat(200));
+    expect(text).toContain(`\`${'n'.repeat(149)}…\` · ok`);
   });
 
   it('says nothing could be read, not that everything keeps up, when no report parsed', () => {
