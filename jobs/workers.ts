@@ -79,9 +79,9 @@ function notifyBackPressure(worker: () => Worker | undefined, processor: Process
         await job.moveToDelayed(Date.now() + wait, token);
         throw new DelayedError();
       }
-      if (err instanceof SlackRateLimitedError && err.method === 'chat.update') {
-        // chat.update's budget is the workspace's, not the queue's: updates wait it out, while new
-        // alerts (chat.postMessage, budgeted per channel) go on.
+      if (err instanceof SlackRateLimitedError && (err.method === 'chat.update' || err.method === 'chat.postMessage')) {
+        // Slack budgets per method, and chat.postMessage per channel: the job waits its Retry-After
+        // (the poster holds the method or the channel meanwhile), the queue goes on with the rest.
         metrics.slackRateLimited.inc();
         await job.moveToDelayed(Date.now() + err.retryAfterMs + Math.floor(Math.random() * 1000), token);
         throw new DelayedError();

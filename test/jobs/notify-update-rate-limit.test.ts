@@ -1,8 +1,8 @@
 /**
  * Slack's limits are per method: chat.update has a Tier 3 budget for the whole workspace (about 50 a
- * minute), chat.postMessage one per channel. An update refused for its rate waits out its
- * Retry-After on its own (every process skips chat.update meanwhile), and new alerts still post at
- * once. Local Slack over HTTP with its update budget cut to 1 a minute; real Redis and notify worker.
+ * minute), chat.postMessage one per channel. A call refused for its rate waits out its Retry-After
+ * on its own (every process holds that method, or that channel, meanwhile), and the rest still goes
+ * out at once. Local Slack over HTTP with its budgets cut; real Redis and notify worker.
  */
 import { describe, expect, it } from 'vitest';
 import { incidentIdOf } from '../../src/store/index.js';
@@ -41,5 +41,29 @@ describe('a chat.update refused for its rate', () => {
     // The refused update is still to come, and no further chat.update was spent on the budget meanwhile.
     expect(slack.messages(CHANNEL).find((m) => m.ts === ref.ts)!.text).not.toContain('20 min');
     expect(slack.calls('chat.update').filter((call) => !call.ok)).toHaveLength(1);
+  });
+});
+
+describe('a chat.postMessage refused for its rate', () => {
+  it('holds that channel only: an alert for another channel is posted at once', async () => {
+    // One message per 10 s per channel, no burst; storms off (a group's message is an update).
+    const { runtime: rt, slack } = await worker.start(
+      'post-429',
+      { routing: { defaultChannel: CHANNEL, queries: { [QID(12)]: 'C0STREAMNG' } }, channelIntervalMs: 0, store: { storm: { windowMs: 30_000, threshold: 100 } } },
+      { rateLimit: { perSecond: 0.1, burst: 0, updatesPerMinute: 1_000 } },
+    );
+    const opened = lagIncident('2026-11-29T10:06:40.000Z');
+    for (const i of [10, 11]) {
+      await rt.store.streams.upsert({ queryId: QID(i), name: `orders_${i}` });
+      await commitAndDrain(rt, QID(i), [{ type: 'opened', queryId: QID(i), queryName: `orders_${i}`, incident: opened }]);
+    }
+    await waitFor(() => slack.calls('chat.postMessage').some((call) => !call.ok), 'a refused post');
+    expect(await rt.redis.pttl(rt.store.keys.channelPostSlot(CHANNEL))).toBeGreaterThan(5_000);
+    const startedAt = Date.now();
+    await rt.store.streams.upsert({ queryId: QID(12), name: 'payments' });
+    await commitAndDrain(rt, QID(12), [{ type: 'opened', queryId: QID(12), queryName: 'payments', incident: opened }]);
+    await waitFor(async () => (await rt.store.incidents.get(incidentIdOf(QID(12), opened)))?.slack, 'the other channel’s alert', 8_000, 25);
+    expect(Date.now() - startedAt).toBeLessThan(5_000);
+    expect(slack.messages(CHANNEL)).toHaveLength(1);
   });
 });

@@ -274,6 +274,9 @@ export class MessagePoster {
       // Slack (connection refused) posted nothing: the claim is dropped, so the retry posts. A
       // timeout or a reset may have posted: the claim stays and the retry looks the message up.
       if (provablyNotDone(err)) await this.redis.del(claimKey);
+      // The channel's budget is spent: its slot is held until Retry-After, so every process's next
+      // post there waits (ChannelBusyError) instead of spending calls on more 429s.
+      if (err instanceof SlackRateLimitedError) await this.redis.set(this.keys.channelPostSlot(channel), '1', 'PX', err.retryAfterMs);
       if (content.threadTs && deletedInSlack(err)) throw new ThreadGoneError(channel, content.threadTs);
       throw err;
     }
