@@ -15,7 +15,8 @@ export async function tuningAdviceAction(args: BlockActionArgs, deps: SlackDeps)
   const stream = await deps.store.streams.get(stored.queryId);
   // Cached job cluster specs, bounded wait: the trigger_id still has most of its 3 s.
   const record = await adviceOf(deps, stored, stream);
-  const options = { nowMs: nowOf(deps), queryName: stream?.name ?? record.queryName, databricksUrl: databricksUrlFor(stream) };
+  // The latest figures beside the incident's, which date from its last update.
+  const options = { nowMs: nowOf(deps), queryName: stream?.name ?? record.queryName, databricksUrl: databricksUrlFor(stream), live: stream?.snapshot ?? null };
   try {
     const view = renderAdviceModal(record, { ...options, shareable: record.slack != null });
     // The channel clicked in: "Share in thread" answers after the modal closed, ephemerally there.

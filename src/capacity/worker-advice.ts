@@ -37,12 +37,21 @@ function code(text: string): string {
   return `\`${text.replace(/`/g, 'ˋ').replace(/\s+/g, ' ').slice(0, 100)}\``;
 }
 
-function factorText(value: number): string {
-  return `${value.toFixed(2).replace(/\.?0+$/, '')}×`;
+function number(value: number, digits = 2): string {
+  return value.toFixed(digits).replace(/\.?0+$/, '');
 }
 
-function number(value: number): string {
-  return value.toFixed(2).replace(/\.?0+$/, '');
+/**
+ * The factor as the sum shows it: two decimals, more only when two would round up to a different
+ * worker count. The product is worked from this figure, so operands and result agree when checked
+ * by hand (2 × 1.26 = 2.52, never 2.53 from an unrounded 1.2649).
+ */
+function shownFactor(factor: number, change: WorkerChange): { text: string; digits: number } {
+  for (let digits = 2; digits < 6; digits += 1) {
+    const text = number(factor, digits);
+    if (Math.ceil(change.from * Number(text) - EPSILON) === change.to) return { text, digits };
+  }
+  return { text: String(factor), digits: 12 };
 }
 
 /** The sentence the engine's capacity advice opens with; what follows it (trigger interval) is kept. */
@@ -67,7 +76,8 @@ export function capacityAdviceInWorkers(advice: Advice, cluster: StreamCluster):
       ? `Raise \`num_workers\` from ${change.from} to ${change.to} on ${where}${cores !== null ? ` (${cores} cores each, ${change.from * cores} → ${change.to * cores} cores)` : ''}`
       : `Raise autoscale max from ${change.from} to ${change.to} workers on ${where}${cores !== null ? ` (${cores} cores each, at most ${change.from * cores} → ${change.to * cores} cores)` : ''}`;
   const basis = advice.loadFactor !== undefined ? ` (load factor ${advice.loadFactor.toFixed(2)} plus headroom to drain the backlog)` : '';
-  const figure = `${change.from} × ${number(factor)} = ${number(change.from * factor)}, rounded up`;
+  const shown = shownFactor(factor, change);
+  const figure = `${change.from} × ${shown.text} = ${number(change.from * Number(shown.text), shown.digits)}, rounded up`;
   const at = advice.text.indexOf(ENGINE_LEAD_END);
   const rest = at >= 0 ? advice.text.slice(at + ENGINE_LEAD_END.length).trim() : '';
   // The lead's purpose ("To drain within 30m instead of about 4h, give the query …") is what the
@@ -76,7 +86,7 @@ export function capacityAdviceInWorkers(advice: Advice, cluster: StreamCluster):
   const action = purpose ? `${purpose}, ${what[0]!.toLowerCase()}${what.slice(1)}` : what;
   return {
     ...advice,
-    text: `${action}: the query needs about ${factorText(factor)} its current throughput${basis}, and ${figure}.${rest ? ` ${rest}` : ''}`,
+    text: `${action}: the query needs about ${shown.text}× its current throughput${basis}, and ${figure}.${rest ? ` ${rest}` : ''}`,
     setting: change.setting,
     value: String(change.to),
   };

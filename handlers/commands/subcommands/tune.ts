@@ -23,6 +23,12 @@ export async function tuneSubcommand(ctx: CommandContext, query: string | null):
   }
   await replyPrivately(
     ctx,
-    renderAdviceMessage(await adviceOf(ctx.deps, latest, stream), { nowMs: nowOf(ctx.deps), queryName: stream.name, databricksUrl: databricksUrlFor(stream) }),
+    renderAdviceMessage(await adviceOf(ctx.deps, latest, stream), {
+      nowMs: nowOf(ctx.deps),
+      queryName: stream.name,
+      databricksUrl: databricksUrlFor(stream),
+      // Asked now: the latest figures beside the incident's, which date from its last update.
+      live: stream.snapshot,
+    }),
   );
 }

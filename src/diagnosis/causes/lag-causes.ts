@@ -277,7 +277,7 @@ function insufficientCapacity(ctx: DetectorContext, capped: boolean): Explained 
     cause: {
       code: 'insufficient_capacity',
       confidence: clamp(capped ? 0.35 + (rho - 1) : 0.6 + (rho - 1) * 1.5, 0.3, 0.95),
-      evidence: `${arriving} while the query processes ${fmt.count(analysis.capacity)} rows per second of busy time (rows ÷ addBatch): load factor ${rho.toFixed(2)}${rising ? ' and rising' : ''} (arrivals ÷ what it processes; over 1 falls behind)${backToBack ? ', batches run back to back' : ''}.`,
+      evidence: `${arriving} while the query processes ${fmt.count(analysis.capacity)} rows per second of busy time over its recent batches (rows ÷ addBatch): load factor ${rho.toFixed(2)}${rising ? ' and rising' : ''} (arrivals ÷ what it processes; over 1 falls behind)${backToBack ? ', batches run back to back' : ''}.`,
     },
     advice: [
       {

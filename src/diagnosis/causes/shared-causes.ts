@@ -105,7 +105,8 @@ export function unboundedState(input: CauseInput, baseConfidence: number): Expla
   if (!stats || stats.z < 2.5 || stats.last <= stats.first) return null;
   const watermark = input.latest.watermark === 1;
   if (stats.removed > 0.01 * (stats.last - stats.first)) return null;
-  const perBatch = (stats.last - stats.first) / Math.max(1, stats.batches - 1);
+  const steps = Math.max(1, stats.batches - 1);
+  const perBatch = (stats.last - stats.first) / steps;
   const operators = input.facts.stateOperators.join(', ') || 'the stateful operators';
   const delay = watermarkDelay(input.facts.eventTimeSpreadMs);
   const dedupe = input.facts.stateOperators.some((name) => name.startsWith('dedupe'));
@@ -113,7 +114,9 @@ export function unboundedState(input: CauseInput, baseConfidence: number): Expla
     cause: {
       code: 'unbounded_state',
       confidence: baseConfidence + (watermark ? 0 : 0.1),
-      evidence: `state rows grew from ${fmt.count(stats.first)} to ${fmt.count(stats.last)} over ${stats.batches} batches (+${fmt.count(perBatch)} per batch) with ${fmt.count(stats.removed)} removed${watermark ? ', although the query has a watermark' : ' and no watermark'} (${operators}).`,
+      // The total and the steps are shown: N batches are N − 1 steps, and the rounded ends alone
+      // do not give the per-batch figure back.
+      evidence: `state rows grew from ${fmt.count(stats.first)} to ${fmt.count(stats.last)}: +${fmt.count(stats.last - stats.first)} over ${steps} steps between ${stats.batches} batches, +${fmt.count(perBatch)} per batch, with ${fmt.count(stats.removed)} removed${watermark ? ', although the query has a watermark' : ' and no watermark'} (${operators}).`,
     },
     advice: [
       watermark

@@ -39,7 +39,13 @@ export async function publishHome(client: webApi.WebClient, deps: SlackDeps, use
   const names = new Map(streams.map((stream) => [stream.queryId, stream.name]));
 
   const incidents = open
-    .map((record) => ({ ...record, queryName: names.get(record.queryId) ?? record.queryName, channel: record.slack?.channel ?? record.channel }))
+    .map((record) => ({
+      ...record,
+      queryName: names.get(record.queryId) ?? record.queryName,
+      channel: record.slack?.channel ?? record.channel,
+      // The latest snapshot's figure: the summary beside it is from the incident's last update.
+      timeBehindNowSec: byId.get(record.queryId)?.snapshot?.timeBehindSec ?? null,
+    }))
     .filter((record) => mine(record.channel));
   const mineFirst = incidents.sort((a, b) => Number(b.acknowledgedBy === userId) - Number(a.acknowledgedBy === userId) || b.openedAt - a.openedAt);
 

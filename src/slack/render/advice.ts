@@ -5,11 +5,12 @@
 import type { ModalView } from '@slack/types';
 import type { KnownBlock } from '@slack/types';
 import { SLACK_LIMITS, capBlocks, contextBlock, fallbackText, fieldsBlock, headerBlock, moreLine, plainText, sectionBlock } from '../limits.js';
-import { escapeMrkdwn, inlineCode, isSafeUrl, mrkdwnLink } from '../mrkdwn.js';
+import { escapeMrkdwn, inlineCode, isSafeUrl, mrkdwnLink, slackDate } from '../mrkdwn.js';
 import { VIEW_IDS } from '../action-ids.js';
 import { causeLabel } from './cause-labels.js';
 import { displayName, headline, stallReference, summaryUnder } from './incident-message.js';
-import { metricFields } from './incident-metrics.js';
+import { liveFields, metricFields, type LiveFigures } from './incident-metrics.js';
+import { toMs } from '../format.js';
 import type { IncidentRecordView, RenderedMessage } from './types.js';
 
 export interface AdviceOptions {
@@ -23,6 +24,30 @@ export interface AdviceOptions {
   maxAdvice?: number;
   /** Modal only: offer a "Share in thread" submit button (when the alert has a thread). @defaultValue false */
   shareable?: boolean;
+  /**
+   * The stream's latest figures (its stored snapshot). The incident's own figures, causes and advice
+   * are from its last update (the engine re-describes it only when it escalates or its top cause
+   * changes), so with these the advice shows both, each saying when it is from.
+   * @defaultValue none: the incident's figures alone
+   */
+  live?: (LiveFigures & { lastProgressAt?: string | number | null; lastBatchId?: number | null }) | null;
+}
+
+/** "Now" fields from the latest batch read, and what dates the incident's figures. */
+function liveBlocks(record: IncidentRecordView, live: NonNullable<AdviceOptions['live']>): { now: KnownBlock[]; thenLabel: KnownBlock } {
+  const fields = liveFields(live);
+  const readAt = live.lastProgressAt != null ? toMs(live.lastProgressAt) : NaN;
+  const batch = live.lastBatchId != null ? `batch ${live.lastBatchId}` : 'the latest batch';
+  const when = Number.isFinite(readAt) ? `${batch}, ${slackDate(readAt)}` : batch;
+  const now: KnownBlock[] = [sectionBlock(`*Now* (${when})${fields.length === 0 ? ': no figures read yet.' : ''}`)];
+  if (fields.length > 0) now.push(fieldsBlock(fields));
+  // The store keeps no time of the last update: it is at or after the latest re-opening.
+  const updated = Math.max(toMs(record.incident.openedAt), record.incident.relapsedAt ? toMs(record.incident.relapsedAt) : -Infinity);
+  const since = Number.isFinite(updated) ? `, at or after ${slackDate(updated)}` : '';
+  const thenLabel = sectionBlock(
+    `*As of the incident's last update*${since} (it is re-described when it escalates or its top cause changes): the summary above, the figures below, the causes and the advice are from then; size changes on the figures under *Now*.`,
+  );
+  return { now, thenLabel };
 }
 
 function adviceBlocks(record: IncidentRecordView, options: AdviceOptions, maxBlocks: number): KnownBlock[] {
@@ -34,6 +59,10 @@ function adviceBlocks(record: IncidentRecordView, options: AdviceOptions, maxBlo
   blocks.push(
     sectionBlock(`*${escapeMrkdwn(label)}* (${incident.severity}${record.state === 'resolved' ? ', resolved' : ''}): ${escapeMrkdwn(summaryUnder(incident.summary, label))}${link}`),
   );
+  if (options.live) {
+    const { now, thenLabel } = liveBlocks(record, options.live);
+    blocks.push(...now, thenLabel);
+  }
   const fields = metricFields(incident.metrics, options.nowMs, { forecasts: record.state !== 'resolved' });
   if (fields.length > 0) blocks.push(fieldsBlock(fields));
   if (incident.causes.length > 0) {

@@ -4,7 +4,7 @@
  */
 import type { HomeView, KnownBlock } from '@slack/types';
 import { ACTION_IDS } from '../action-ids.js';
-import { formatSpan, kindLabel, toMs } from '../format.js';
+import { formatSeconds, formatSpan, kindLabel, toMs } from '../format.js';
 import { SLACK_LIMITS, capBlocks, contextBlock, headerBlock, moreLine, sectionBlock, truncate } from '../limits.js';
 import { channelMention, escapeMrkdwn, inlineCode, slackDate, userMention } from '../mrkdwn.js';
 import { displayName } from './incident-message.js';
@@ -28,7 +28,11 @@ export interface HomeWatch {
 export interface AppHomeInput {
   userId: string;
   nowMs: number;
-  openIncidents: (IncidentRecordView & { channel?: string | null })[];
+  /**
+   * `timeBehindNowSec`: the stream's time behind in its latest snapshot; the incident's summary is
+   * from its last update, which can be long before.
+   */
+  openIncidents: (IncidentRecordView & { channel?: string | null; timeBehindNowSec?: number | null })[];
   silences: HomeSilence[];
   watches: HomeWatch[];
   /** Streams in the watched channels, for the health list. */
@@ -70,9 +74,14 @@ export function renderAppHome(input: AppHomeInput): HomeView {
   for (const record of input.openIncidents.slice(0, max)) {
     const ack = record.acknowledgedBy ? ` · 👀 ${userMention(record.acknowledgedBy)}` : '';
     const where = record.channel ? ` · ${channelMention(record.channel)}` : '';
+    const now = record.timeBehindNowSec != null ? ` · now ${formatSeconds(record.timeBehindNowSec)} behind` : '';
+    // The engine re-describes an incident only when it escalates or its top cause changes, and the
+    // store keeps no time of that: the summary is dated from its latest (re)opening.
+    const updated = Math.max(toMs(record.incident.openedAt), record.incident.relapsedAt ? toMs(record.incident.relapsedAt) : -Infinity);
+    const asOf = Number.isFinite(updated) ? `As of its last update, at or after ${slackDate(updated)}: ` : 'As of its last update: ';
     blocks.push(
       sectionBlock(
-        `${record.incident.severity === 'critical' ? '🔴' : '🟠'} *${escapeMrkdwn(displayName(record))}* · ${escapeMrkdwn(kindLabel(record.kind))} · open for ${formatSpan(toMs(record.openedAt), input.nowMs)}${ack}${where}\n${escapeMrkdwn(truncate(record.incident.summary, 300))}`,
+        `${record.incident.severity === 'critical' ? '🔴' : '🟠'} *${escapeMrkdwn(displayName(record))}* · ${escapeMrkdwn(kindLabel(record.kind))} · open for ${formatSpan(toMs(record.openedAt), input.nowMs)}${now}${ack}${where}\n${asOf}${escapeMrkdwn(truncate(record.incident.summary, 300))}`,
       ),
     );
   }

@@ -21,6 +21,30 @@ export interface MetricFieldOptions {
   forecasts?: boolean;
 }
 
+/** A stream's latest figures (the stored snapshot: `StreamSnapshot`), read when someone asks now. */
+export interface LiveFigures {
+  timeBehindSec: number | null;
+  timeBehindEstimated?: boolean;
+  batchDurationMs: number | null;
+  triggerMs: number | null;
+  arrivalRate?: number | null;
+  processingRate?: number | null;
+  filesWaiting?: number | null;
+  stateRows: number | null;
+}
+
+/** The latest figures as mrkdwn fields, in the incident fields' words, so the two read side by side. */
+export function liveFields(live: LiveFigures): string[] {
+  const fields: string[] = [];
+  if (live.timeBehindSec != null) fields.push(`*Time behind*\n${formatSeconds(live.timeBehindSec)}${live.timeBehindEstimated ? ' (estimated from files)' : ''}`);
+  if (live.batchDurationMs != null) fields.push(`*Batch duration*\n${formatBatchVsTrigger(live.batchDurationMs, live.triggerMs)}`);
+  const rates = ratesField(live.arrivalRate, live.processingRate);
+  if (rates) fields.push(rates);
+  if (live.filesWaiting != null) fields.push(`*Files waiting*\n${formatCount(live.filesWaiting)} files`);
+  if (live.stateRows != null && live.stateRows > 0) fields.push(`*State rows*\n${formatCount(live.stateRows)}`);
+  return fields;
+}
+
 export function metricFields(metrics: IncidentMetrics | undefined, nowMs: number, options: MetricFieldOptions = {}): string[] {
   if (!metrics) return [];
   const forecasts = options.forecasts ?? true;
@@ -72,8 +96,10 @@ export function metricFields(metrics: IncidentMetrics | undefined, nowMs: number
 function ratesField(arrivalRate: number | null | undefined, processingRate: number | null | undefined): string | null {
   const arrival = Number.isFinite(arrivalRate) ? arrivalRate : null;
   const processing = Number.isFinite(processingRate) ? processingRate : null;
-  if (arrival != null && processing != null) return `*Arriving vs processed*\n${formatRate(arrival)} vs ${formatRate(processing)}`;
+  // Spark's processedRowsPerSecond of one batch, over its whole duration: beside the causes' rate per
+  // second of busy time over the recent batches it can read higher, so it says which it is.
+  if (arrival != null && processing != null) return `*Arriving vs processed*\n${formatRate(arrival)} vs ${formatRate(processing)} in the latest batch`;
   if (arrival != null) return `*Arriving*\n${formatRate(arrival)}`;
-  if (processing != null) return `*Processed*\n${formatRate(processing)}`;
+  if (processing != null) return `*Processed*\n${formatRate(processing)} in the latest batch`;
   return null;
 }
