@@ -41,7 +41,7 @@ describe('App Home', () => {
     expect(body.indexOf('sensor_ingest')).toBeLessThan(body.indexOf('orders_5min_agg'));
     expect(body).toContain(`👀 <@${DEV}>`);
     expect(body).toContain('Silenced streams (1)');
-    expect(body).toContain('🔕 *orders_5min_agg* until');
+    expect(body).toContain('🔕 `orders_5min_agg` until');
     expect(body).toContain('Watched streams (3)');
     expect(body).toContain('query `orders_ingest` → <#C0DATAALRT>');
     expect(home.blocks.length).toBeLessThanOrEqual(100);

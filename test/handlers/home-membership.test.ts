@@ -78,7 +78,7 @@ describe('App Home by channel membership', () => {
     const maria = await homeOf(h, MARIA);
     expect(maria).toContain(`Open incidents (${open.length})`);
     expect(maria).toContain(seeded.sensor.name);
-    expect(maria).toContain(`🔕 *${seeded.sensor.name}* until`);
+    expect(maria).toContain(`🔕 \`${seeded.sensor.name}\` until`);
     expect(maria).toContain('Silenced streams (1)');
     expect(maria).toContain('Watched streams (3)');
   });

@@ -114,8 +114,8 @@ describe('App Home', () => {
     expect(view.type).toBe('home');
     const text = blockText(view.blocks as never);
     expect(text).toContain('Open incidents (2)');
-    expect(text).toContain('orders-enrich* · Falling behind · open for 47m 30s · <#C0DATAALRT>');
-    expect(text).toContain('🔕 *payments-dedupe* until');
+    expect(text).toContain('`orders-enrich` · Falling behind · open for 47m 30s · <#C0DATAALRT>');
+    expect(text).toContain('🔕 `payments-dedupe` until');
     expect(text).toContain('job `812` → <#C0DATAALRT>');
     expect(JSON.stringify(view.blocks)).toContain('"action_id":"home_unsilence"');
     expect(blockKitViolations(view.blocks as never, 100)).toEqual([]);
@@ -172,6 +172,6 @@ describe('help and usage', () => {
     for (const name of ['status', 'tune', 'diagnose', 'mute', 'unmute', 'ack', 'watch', 'unwatch', 'digest', 'help']) {
       expect(help).toContain(`/stream ${name}`);
     }
-    expect(renderUsage('say for how long', 'mute').text).toBe('say for how long. Usage: `/stream mute &lt;query&gt; &lt;duration&gt;`');
+    expect(renderUsage('say for how long', 'mute').text).toBe('say for how long. Usage: `/stream mute &lt;query&gt; [#channel] &lt;duration&gt;`');
   });
 });

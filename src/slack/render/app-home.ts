@@ -81,7 +81,7 @@ export function renderAppHome(input: AppHomeInput): HomeView {
     const asOf = Number.isFinite(updated) ? `As of its last update, at or after ${slackDate(updated)}: ` : 'As of its last update: ';
     blocks.push(
       sectionBlock(
-        `${record.incident.severity === 'critical' ? '🔴' : '🟠'} *${escapeMrkdwn(displayName(record))}* · ${escapeMrkdwn(kindLabel(record.kind))} · open for ${formatSpan(toMs(record.openedAt), input.nowMs)}${now}${ack}${where}\n${asOf}${escapeMrkdwn(truncate(record.incident.summary, 300))}`,
+        `${record.incident.severity === 'critical' ? '🔴' : '🟠'} ${inlineCode(truncate(displayName(record), 150))} · ${escapeMrkdwn(kindLabel(record.kind))} · open for ${formatSpan(toMs(record.openedAt), input.nowMs)}${now}${ack}${where}\n${asOf}${escapeMrkdwn(truncate(record.incident.summary, 300))}`,
       ),
     );
   }
@@ -92,7 +92,7 @@ export function renderAppHome(input: AppHomeInput): HomeView {
   for (const silence of input.silences.slice(0, max)) {
     blocks.push(
       sectionBlock(
-        `🔕 *${escapeMrkdwn(silence.name || silence.queryId)}* until ${slackDate(silence.untilMs)}${silence.byUser ? ` · by ${userMention(silence.byUser)}` : ''}`,
+        `🔕 ${inlineCode(truncate(silence.name || silence.queryId, 150))} until ${slackDate(silence.untilMs)}${silence.byUser ? ` · by ${userMention(silence.byUser)}` : ''}`,
         {
           accessory: {
             type: 'button',
