@@ -44,7 +44,7 @@ export function renderBanner(input: BannerInput): string {
     '  What to try:',
     `    - open ${input.lagChannel}: within about a minute a lag alert appears; click Acknowledge`,
     '    - type  /stream status  in the message box; /stream help  lists the rest',
-    '    - open a thread for the evidence; "Tuning advice" says what to change, with numbers',
+    '    - read the evidence in the alert; "Tuning advice" says what to change, with numbers; the thread keeps the timeline',
     '',
     `  App ${input.appUrl} (POST /slack/events, /healthz, /metrics)`,
     `  Local Databricks ${input.databricksUrl} · Redis ${input.redis}`,
