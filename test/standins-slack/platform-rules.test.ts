@@ -176,3 +176,34 @@ describe('action_id', () => {
     expect(slack.messages(ALERTS)).toHaveLength(0);
   });
 });
+
+describe('slash commands', () => {
+  let slack: LocalSlack;
+  let app: Server;
+  let received = 0;
+
+  beforeEach(async () => {
+    received = 0;
+    app = createServer((req, res) => {
+      received += 1;
+      req.resume();
+      req.on('end', () => res.end());
+    });
+    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', () => resolve()));
+    slack = await startLocalSlack({ rateLimit: false, requestUrl: `http://127.0.0.1:${(app.address() as AddressInfo).port}/slack/events` });
+  });
+
+  afterEach(async () => {
+    await slack.close();
+    await new Promise((resolve) => app.close(resolve));
+  });
+
+  it('a command no app registered never reaches the app: Slack says it is not valid', async () => {
+    await expect(slack.interactions.slashCommand({ user: MARIA, channel: ALERTS, text: 'status', command: '/streams' })).rejects.toThrow('/streams is not a valid command');
+    expect(received).toBe(0);
+    expect(slack.ephemerals(ALERTS, MARIA).map((e) => e.text)).toEqual([expect.stringContaining('/streams is not a valid command')]);
+    // The app's own command, in any case, is delivered.
+    await slack.interactions.slashCommand({ user: MARIA, channel: ALERTS, text: 'status', command: '/Stream' });
+    expect(received).toBe(1);
+  });
+});

@@ -168,7 +168,12 @@ export class AppInteractions {
     const { state } = this.deps;
     const user = this.user(input.user);
     const channel = this.channel(input.channel);
-    const command = input.command ?? this.deps.options.command;
+    const command = (input.command ?? this.deps.options.command).toLowerCase();
+    // Slack's client answers a command no installed app registered itself; the app never hears of it.
+    if (command !== this.deps.options.command) {
+      state.addEphemeral({ channel: channel.id, user: user.id, ts: this.actionTs(), text: `${command} is not a valid command. In Slack, messages that start with "/" are read as commands.`, source: 'ack' });
+      throw new InteractionError('streamdoctor_local_slack_unknown_command', `${command} is not a valid command (this app's is ${this.deps.options.command})`);
+    }
     if (input.echo !== false) {
       state.addEphemeral({
         channel: channel.id,

@@ -3,7 +3,8 @@ export type InteractionErrorCode =
   | 'streamdoctor_local_slack_unknown_user'
   | 'streamdoctor_local_slack_unknown_channel'
   | 'streamdoctor_local_slack_not_found'
-  | 'streamdoctor_local_slack_bad_input';
+  | 'streamdoctor_local_slack_bad_input'
+  | 'streamdoctor_local_slack_unknown_command';
 
 export class InteractionError extends Error {
   constructor(
