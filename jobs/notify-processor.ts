@@ -5,7 +5,8 @@
  * changes update the same message; resolving adds one thread reply. Openings inside an alert
  * storm join a grouped message instead of posting their own; the first opening of a burst is posted
  * at once and the group that forms behind it takes that message over (one top-level message per
- * burst, no group_wait added to the first alert).
+ * burst, no group_wait added to the first alert). A severity change of an open incident adds one
+ * thread line too ("Escalated to critical" / "Down to warning").
  */
 import type { Job } from 'bullmq';
 import type { CapacityAdvisor } from '../src/capacity/capacity-advisor.js';
@@ -13,9 +14,10 @@ import type { Logger } from '../src/observability/logger.js';
 import type { AlertRefresher } from '../src/slack/deps.js';
 import { renderAlertNote, type AlertNote } from '../src/slack/render/alert.js';
 import { stallIncidentId } from '../src/slack/render/incident-message.js';
-import { renderRelapseReply } from '../src/slack/render/incident-thread.js';
+import { renderRelapseReply, renderSeverityReply } from '../src/slack/render/incident-thread.js';
 import type { RenderedMessage } from '../src/slack/render/types.js';
 import type { PipelineMetrics } from '../src/observability/metrics.js';
+import type { Severity } from '../src/diagnosis/types.js';
 import type { RedisStore } from '../src/store/index.js';
 import type { IncidentRecord, RoutingDefaults, SilenceRecord, StreamRecord } from '../src/store/types.js';
 import { safeJobId } from './job-ids.js';
@@ -96,6 +98,21 @@ export async function channelIdOf(deps: { chat?: Pick<SlackChat, 'channelId'> },
   return (await deps.chat.channelId(target)) ?? target;
 }
 
+/**
+ * Severity lines in an alert's thread. Neither the record nor the outbox keeps the previous severity
+ * (a change is just 'updated'), so notify keeps its own memory: a marker saying the level the
+ * incident was first shown at (taken under the alert's lock, as it renders), and the thread's message
+ * keys `<id>.severity.<n>`, the n-th change told. Levels alternate, so line n always means the same
+ * level: a retried job posts (or adopts) the same key, never a second line.
+ */
+const SEVERITIES: readonly Severity[] = ['warning', 'critical'];
+const firstShownMarker = (incidentId: string, severity: Severity): string => `severity-shown.${incidentId}.${severity}`;
+/** As long as the poster keeps message refs: the lines are counted against the same span. */
+const FIRST_SHOWN_TTL_MS = 30 * 24 * 3_600_000;
+const severityLineKey = (incidentId: string, n: number): string => `${incidentId}.severity.${n}`;
+/** Bound on the lines read back: far more changes than one incident ever has. */
+const MAX_SEVERITY_LINES = 100;
+
 /** What showing an incident's own message did, and the record it rendered. */
 interface Shown {
   result: PostResult;
@@ -167,10 +184,18 @@ export function createNotifyProcessor(deps: NotifyDeps) {
     const toGroup = async (id: string): Promise<NotifyOutcome> => {
       await deps.store.storms.touch(channel, id);
       await storms.enqueueGroup(channel, id);
-      // The person acted on the group's message: the note goes to its thread, naming the stream
-      // (the thread is every member's).
+      // The thread is every member's: its lines name the stream.
+      const subjectOf = async () => (await deps.store.streams.get(record.queryId))?.name || record.queryName || record.queryId;
+      // A severity change goes to the group's thread.
+      await rememberFirstShown(record);
+      const severityKey = await untoldSeverity(channel, record);
+      if (severityKey) {
+        const subject = await subjectOf();
+        await storms.tellThread(channel, id, record.slack, severityKey, () => severityLine(record, subject));
+      }
+      // The person acted on the group's message: the note goes to its thread.
       if (note) {
-        const subject = (await deps.store.streams.get(record.queryId))?.name || record.queryName || record.queryId;
+        const subject = await subjectOf();
         await storms.tellThread(channel, id, record.slack, `${record.id}.${note.key}`, () => noteLine({ ...note.note, subject }));
       }
       await deps.store.incidents.markNotified(record.id, record.version);
@@ -215,6 +240,8 @@ export function createNotifyProcessor(deps: NotifyDeps) {
       // storm group that formed meanwhile (then the group's message shows it, not this one).
       rendered = (await deps.store.incidents.get(record.id)) ?? record;
       if (rendered.groupId) throw new JoinedGroupSignal(rendered.groupId);
+      // Under the lock, so a racing job of a later version cannot take its level for the first.
+      await rememberFirstShown(rendered);
       const stallUrl = await stallAlertUrl(rendered);
       const msg = deps.renderer.incident(await inWorkers(rendered, stream), { nowMs, stream, silence, ...(stallUrl ? { stallUrl } : {}) });
       return { text: msg.text, blocks: msg.blocks };
@@ -235,9 +262,9 @@ export function createNotifyProcessor(deps: NotifyDeps) {
   }
 
   /**
-   * The alert's thread: a relapse's "Back" line, the resolve reply, a person's note. A message posted
-   * anew (the old one was deleted in Slack) gets what the change being delivered brings, not a replay
-   * of the old thread: the new message itself shows the incident's state (a resolved one reads
+   * The alert's thread: a relapse's "Back" line, a severity change, the resolve reply, a person's
+   * note. A message posted anew (the old one was deleted in Slack) gets what the change being
+   * delivered brings, not a replay of the old thread: the new message itself shows the incident's state (a resolved one reads
    * "Resolved"), so replies follow their usual rules and one still recorded is updated where it is
    * (posted anew under this message only if it was deleted too). Replaying would repeat lines people
    * already saw, for no information the message lacks.
@@ -258,6 +285,13 @@ export function createNotifyProcessor(deps: NotifyDeps) {
         return { text: reply.text, blocks: reply.blocks, threadTs: result.ts };
       });
     }
+    // A severity change since the thread last told one (or since the alert was first shown). Also
+    // when resolved: the job that carried the change may have found its version already shown (a
+    // retry after the resolve), and the line still belongs before the resolve reply.
+    const severityKey = await untoldSeverity(channel, rendered);
+    if (severityKey) {
+      await deps.poster.postOrUpdate(channel, severityKey, () => ({ ...severityLine(rendered), threadTs: result.ts }));
+    }
     // The resolve reply goes with the resolving change, or with any later job while it is missing (an
     // incident first shown already resolved: its 'resolved' job found nothing new to do).
     const replyKey = relapses > 0 ? `${incidentId}.resolved.${relapses}` : `${incidentId}.resolved`;
@@ -271,6 +305,31 @@ export function createNotifyProcessor(deps: NotifyDeps) {
       // A person's action, told once in the thread (its own message key: a retry updates, never repeats).
       await deps.poster.postOrUpdate(channel, `${incidentId}.${note.key}`, () => ({ ...noteLine(note.note), threadTs: result.ts }));
     }
+  }
+
+  /** The level an incident was first shown at, once (later calls keep the first). */
+  async function firstShown(incidentId: string): Promise<Severity | null> {
+    for (const level of SEVERITIES) if ((await deps.store.markers.remainingMs(firstShownMarker(incidentId, level))) > 0) return level;
+    return null;
+  }
+
+  async function rememberFirstShown(record: IncidentRecord): Promise<void> {
+    if (!(await firstShown(record.id))) await deps.store.markers.take(firstShownMarker(record.id, record.incident.severity), '1', FIRST_SHOWN_TTL_MS);
+  }
+
+  /** The key of the severity line `record` is due, or null when the thread already tells its level. */
+  async function untoldSeverity(channel: string, record: IncidentRecord): Promise<string | null> {
+    const current = record.incident.severity;
+    let told = await firstShown(record.id);
+    if (!told) return null;
+    let n = 1;
+    for (; n <= MAX_SEVERITY_LINES && (await deps.poster.messageTs(channel, severityLineKey(record.id, n))); n++) told = told === 'critical' ? 'warning' : 'critical';
+    return told === current || n > MAX_SEVERITY_LINES ? null : severityLineKey(record.id, n);
+  }
+
+  function severityLine(record: IncidentRecord, subject?: string): RenderedMessage {
+    const line = (deps.renderer.severityReply ?? renderSeverityReply)(record, subject);
+    return { text: line.text, blocks: line.blocks };
   }
 
   function noteLine(note: AlertNote): RenderedMessage {

@@ -1,9 +1,9 @@
 /**
- * What notify renders with: the one alert renderer (src/slack/render/alert.ts), the resolve and relapse replies,
+ * What notify renders with: the one alert renderer (src/slack/render/alert.ts), the resolve, relapse and severity replies,
  * behind a small interface so tests can count or alter renders.
  */
 import { renderAlert, renderAlertNote, type AlertNote } from '../src/slack/render/alert.js';
-import { renderRelapseReply, renderResolvedReply } from '../src/slack/render/incident-thread.js';
+import { renderRelapseReply, renderResolvedReply, renderSeverityReply } from '../src/slack/render/incident-thread.js';
 import type { RenderedMessage } from '../src/slack/render/types.js';
 import type { IncidentRecord, SilenceRecord, StreamRecord } from '../src/store/types.js';
 
@@ -20,6 +20,11 @@ export interface NotifyRenderer {
   resolvedReply(record: IncidentRecord, nowMs: number): RenderedMessage;
   /** The thread line when a resolved incident comes back in its cool-down. @defaultValue renderRelapseReply */
   relapseReply?(record: IncidentRecord, nowMs: number): RenderedMessage;
+  /**
+   * The thread line when an open incident's severity changes; `subject` names the stream in a storm
+   * group's shared thread. @defaultValue renderSeverityReply
+   */
+  severityReply?(record: IncidentRecord, subject?: string): RenderedMessage;
   /** A person's action in the alert's thread. @defaultValue renderAlertNote */
   note?(note: AlertNote): RenderedMessage;
 }
@@ -32,5 +37,6 @@ export const blockKitRenderer: NotifyRenderer = {
     return renderResolvedReply(record, nowMs);
   },
   relapseReply: renderRelapseReply,
+  severityReply: renderSeverityReply,
   note: renderAlertNote,
 };

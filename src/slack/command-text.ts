@@ -86,6 +86,20 @@ function parseTarget(words: string[]): WatchTarget | null {
   return { scope: 'query', id: stripQuotes(words.join(' ')) };
 }
 
+/**
+ * Why a job or pipeline id cannot be one, as the watch file checks them (src/config/watch-schema.ts):
+ * job ids are numbers, pipeline ids UUIDs. Null for a query (its name is looked up) or a valid id.
+ */
+export function watchIdProblem(target: WatchTarget): string | null {
+  if (target.scope === 'job' && !/^[0-9]{1,20}$/.test(target.id)) {
+    return `a job id is the number in the job's URL, e.g. \`job 19064954\` (${inlineCode(target.id.slice(0, 40))} is not one)`;
+  }
+  if (target.scope === 'pipeline' && !/^[0-9a-f-]{8,128}$/i.test(target.id)) {
+    return `a pipeline id is a UUID, e.g. \`pipeline abcdef12-abcd-3456-7890-abcd1234ef56\` (${inlineCode(target.id.slice(0, 40))} is not one)`;
+  }
+  return null;
+}
+
 function parseWatch(name: 'watch' | 'unwatch', rest: string): StreamCommand {
   const words = unescapeSlackText(rest.replace(/<#[CG][A-Z0-9]+(?:\|[^>]*)?>/g, (token) => ` ${token} `))
     .split(/\s+/)
@@ -110,27 +124,53 @@ function parseWatch(name: 'watch' | 'unwatch', rest: string): StreamCommand {
   if (!target || target.id === '') {
     return { name: 'invalid', subcommand: name, reason: `say what to ${name}: a query name, \`job <id>\` or \`pipeline <id>\`` };
   }
+  // Only watch refuses a malformed id: unwatch must still remove a route stored before this check.
+  const problem = name === 'watch' ? watchIdProblem(target) : null;
+  if (problem) return { name: 'invalid', subcommand: name, reason: problem };
   return { name, target, channel };
+}
+
+/** Most words a duration in words takes (`1 hour 30 minutes`). */
+const MAX_DURATION_WORDS = 4;
+
+function durationOrNull(text: string): number | null {
+  try {
+    return parseDuration(text);
+  } catch (error) {
+    if (error instanceof DurationError) return null;
+    throw error;
+  }
+}
+
+/**
+ * The duration a mute ends with, and how many words it took: the last word when it is one (`2h`,
+ * as before, so a query name ending in a duration-like word keeps it), else the longest run of
+ * trailing words that reads as one (`2 hours`, `1 hour 30 minutes`).
+ */
+function trailingDuration(words: string[]): { durationMs: number; taken: number } | null {
+  const last = durationOrNull(words[words.length - 1]!);
+  if (last !== null) return { durationMs: last, taken: 1 };
+  for (let taken = Math.min(MAX_DURATION_WORDS, words.length); taken >= 2; taken--) {
+    const durationMs = durationOrNull(words.slice(-taken).join(' '));
+    if (durationMs !== null) return { durationMs, taken };
+  }
+  return null;
 }
 
 function parseMute(rest: string): StreamCommand {
   const words = unescapeSlackText(rest).trim().split(/\s+/).filter(Boolean);
   if (words.length === 0) return { name: 'invalid', subcommand: 'mute', reason: 'say for how long, e.g. `/stream mute orders 2h`' };
   const last = words[words.length - 1]!;
-  let durationMs: number;
-  try {
-    durationMs = parseDuration(last.replace(/^for$/i, ''));
-  } catch (error) {
-    if (error instanceof DurationError) {
-      return { name: 'invalid', subcommand: 'mute', reason: `end with a duration such as 30m, 2h or 1d (${inlineCode(last.slice(0, 40))} is not one)` };
-    }
-    throw error;
+  const found = trailingDuration(words);
+  if (!found) {
+    return { name: 'invalid', subcommand: 'mute', reason: `end with a duration such as 30m, 2h, 1d or 2 hours (${inlineCode(last.slice(0, 40))} is not one)` };
   }
+  const { durationMs, taken } = found;
   if (durationMs <= 0) return { name: 'invalid', subcommand: 'mute', reason: 'the duration must be more than zero' };
   if (durationMs > MAX_MUTE_MS) return { name: 'invalid', subcommand: 'mute', reason: 'mute for at most 7d; `/stream unwatch` stops alerts for good' };
-  const queryWords = words.slice(0, -1);
+  const queryWords = words.slice(0, -taken);
   if (queryWords.length > 0 && queryWords[queryWords.length - 1]!.toLowerCase() === 'for') queryWords.pop();
-  return { name: 'mute', query: queryOrNull(queryWords.join(' ')), durationMs, durationText: last };
+  return { name: 'mute', query: queryOrNull(queryWords.join(' ')), durationMs, durationText: words.slice(-taken).join(' ') };
 }
 
 export function parseStreamCommand(rawText: string | undefined | null): StreamCommand {

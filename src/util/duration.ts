@@ -1,6 +1,7 @@
 /**
  * Durations as people write them on the command line and in config: `500ms`, `90s`, `10m`, `2h`,
- * `7d`, and combinations such as `1h30m`. A bare number is seconds.
+ * `7d`, and combinations such as `1h30m`; also in words, as people type them in Slack: `2 hours`,
+ * `30 minutes`, `1 day`, `1 hour 30 mins`. A bare number is seconds.
  */
 import { StreamDoctorError } from './errors.js';
 
@@ -13,7 +14,22 @@ const UNIT_MS: Record<string, number> = {
   w: 604_800_000,
 };
 
-const PART = /(\d+(?:\.\d+)?)(ms|s|m|h|d|w)/gy;
+/** Every spelling of each unit; longer ones first, so `ms` is not read as `m` and `mins` not as `m`. */
+const UNIT_WORDS: [RegExp, string][] = [
+  [/^(ms|msecs?|milliseconds?)$/, 'ms'],
+  [/^(s|secs?|seconds?)$/, 's'],
+  [/^(m|mins?|minutes?)$/, 'm'],
+  [/^(h|hrs?|hours?)$/, 'h'],
+  [/^(d|days?)$/, 'd'],
+  [/^(w|wks?|weeks?)$/, 'w'],
+];
+
+const PART = /\s*(\d+(?:\.\d+)?)\s*([a-z]+)\s*/gy;
+
+function unitMs(word: string): number | null {
+  const unit = UNIT_WORDS.find(([spelling]) => spelling.test(word))?.[1];
+  return unit ? UNIT_MS[unit]! : null;
+}
 
 export class DurationError extends StreamDoctorError {
   constructor(readonly input: string) {
@@ -30,7 +46,9 @@ export function parseDuration(input: string): number {
   let total = 0;
   let consumed = 0;
   for (let match = PART.exec(text); match; match = PART.exec(text)) {
-    total += Number(match[1]) * UNIT_MS[match[2]!]!;
+    const ms = unitMs(match[2]!);
+    if (ms === null) throw new DurationError(input);
+    total += Number(match[1]) * ms;
     consumed = PART.lastIndex;
   }
   if (consumed !== text.length) throw new DurationError(input);

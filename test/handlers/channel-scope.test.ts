@@ -106,17 +106,17 @@ describe('channel scope of /stream commands', () => {
 
   it('watch job|pipeline checks membership of every channel its streams alert in now, default and pipeline routes too', async () => {
     const { ledger } = await world();
-    // payments_ledger runs in job 4242 / pipeline p-ledger with no route of its own: the private default channel gets it.
-    await h!.store.streams.upsert({ queryId: ledger.queryId, name: ledger.name, jobId: '4242', pipelineId: 'p-ledger' });
+    // payments_ledger runs in job 4242 / pipeline 0b1e6d2a-4c3f-4e5a-9b7c-1d2e3f4a5b6c with no route of its own: the private default channel gets it.
+    await h!.store.streams.upsert({ queryId: ledger.queryId, name: ledger.name, jobId: '4242', pipelineId: '0b1e6d2a-4c3f-4e5a-9b7c-1d2e3f4a5b6c' });
     await h!.store.routing.removeRoute('query', ledger.queryId);
     h!.deps.routingDefaults = { defaultChannel: PAYMENTS };
     const ledgerChannel = async () => h!.store.routing.resolve((await h!.store.streams.get(ledger.queryId))!, h!.deps.routingDefaults);
-    for (const text of ['watch job 4242', 'watch pipeline p-ledger']) {
+    for (const text of ['watch job 4242', 'watch pipeline 0b1e6d2a-4c3f-4e5a-9b7c-1d2e3f4a5b6c']) {
       expect((await run(text, DEV)).text, text).toContain(`alerts in <#${PAYMENTS}>, and only its members may watch it from another channel`);
     }
     // A pipeline route, which a job route outranks, counts as well.
     h!.deps.routingDefaults = undefined;
-    await h!.store.routing.setRoute('pipeline', 'p-ledger', PAYMENTS);
+    await h!.store.routing.setRoute('pipeline', '0b1e6d2a-4c3f-4e5a-9b7c-1d2e3f4a5b6c', PAYMENTS);
     expect((await run('watch job 4242', DEV)).text).toContain(`alerts in <#${PAYMENTS}>, and only its members may watch it`);
     expect(await ledgerChannel()).toBe(PAYMENTS);
     expect(JSON.stringify((await run('status', DEV)).blocks)).not.toContain(ledger.name);

@@ -52,7 +52,7 @@ describe('/stream commands', () => {
   it('help and odd text get a short private answer', async () => {
     const help = await run('');
     expect(help.response_type).toBe('ephemeral');
-    expect(text(help.blocks)).toContain('/stream mute &lt;query&gt; &lt;duration&gt;');
+    expect(text(help.blocks)).toContain('/stream mute &lt;query&gt; [#channel] &lt;duration&gt;` silence alerts for a stream, e.g. `mute orders 2h` or `mute orders 2 hours`');
     const odd = await run('frobnicate the <!channel>');
     expect(odd.response_type).toBe('ephemeral');
     expect(odd.text).toContain('`frobnicate` is not a /stream command');
@@ -164,6 +164,19 @@ describe('/stream commands', () => {
     expect(await h.store.routing.resolve({ queryId: healthy.queryId })).toBeNull();
     const none = await run('unwatch job 999');
     expect(none.text).toContain('No `watch` routes job `999`');
+  });
+
+  it('watch refuses a malformed job id privately, and a watch that changes nothing is answered privately', async () => {
+    const bad = await run('watch job abc');
+    expect(bad.response_type).toBe('ephemeral');
+    expect(bad.text).toContain("a job id is the number in the job's URL");
+    expect((await h.store.routing.listRoutes()).map((r) => r.id)).not.toContain('abc');
+    const first = await run('watch job 4471');
+    expect(first.response_type).toBe('in_channel');
+    const again = await run('watch job 4471');
+    expect(again.response_type).toBe('ephemeral');
+    expect(again.text).toBe('job `4471` is already routed to <#C0DATAALRT>; nothing changed.');
+    await run('unwatch job 4471');
   });
 
   it('in a channel bound to one incident the query can be left out', async () => {

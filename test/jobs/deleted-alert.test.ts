@@ -100,7 +100,8 @@ describe('an alert message deleted in Slack', () => {
     expect(top).toHaveLength(1);
     expect(keyOf(top[0]!)).toBe(id);
     expect(top[0]!.text).toMatch(/^🟢 Resolved: orders/);
-    expect(slack!.thread(CHANNEL, again.ts)).toHaveLength(2);
+    // The alert, the escalation it was posted anew for (the change being delivered), the resolve reply.
+    expect(slack!.thread(CHANNEL, again.ts).map((m) => m.text)).toEqual([expect.stringMatching(/^🟢 Resolved/), expect.stringContaining('Escalated to critical'), expect.stringContaining('Resolved after')]);
     expect(await rt.store.incidents.get(id)).toMatchObject({ state: 'resolved', notifiedVersion: 3, slack: again });
     expect(await rt.queues.notify.getFailedCount()).toBe(0);
   });

@@ -73,14 +73,15 @@ describe('notify', () => {
     await waitFor(async () => slack!.messages('C0DATAALRT').find((m) => m.ts === posted.ts)?.text.includes('20 min'), 'updated in place');
     const resolved = { ...worse, resolvedAt: '2026-11-29T10:40:00.000Z', resolvedAtBatchId: 300 };
     await change(rt, QID(1), 'resolved', resolved);
-    await waitFor(async () => slack!.thread('C0DATAALRT', posted.ts).length === 2, 'resolve reply');
+    await waitFor(async () => slack!.thread('C0DATAALRT', posted.ts).some((m) => m.text.startsWith('Resolved after')), 'resolve reply');
     // A replayed notify job (same version) changes nothing.
     await waitFor(() => idle(rt), 'idle');
     await rt.queues.notify.add('refresh', { kind: 'refresh', incidentId: id, committedAt: Date.now() });
     await waitFor(() => idle(rt), 'idle');
     const record = (await rt.store.incidents.get(id))!;
     expect(slack!.messages('C0DATAALRT').filter((m) => keyOf(m) === id)).toHaveLength(1);
-    expect(slack!.thread('C0DATAALRT', posted.ts)).toHaveLength(2);
+    // The alert, its escalation (warning → critical), the resolve reply.
+    expect(slack!.thread('C0DATAALRT', posted.ts)).toHaveLength(3);
     expect(record).toMatchObject({ state: 'resolved', notifiedVersion: record.version });
     expect(await rt.store.incidents.countOpen()).toBe(0);
   });

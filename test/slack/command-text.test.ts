@@ -24,6 +24,27 @@ describe('parseStreamCommand', () => {
     expect(parseStreamCommand('mute')).toMatchObject({ name: 'invalid', subcommand: 'mute' });
   });
 
+  it('reads mute durations written in words, and says exactly what to write otherwise', () => {
+    expect(parseStreamCommand('mute clickstream 2 hours')).toMatchObject({ name: 'mute', query: 'clickstream', durationMs: 7_200_000, durationText: '2 hours' });
+    expect(parseStreamCommand('mute clickstream for 30 minutes')).toMatchObject({ name: 'mute', query: 'clickstream', durationMs: 1_800_000 });
+    expect(parseStreamCommand('mute orders enrich 1 day')).toMatchObject({ name: 'mute', query: 'orders enrich', durationMs: 86_400_000 });
+    expect(parseStreamCommand('mute clickstream 1 hour 30 minutes')).toMatchObject({ name: 'mute', query: 'clickstream', durationMs: 5_400_000 });
+    expect(parseStreamCommand('mute 1 hour')).toMatchObject({ name: 'mute', query: null, durationMs: 3_600_000 });
+    const refused = parseStreamCommand('mute clickstream forever');
+    expect(refused).toMatchObject({ name: 'invalid', reason: expect.stringContaining('2 hours') });
+    expect(refused).toMatchObject({ reason: expect.stringContaining('(`forever` is not one)') });
+  });
+
+  it('refuses a job id that is not a number and a pipeline id that is not a UUID, for watch', () => {
+    expect(parseStreamCommand('watch job abc')).toMatchObject({ name: 'invalid', subcommand: 'watch', reason: expect.stringContaining('number') });
+    expect(parseStreamCommand('watch job:abc')).toMatchObject({ name: 'invalid', subcommand: 'watch' });
+    expect(parseStreamCommand('watch pipeline nightly')).toMatchObject({ name: 'invalid', subcommand: 'watch', reason: expect.stringContaining('UUID') });
+    expect(parseStreamCommand('watch pipeline abcdef12-abcd-3456-7890-abcd1234ef56')).toMatchObject({ name: 'watch', target: { scope: 'pipeline' } });
+    expect(parseStreamCommand('watch job 19064954')).toMatchObject({ name: 'watch', target: { scope: 'job', id: '19064954' } });
+    // A route stored before the check can still be removed.
+    expect(parseStreamCommand('unwatch job abc')).toMatchObject({ name: 'unwatch', target: { scope: 'job', id: 'abc' } });
+  });
+
   it('reads watch targets and escaped channel links', () => {
     expect(parseStreamCommand('watch orders-enrich')).toEqual({ name: 'watch', target: { scope: 'query', id: 'orders-enrich' }, channel: null });
     expect(parseStreamCommand('watch job 812 <#C0DATAALRT|data-alerts>')).toEqual({ name: 'watch', target: { scope: 'job', id: '812' }, channel: 'C0DATAALRT' });

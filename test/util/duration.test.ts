@@ -11,11 +11,20 @@ describe('parseDuration', () => {
     ['1h30m', 5_400_000],
     ['1.5s', 1_500],
     ['30', 30_000],
+    // As people type them in Slack: words, singular or plural, spaced.
+    ['2 hours', 7_200_000],
+    ['30 minutes', 1_800_000],
+    ['1 day', 86_400_000],
+    ['1 hour', 3_600_000],
+    ['2hours', 7_200_000],
+    ['5 s', 5_000],
+    ['1 hour 30 mins', 5_400_000],
+    ['2 Weeks', 1_209_600_000],
   ])('%s is %d ms', (input, ms) => {
     expect(parseDuration(input)).toBe(ms);
   });
 
-  it.each(['', 'ten minutes', '10x', '-5s', '5 s', 'm10'])('rejects %j with a message saying how to write one', (input) => {
+  it.each(['', 'ten minutes', '10x', '-5s', 'm10', 'hours', '2 hoursx', '2 mo'])('rejects %j with a message saying how to write one', (input) => {
     expect(() => parseDuration(input)).toThrow(DurationError);
     expect(() => parseDuration(input)).toThrow(/500ms, 90s, 10m, 2h or 7d/);
   });

@@ -70,6 +70,9 @@ export async function watchSubcommand(ctx: CommandContext, target: WatchTarget, 
   }
   const refused = await mayReroute(ctx, channels, resolved.current, destination, resolved.label, 'watch');
   if (refused) return replyPrivately(ctx, refused);
+  // A watch that changes nothing is not news for the channel: answer the caller alone.
+  const existing = (await ctx.deps.store.routing.listRoutes()).find((rule) => rule.scope === target.scope && rule.id === resolved.id);
+  if (existing?.channel === destination) return replyPrivately(ctx, `${resolved.label} is already routed to ${channelMention(destination)}; nothing changed.`);
   await ctx.deps.store.routing.setRoute(target.scope, resolved.id, destination);
   const note =
     check.status === 'not_member'

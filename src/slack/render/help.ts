@@ -7,7 +7,7 @@ export const COMMAND_LINES: [string, string][] = [
   ['status [query|all]', 'health of the streams routed to this channel (or one stream, or all)'],
   ['tune <query>', 'the full tuning advice, with numbers'],
   ['diagnose [progress JSON]', 'run the engine on pasted progress JSON, or on the last .json/.jsonl file shared here'],
-  ['mute <query> <duration>', 'silence alerts for a stream, e.g. `mute orders 2h`'],
+  ['mute <query> [#channel] <duration>', 'silence alerts for a stream, e.g. `mute orders 2h` or `mute orders 2 hours` (up to 7d)'],
   ['unmute <query>', 'end a silence'],
   ['ack <query>', 'acknowledge the open incident'],
   ['watch <query|job <id>|pipeline <id>> [#channel]', 'route alerts to a channel (this one by default)'],

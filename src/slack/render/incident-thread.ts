@@ -4,7 +4,7 @@
  */
 import { formatDuration } from '../../util/duration.js';
 import { formatSpan, kindLabel, toMs } from '../format.js';
-import { fallbackText, sectionBlock } from '../limits.js';
+import { fallbackText, sectionBlock, truncate } from '../limits.js';
 import { escapeMrkdwn, inlineCode, slackDate, userMention } from '../mrkdwn.js';
 import type { IncidentRecordView, RenderedMessage } from './types.js';
 
@@ -36,6 +36,26 @@ export function renderRelapseReply(record: IncidentRecordView, nowMs: number): R
     `🔁 *Back* ${slackDate(Number.isFinite(atMs) ? atMs : nowMs, '{time}')}${times}: ${escapeMrkdwn(incident.summary)}`,
     `Back: ${escapeMrkdwn(incident.summary)}`,
   );
+}
+
+/** How much of the summary a severity line repeats: the alert above shows it whole. */
+const SEVERITY_SUMMARY_CHARS = 300;
+
+/**
+ * The reply posted once per severity change of an open incident ("🔺 Escalated to critical" /
+ * "🔻 Down to warning"); the alert itself is edited in place. `subject` names the stream where the
+ * thread is shared by several (a storm group's).
+ */
+export function renderSeverityReply(record: IncidentRecordView, subject?: string): RenderedMessage {
+  const { severity, summary } = record.incident;
+  const up = severity === 'critical';
+  const short = truncate(summary, SEVERITY_SUMMARY_CHARS);
+  const change = up ? 'Escalated to critical' : 'Down to warning';
+  const lower = up ? 'escalated to critical' : 'down to warning';
+  // The fallback text is shown as notification text: escaped like the blocks.
+  const plain = subject === undefined ? change : `${escapeMrkdwn(subject)} ${lower}`;
+  const head = subject === undefined ? `*${change}*` : `${inlineCode(subject)} ${lower}`;
+  return reply(`${up ? '🔺' : '🔻'} ${head}: ${escapeMrkdwn(short)}`, `${plain}: ${escapeMrkdwn(short)}`);
 }
 
 /**

@@ -35,10 +35,20 @@ export function sortWorstFirst(streams: StreamView[]): StreamView[] {
   );
 }
 
-export function streamLine(stream: StreamView, nowMs: number): string {
+/** A stream as its status line reads it. */
+export interface StatusStreamView extends StreamView {
+  /** An open stall incident: no progress comes, so the last report's time behind means nothing now. */
+  stalled?: boolean;
+}
+
+export function streamLine(stream: StatusStreamView, nowMs: number): string {
   const name = mrkdwnLink(stream.runPageUrl, stream.name || stream.queryId);
   const parts = [`${healthEmoji(stream.health)} *${name}*`];
-  if (stream.timeBehindSec != null) {
+  const last = toMs(stream.lastProgressAt ?? null);
+  if (stream.stalled) {
+    // No report comes: the last one's time behind is stale, so say how long it has been silent.
+    parts.push(Number.isFinite(last) ? `silent: no progress for ${formatDuration(Math.max(0, nowMs - last))}, time behind unknown` : 'silent: no progress yet, time behind unknown');
+  } else if (stream.timeBehindSec != null) {
     parts.push(`${stream.timeBehindEstimated ? '~' : ''}${formatSeconds(stream.timeBehindSec)} behind${stream.timeBehindEstimated ? ' (est.)' : ''}`);
   } else if (stream.filesWaiting != null) {
     parts.push(filesWaiting(stream.filesWaiting, stream.filesWaitingTrendPerMin ?? null));
@@ -47,9 +57,8 @@ export function streamLine(stream: StreamView, nowMs: number): string {
   }
   if (stream.batchDurationMs != null) parts.push(`batch ${formatBatchVsTrigger(stream.batchDurationMs, stream.triggerMs)}`);
   if (stream.stateRows != null && stream.stateRows > 0) parts.push(`${formatCount(stream.stateRows)} state rows`);
-  const last = toMs(stream.lastProgressAt ?? null);
-  if (Number.isFinite(last)) parts.push(`last progress ${formatDuration(Math.max(0, nowMs - last))} ago`);
-  else parts.push('no progress yet');
+  // A stalled stream's silence is said above, once.
+  if (!stream.stalled) parts.push(Number.isFinite(last) ? `last progress ${formatDuration(Math.max(0, nowMs - last))} ago` : 'no progress yet');
   if (stream.openIncidents) parts.push(`${stream.openIncidents} open incident${stream.openIncidents === 1 ? '' : 's'}`);
   if (stream.silencedUntilMs != null && stream.silencedUntilMs > nowMs) parts.push(`🔕 until ${slackDate(stream.silencedUntilMs)}`);
   return parts.join(' · ');
@@ -63,7 +72,8 @@ export function healthSummary(streams: StreamView[]): string {
   }
   const parts = [
     counts.critical ? `🔴 ${counts.critical} critical` : '',
-    counts.warning ? `🟠 ${counts.warning} warning` : '',
+    // "critical", "ok" and "no data" read the same for one and many; "warning" is a noun.
+    counts.warning ? `🟠 ${counts.warning} warning${counts.warning === 1 ? '' : 's'}` : '',
     counts.ok ? `🟢 ${counts.ok} ok` : '',
     counts.unknown ? `⚪ ${counts.unknown} no data` : '',
   ].filter(Boolean);
