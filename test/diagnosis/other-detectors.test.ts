@@ -130,6 +130,15 @@ describe('stalled', () => {
     expect(Date.parse(changes[0]!.incident.openedAt)).toBe(restartedAt + 20 * MIN);
   });
 
+  it('on a query with large state, says the silence may be state work a restart would start over', () => {
+    const stateful = { arrival: 8_000, processing: cluster, triggerMs: 30_000, source: { kind: 'kafka' as const, partitions: 16 } };
+    const big = runStream({ ...stateful, state: { watermarkMs: 30 * MIN, initialRows: 40_000_000, provider: 'rocksdb' } }, 40);
+    const advice = big.tracker.report(big.lastEndMs + 30 * MIN).incidents[0]!.advice[0]!.text;
+    expect(advice).toMatch(/state rows it may be busy in one long batch repartitioning or loading its state.*a restart starts that work over\. If the run has failed or hung, restart it/);
+    const small = runStream(stateful, 40);
+    expect(small.tracker.report(small.lastEndMs + 30 * MIN).incidents[0]!.advice[0]!.text).not.toMatch(/state rows/);
+  });
+
   it('an idle query (nothing arriving, nothing behind) may be silent', () => {
     const run = runStream(
       {

@@ -68,8 +68,23 @@ export function detectStalled(ctx: DetectorContext): Finding {
     causes: [],
     advice: [
       {
-        text: `Check the run in the Spark UI: a batch${latest.batchId !== null ? ` after batch ${latest.batchId}` : ''} has run for ${fmt.seconds(silentSec)} (a stuck task, a hung sink or source call) or the driver stopped without a termination event. If the run has failed or hung, restart it; the checkpoint resumes from the last committed batch.`,
+        text: `Check the run in the Spark UI: a batch${latest.batchId !== null ? ` after batch ${latest.batchId}` : ''} has run for ${fmt.seconds(silentSec)} (a stuck task, a hung sink or source call) or the driver stopped without a termination event. ${stateWorkHint(ctx)}If the run has failed or hung, restart it; the checkpoint resumes from the last committed batch.`,
       },
     ],
   };
+}
+
+/** State rows past which loading or repartitioning the state can take a batch many minutes. */
+const LARGE_STATE_ROWS = 10_000_000;
+
+/**
+ * A stateful query's long silence can be one batch doing state work (repartitioning it after a
+ * change of partitions, or loading it in a run's first batch), which a restart only starts over:
+ * said before the advice to restart, with what the reports show (the state's size, a run just begun).
+ */
+function stateWorkHint(ctx: DetectorContext): string {
+  const rows = ctx.latest.stateRows;
+  if (rows === null || rows < LARGE_STATE_ROWS) return '';
+  const newRun = ctx.runStartedAtMs !== null && ctx.runStartedAtMs > ctx.latest.t ? ' (its run began after the last report: a first batch loads the state)' : '';
+  return `With ${fmt.count(rows)} state rows it may be busy in one long batch repartitioning or loading its state${newRun}: the stage timeline shows state store tasks still running; then wait, since a restart starts that work over. `;
 }
