@@ -59,7 +59,7 @@ describe('parseDiagnoseFlags', () => {
     const cases: [string[], RegExp][] = [
       [['--format', 'yaml'], /--format must be text or json/],
       [['--now', 'yesterday'], /--now must be an ISO-8601 time/],
-      [['--retention', '7 days'], /--retention: "7 days" is not a duration; write it like 500ms/],
+      [['--retention', 'a week'], /--retention: "a week" is not a duration; write it like 500ms/],
       [['--trigger', 'fast'], /--trigger: .*not a duration/],
       [['--cores', '0'], /--cores must be a whole number/],
       [['--cores', '2.5'], /--cores must be a whole number/],
@@ -69,6 +69,8 @@ describe('parseDiagnoseFlags', () => {
     ];
     for (const [argv, message] of cases) expect(() => parseDiagnoseFlags(argv)).toThrow(message);
     expect(() => parseDiagnoseFlags(['--cores', 'x'])).toThrow(UsageError);
+    // Durations in words read as in /stream mute.
+    expect(parseDiagnoseFlags(['--retention', '7 days'])).toMatchObject({ retentionMs: 7 * 86_400_000 });
   });
 });
 

@@ -181,6 +181,23 @@ def standin_answers(table, rows, requests):
     return json.loads(node(["bin/run-ts.mjs", "scripts/standin-progress-query.ts"], stdin=payload))["results"]
 
 
+def run_scala_job(script, workdir):
+    """Runs test/spark/<script> in a fresh process with the Scala listener jar (spark.jars must be on the
+    driver's class path from JVM start), in a classic session; asserts it exited 0 and returns it."""
+    assert SCALA_JAR.is_file(), f"{SCALA_JAR} is missing: build it with `mvn -f listener/scala/pom.xml package` (npm run test:spark does)"
+    result = subprocess.run(
+        [sys.executable, str(REPO / "test" / "spark" / script), str(workdir)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=REPO,
+        # A classic session: drop what a Spark Connect session earlier in this process put in the environment.
+        env={k: v for k, v in os.environ.items() if k not in ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE", "SPARK_LOCAL_REMOTE", "SPARK_CONNECT_MODE")},
+    )
+    assert result.returncode == 0, f"stdout:\n{result.stdout[-3000:]}\nstderr:\n{result.stderr[-6000:]}"
+    return result
+
+
 def long_trigger():
     """A processing-time trigger of 10 minutes or more whose second batch is at least 3 minutes away: Spark
     runs the first batch at once, then at the next multiple of the interval since the epoch."""

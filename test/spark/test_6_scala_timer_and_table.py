@@ -3,9 +3,6 @@
 listener's equivalents are in test_1_classic_python.py."""
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 
@@ -18,16 +15,7 @@ COLUMNS = "query_id, run_id, query_name, batch_id, event_time, ingested_at, prog
 
 @pytest.fixture(scope="module")
 def run(workdir):
-    assert h.SCALA_JAR.is_file(), f"{h.SCALA_JAR} is missing: build it with `mvn -f listener/scala/pom.xml package` (npm run test:spark does)"
-    result = subprocess.run(
-        [sys.executable, str(h.REPO / "test" / "spark" / "scala_timer_job.py"), str(workdir / "scala-timer")],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=h.REPO,
-        env={k: v for k, v in os.environ.items() if k not in ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE", "SPARK_LOCAL_REMOTE", "SPARK_CONNECT_MODE")},
-    )
-    assert result.returncode == 0, f"stdout:\n{result.stdout[-3000:]}\nstderr:\n{result.stderr[-6000:]}"
+    result = h.run_scala_job("scala_timer_job.py", workdir / "scala-timer")
     return json.loads(result.stdout.strip().splitlines()[-1]), result.stderr
 
 
