@@ -68,10 +68,21 @@ describe('/stream digest', () => {
     expect(again.text).toMatch(/^A digest of this channel was asked for less than 5m ago \(one every 5m: each is a message to the whole channel\)\. The next can be asked for in (4m [0-5]\ds|5m)\.$/);
     for (let i = 0; i < 6; i += 1) expect((await digest(DEV)).text).toContain('The next can be asked for in');
     // Another channel has its own allowance.
+    await h!.store.streams.upsert({ queryId: 'q-clicks', name: 'clickstream' });
+    await h!.store.routing.setRoute('query', 'q-clicks', STREAMING);
     expect((await digest(DEV, STREAMING)).text).toBe('📊 The digest is on its way.');
     await h!.until(() => digestsIn(CHANNEL).length === 1 && digestsIn(STREAMING).length === 1);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(digestsIn(CHANNEL)).toHaveLength(1);
+  });
+
+  it('in a channel no stream alerts in, says so privately instead of posting an empty digest', async () => {
+    await start();
+    const empty = await digest(DEV, STREAMING);
+    expect(empty.response_type).toBe('ephemeral');
+    expect(empty.text).toBe('No stream alerts in this channel, so its digest would be empty. `/stream watch <query|job <id>|pipeline <id>>` routes one here.');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(digestsIn(STREAMING)).toEqual([]);
   });
 
   it('follows the admin policy when it lists digest; open to everyone otherwise, as before', async () => {

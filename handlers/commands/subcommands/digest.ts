@@ -1,6 +1,7 @@
 /** `/stream digest`: the channel's digest, now, posted by the digest worker (the one poster). */
 import { formatDuration } from '../../../src/util/duration.js';
 import { checkChannel } from '../../../src/slack/operations/channel-check.js';
+import { streamsRoutedTo } from '../../../src/slack/operations/stream-lookup.js';
 import { replyPrivately, type CommandContext } from '../command-context.js';
 
 /**
@@ -21,6 +22,10 @@ export async function digestSubcommand(ctx: CommandContext): Promise<void> {
   if (check.status === 'not_found' || check.status === 'not_member') {
     const why = check.status === 'not_member' ? 'is not a member of this channel' : `cannot post in this channel (\`${check.error}\`)`;
     return replyPrivately(ctx, `StreamDoctor ${why}, so no digest can be posted here. Invite the app (\`/invite @StreamDoctor\`) and run \`${ctx.command} digest\` again.`);
+  }
+  // A digest of nothing is a public message with nothing in it: say so to the one who asked.
+  if ((await streamsRoutedTo(ctx.deps, ctx.channelId, ctx.channelName)).length === 0) {
+    return replyPrivately(ctx, `No stream alerts in this channel, so its digest would be empty. \`${ctx.command} watch <query|job <id>|pipeline <id>>\` routes one here.`);
   }
   // Atomic across web processes (SET NX PX): two people asking at once get one digest.
   const marker = `digest-now:${ctx.channelId}`;
