@@ -3,8 +3,9 @@
  * from people (command text) goes through these helpers before it is placed in mrkdwn, so a query
  * called `<!channel>` or `a > b` renders literally instead of pinging everyone or breaking links.
  * Slack only defines escapes for `&`, `<` and `>`; formatting characters have no escape, so we
- * leave them (a stray `*` in a name is cosmetic, a stray `<` is not).
+ * leave them (a stray `*` is cosmetic, a stray `<` is not); names go in code spans (`nameCode`).
  */
+import { truncateText } from '../util/truncate-text.js';
 
 /** Escapes `&`, `<` and `>` as Slack requires for mrkdwn and plain text. */
 export function escapeMrkdwn(text: unknown): string {
@@ -19,6 +20,17 @@ export function escapeMrkdwn(text: unknown): string {
 export function inlineCode(text: unknown): string {
   const body = escapeMrkdwn(text).replace(/`/g, 'ˋ').replace(/\s*\n\s*/g, ' ');
   return body === '' ? '' : `\`${body}\``;
+}
+
+/** Longest name shown: a pasted 5,000-character query name must not fill a reply. */
+export const NAME_MAX_CHARS = 150;
+
+/**
+ * A name from people or Databricks (a query, a stream) shown as text: in a code span, so `*`, `_`
+ * or `~` in it are not formatting, and cut at NAME_MAX_CHARS.
+ */
+export function nameCode(name: unknown): string {
+  return inlineCode(truncateText(typeof name === 'string' ? name : name == null ? '' : String(name), NAME_MAX_CHARS));
 }
 
 /** A fenced block; triple backticks inside are broken up so they cannot close the fence early. */

@@ -6,7 +6,7 @@ import type { HomeView, KnownBlock } from '@slack/types';
 import { ACTION_IDS } from '../action-ids.js';
 import { formatSeconds, formatSpan, kindLabel, toMs } from '../format.js';
 import { SLACK_LIMITS, capBlocks, contextBlock, headerBlock, moreLine, sectionBlock, truncate } from '../limits.js';
-import { channelMention, escapeMrkdwn, inlineCode, slackDate, userMention } from '../mrkdwn.js';
+import { channelMention, escapeMrkdwn, inlineCode, nameCode, slackDate, userMention } from '../mrkdwn.js';
 import { displayName } from './incident-message.js';
 import { streamLine } from './status-table.js';
 import type { IncidentRecordView, StreamView } from './types.js';
@@ -81,7 +81,7 @@ export function renderAppHome(input: AppHomeInput): HomeView {
     const asOf = Number.isFinite(updated) ? `As of its last update, at or after ${slackDate(updated)}: ` : 'As of its last update: ';
     blocks.push(
       sectionBlock(
-        `${record.incident.severity === 'critical' ? '🔴' : '🟠'} ${inlineCode(truncate(displayName(record), 150))} · ${escapeMrkdwn(kindLabel(record.kind))} · open for ${formatSpan(toMs(record.openedAt), input.nowMs)}${now}${ack}${where}\n${asOf}${escapeMrkdwn(truncate(record.incident.summary, 300))}`,
+        `${record.incident.severity === 'critical' ? '🔴' : '🟠'} ${nameCode(displayName(record))} · ${escapeMrkdwn(kindLabel(record.kind))} · open for ${formatSpan(toMs(record.openedAt), input.nowMs)}${now}${ack}${where}\n${asOf}${escapeMrkdwn(truncate(record.incident.summary, 300))}`,
       ),
     );
   }
@@ -92,7 +92,7 @@ export function renderAppHome(input: AppHomeInput): HomeView {
   for (const silence of input.silences.slice(0, max)) {
     blocks.push(
       sectionBlock(
-        `🔕 ${inlineCode(truncate(silence.name || silence.queryId, 150))} until ${slackDate(silence.untilMs)}${silence.byUser ? ` · by ${userMention(silence.byUser)}` : ''}`,
+        `🔕 ${nameCode(silence.name || silence.queryId)} until ${slackDate(silence.untilMs)}${silence.byUser ? ` · by ${userMention(silence.byUser)}` : ''}`,
         {
           accessory: {
             type: 'button',

@@ -7,7 +7,7 @@ import type { DiagnoseOutput, Incident } from '../../diagnosis/types.js';
 import { healthEmoji, kindLabel } from '../format.js';
 import { SLACK_LIMITS, capBlocks, contextBlock, fallbackText, headerBlock, moreLine, sectionBlock } from '../limits.js';
 import { truncateText } from '../../util/truncate-text.js';
-import { escapeMrkdwn, inlineCode } from '../mrkdwn.js';
+import { escapeMrkdwn, inlineCode, NAME_MAX_CHARS, nameCode } from '../mrkdwn.js';
 import { causeLabel } from './cause-labels.js';
 import { metricFields } from './incident-metrics.js';
 import type { RenderedMessage } from './types.js';
@@ -44,9 +44,6 @@ function incidentLines(incident: Incident, nowMs: number): string {
   return lines.join('\n');
 }
 
-/** A query name is shown up to this long: a pasted 5,000-character name must not fill the reply. */
-const MAX_NAME_CHARS = 150;
-
 export function renderDiagnoseReport(output: DiagnoseOutput, options: DiagnoseReportOptions): RenderedMessage {
   const blocks: KnownBlock[] = [headerBlock(`🩺 Diagnosis of ${options.records} progress report${options.records === 1 ? '' : 's'}`)];
   const maxIncidents = options.maxIncidentsPerQuery ?? 5;
@@ -58,7 +55,7 @@ export function renderDiagnoseReport(output: DiagnoseOutput, options: DiagnoseRe
     if (blocks.length >= SLACK_LIMITS.messageBlocks - 3) break;
     shownQueries += 1;
     // In a code span: a name is the user's text, and `*`, `_` or `~` in it would turn into formatting.
-    const title = `${healthEmoji(query.health)} ${inlineCode(truncateText(query.name || query.id, MAX_NAME_CHARS))} · ${query.health}${query.name ? ` · id ${inlineCode(truncateText(query.id, MAX_NAME_CHARS))}` : ''}`;
+    const title = `${healthEmoji(query.health)} ${nameCode(query.name || query.id)} · ${query.health}${query.name ? ` · id ${nameCode(query.id)}` : ''}`;
     if (query.incidents.length === 0) {
       blocks.push(sectionBlock(`${title}\nNo incidents: keeping up.`));
       continue;
@@ -75,7 +72,7 @@ export function renderDiagnoseReport(output: DiagnoseOutput, options: DiagnoseRe
   }
   const worst = output.queries.find((query) => query.health === 'critical') ?? output.queries.find((query) => query.health === 'warning');
   const text = worst
-    ? `Diagnosis: ${escapeMrkdwn(truncateText(worst.name || worst.id, MAX_NAME_CHARS))} is ${worst.health} (${worst.incidents.length} incident${worst.incidents.length === 1 ? '' : 's'})`
+    ? `Diagnosis: ${escapeMrkdwn(truncateText(worst.name || worst.id, NAME_MAX_CHARS))} is ${worst.health} (${worst.incidents.length} incident${worst.incidents.length === 1 ? '' : 's'})`
     : output.queries.length === 0
       ? `Diagnosis: no progress reports found in ${escapeMrkdwn(options.inputLabel)}`
       : `Diagnosis of ${options.records} progress reports: ${output.queries.length} quer${output.queries.length === 1 ? 'y' : 'ies'}, all keeping up`;
