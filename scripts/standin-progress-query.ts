@@ -13,6 +13,7 @@
  */
 import { createDatabricksClient } from '../src/databricks/databricks-client.js';
 import type { StatementParameter } from '../src/databricks/wire-types.js';
+import { progressPageRequest } from '../src/sources/progress-table-sql.js';
 import { startLocalDatabricks } from '../src/standins/databricks/index.js';
 
 interface InputRow {
@@ -52,17 +53,7 @@ try {
   const results = [];
   for (const request of input.requests) {
     // The request body the progress-table source sends, with the statement and parameters given.
-    const result = await client.statements.query({
-      statement: request.statement,
-      warehouse_id: 'local-warehouse',
-      parameters: request.parameters,
-      wait_timeout: '10s',
-      on_wait_timeout: 'CONTINUE',
-      format: 'JSON_ARRAY',
-      disposition: 'INLINE',
-      row_limit: 20_000,
-      byte_limit: 24 * 1024 * 1024,
-    });
+    const result = await client.statements.query({ ...progressPageRequest({ warehouseId: 'local-warehouse', parameters: request.parameters }), statement: request.statement });
     // The column types, from the statement's result manifest.
     const status = await client.statements.get(result.statementId);
     const types = (status.manifest?.schema?.columns ?? []).map((column) => column.type_text ?? null);

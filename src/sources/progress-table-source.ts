@@ -9,7 +9,7 @@ import type { Logger } from '../observability/logger.js';
 import { parseProgress } from '../progress/parse-progress.js';
 import { formatDuration } from '../util/duration.js';
 import { readProgressTableCursor, type ProgressTableCursor } from './progress-table-cursor.js';
-import { PROGRESS_TABLE_COLUMNS, PROGRESS_TABLE_STATEMENT, progressPageParameters, rowKey } from './progress-table-sql.js';
+import { PROGRESS_TABLE_COLUMNS, progressPageParameters, progressPageRequest, rowKey } from './progress-table-sql.js';
 import { SeenBatches } from './seen-batches.js';
 import { byTriggerTime, type PollResult, type ProgressSource, type SourcedProgress } from './source.js';
 
@@ -132,17 +132,13 @@ export class ProgressTableSource implements ProgressSource<ProgressTableCursor> 
 
     for (let page = 0; page < maxPages; page += 1) {
       const result = await this.options.client.statements.query(
-        {
-          statement: PROGRESS_TABLE_STATEMENT,
-          warehouse_id: this.options.warehouseId,
+        progressPageRequest({
+          warehouseId: this.options.warehouseId,
           parameters: progressPageParameters({ table: this.options.table, ...watched, ...position }),
-          wait_timeout: this.options.waitTimeout ?? '10s',
-          on_wait_timeout: 'CONTINUE',
-          format: 'JSON_ARRAY',
-          disposition: 'INLINE',
-          row_limit: this.options.pageRows ?? 20_000,
-          byte_limit: this.options.pageBytes ?? 24 * 1024 * 1024,
-        },
+          ...(this.options.waitTimeout !== undefined ? { waitTimeout: this.options.waitTimeout } : {}),
+          ...(this.options.pageRows !== undefined ? { pageRows: this.options.pageRows } : {}),
+          ...(this.options.pageBytes !== undefined ? { pageBytes: this.options.pageBytes } : {}),
+        }),
         this.options.statement,
       );
       const [qi, ri, bi, ei, ii, pi] = PROGRESS_TABLE_COLUMNS.map((name) => column(result.columns, name)) as [number, number, number, number, number, number];

@@ -5,7 +5,7 @@
  * string-built SQL. The row key is the same expression in the filter and the ORDER BY, so pages
  * continue exactly where the last one stopped even when many rows share one ingested_at.
  */
-import type { StatementParameter } from '../databricks/wire-types.js';
+import type { ExecuteStatementRequest, StatementParameter } from '../databricks/wire-types.js';
 
 export const PROGRESS_TABLE_STATEMENT = [
   'SELECT query_id, run_id, batch_id, unix_millis(event_time) AS event_ms, unix_micros(ingested_at) AS ingested_us, progress_json',
@@ -43,4 +43,30 @@ export function progressPageParameters(params: ProgressPageParams): StatementPar
     { name: 'after_us', value: String(Math.max(0, Math.floor(params.afterUs))), type: 'BIGINT' },
     { name: 'after_key', value: params.afterKey },
   ];
+}
+
+export interface ProgressPageRequestOptions {
+  warehouseId: string;
+  parameters: StatementParameter[];
+  /** @defaultValue '10s' */
+  waitTimeout?: string;
+  /** @defaultValue 20_000 */
+  pageRows?: number;
+  /** @defaultValue 24 MiB (the INLINE result limit is 25) */
+  pageBytes?: number;
+}
+
+/** The request body of one progress page, as the progress-table source sends it. */
+export function progressPageRequest(options: ProgressPageRequestOptions): ExecuteStatementRequest {
+  return {
+    statement: PROGRESS_TABLE_STATEMENT,
+    warehouse_id: options.warehouseId,
+    parameters: options.parameters,
+    wait_timeout: options.waitTimeout ?? '10s',
+    on_wait_timeout: 'CONTINUE',
+    format: 'JSON_ARRAY',
+    disposition: 'INLINE',
+    row_limit: options.pageRows ?? 20_000,
+    byte_limit: options.pageBytes ?? 24 * 1024 * 1024,
+  };
 }

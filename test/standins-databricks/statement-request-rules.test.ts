@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabricksClient } from '../../src/databricks/index.js';
-import { PROGRESS_TABLE_STATEMENT, progressPageParameters } from '../../src/sources/index.js';
+import { PROGRESS_TABLE_STATEMENT, progressPageParameters, progressPageRequest } from '../../src/sources/index.js';
 import { startLocalDatabricks, type LocalDatabricks } from '../../src/standins/databricks/index.js';
 
 const PAT = 'dapi-local-statement-rules-0000000001';
@@ -77,17 +77,12 @@ describe('POST /api/2.0/sql/statements: what the API refuses', () => {
 
   it("still runs the bot's own progress-table request", async () => {
     const client = createDatabricksClient({ host: local.url, credentials: { kind: 'pat', token: PAT }, retry: { maxAttempts: 1 } });
-    const result = await client.statements.query({
-      statement: PROGRESS_TABLE_STATEMENT,
-      warehouse_id: WAREHOUSE,
-      parameters: progressPageParameters({ table: 'main.streamdoctor.streaming_progress', queryIds: ['q'], queryNames: [], afterUs: 0, afterKey: '' }),
-      wait_timeout: '10s',
-      on_wait_timeout: 'CONTINUE',
-      format: 'JSON_ARRAY',
-      disposition: 'INLINE',
-      row_limit: 20_000,
-      byte_limit: 24 * 1024 * 1024,
-    });
+    const result = await client.statements.query(
+      progressPageRequest({
+        warehouseId: WAREHOUSE,
+        parameters: progressPageParameters({ table: 'main.streamdoctor.streaming_progress', queryIds: ['q'], queryNames: [], afterUs: 0, afterKey: '' }),
+      }),
+    );
     expect(result.columns).toEqual(['query_id', 'run_id', 'batch_id', 'event_ms', 'ingested_us', 'progress_json']);
   });
 });
