@@ -167,6 +167,14 @@ export function createDetectProcessor(deps: DetectDeps) {
         deps.logger.error({ err, queryId }, 'engine tick failed; skipped');
       }
     }
+    // An alert open for hours shows today's figures: told again once they moved (never in a storm
+    // of edits: at most every `TUNING.refreshFiguresMs` of batch time).
+    try {
+      changes.push(...(tracker.refreshFigures?.() ?? []));
+    } catch (err) {
+      deps.metrics.apiErrors.inc({ service: 'engine', kind: 'streamdoctor_engine_error' });
+      deps.logger.error({ err, queryId }, 'engine could not refresh the figures of open incidents; skipped');
+    }
     const snapshot = tracker.snapshot();
     if (cpuRun) {
       const d = process.cpuUsage(cpuRun);

@@ -10,6 +10,8 @@ import type { StreamSnapshot } from '../src/store/types.js';
 export interface TrackerLike {
   observe(p: Progress): IncidentChange[];
   tick(nowMs: number, live?: LiveFacts): IncidentChange[];
+  /** Open incidents whose figures moved since last told (the engine's; a stand-in may leave it out). */
+  refreshFigures?(): IncidentChange[];
   snapshot(): StreamSnapshot;
   toState(): unknown;
   report?(nowMs?: number): QueryReport;

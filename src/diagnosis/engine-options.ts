@@ -85,6 +85,12 @@ export const TUNING = {
    * batches, fewer than a mild episode takes to show again after a premature "back to normal".
    */
   relapseCooldownBatches: 12,
+  /**
+   * An open incident's figures are told again (its alert edited in place, no thread line) once
+   * they moved (told-figures.ts) and at least this long after they were last told: an alert open
+   * for hours shows numbers of the last quarter hour, and is edited at most four times an hour.
+   */
+  refreshFiguresMs: 15 * 60_000,
   /** Time behind above which a slowly draining backlog is lag on its own, s. */
   lagLevelSec: 600,
   /**

@@ -19,6 +19,7 @@ import { detectStateGrowth } from './detectors/state-growth.js';
 import { resolveEngineOptions, TUNING, type EngineOptions, type ResolvedEngineOptions } from './engine-options.js';
 import { FeatureRing } from './feature-ring.js';
 import { iso } from './format.js';
+import { figuresMoved, toldFigures } from './told-figures.js';
 import {
   analyze,
   arrivalRateAt,
@@ -106,7 +107,7 @@ export class QueryTracker {
    * Open incidents whose summary and metrics were last described lazily (Finding.describe): built
    * before anything reads the incident (a change, the report, the saved state).
    */
-  private untold: Partial<Record<IncidentKind, { incident: Incident; describe: () => { summary: string; metrics: IncidentMetrics } }>> = {};
+  private untold: Partial<Record<IncidentKind, { incident: Incident; describe: () => { summary: string; metrics: IncidentMetrics }; atMs: number }>> = {};
   /**
    * Reports not taken as they came, since this tracker was created or restored (not part of its
    * state): callers tell people, since a skipped report would otherwise vanish without a word.
@@ -230,6 +231,34 @@ export class QueryTracker {
       ctx.explain = !open || this.explainDue(open.memo, features.t);
       const change = this.apply(kind, detect(ctx), features.batchId, features.t);
       if (change) changes.push(change);
+    }
+    return changes;
+  }
+
+  /**
+   * Open incidents whose figures moved (told-figures.ts) since they were last told, at least
+   * `TUNING.refreshFiguresMs` of batch time ago: an 'updated' change each, so an alert open for
+   * hours does not show the numbers it opened with. Apart from `observe`, whose changes are what the
+   * detectors decide (the CLI reports them): the worker asks after each detect run. A stall's
+   * figures are the silence, which its alert's own clock tells.
+   */
+  refreshFigures(): IncidentChange[] {
+    const last = this.ring.last();
+    if (!last) return [];
+    const changes: IncidentChange[] = [];
+    for (const kind of Object.keys(this.open) as IncidentKind[]) {
+      const state = this.open[kind]!;
+      if (kind === 'stalled') continue;
+      // A state saved before the told figures were kept: they are what it shows from now on.
+      if (state.toldAtMs === undefined || state.told === undefined) {
+        this.tell(kind);
+        state.toldAtMs = last.t;
+        state.told = toldFigures(state.incident.metrics);
+        continue;
+      }
+      if (last.t - state.toldAtMs < TUNING.refreshFiguresMs) continue;
+      this.tell(kind);
+      if (figuresMoved(state.told, toldFigures(state.incident.metrics))) changes.push(this.change('updated', state.incident));
     }
     return changes;
   }
@@ -451,6 +480,7 @@ export class QueryTracker {
     for (const state of Object.values(this.open)) {
       if (state!.memo.explainedAtMs !== undefined && state!.memo.explainedAtMs > clock) state!.memo.explainedAtMs = clock;
       if (state!.clearSinceMs !== undefined && state!.clearSinceMs > clock) state!.clearSinceMs = clock;
+      if (state!.toldAtMs !== undefined && state!.toldAtMs > clock) state!.toldAtMs = clock;
     }
     for (const state of Object.values(this.cooling)) if (state!.resolvedAtMs > clock) state!.resolvedAtMs = clock;
     // Those that name a moved batch move with it.
@@ -489,7 +519,7 @@ export class QueryTracker {
     state.clearStreak = 0;
     const incident = state.incident;
     const topCauseChanged = incident.causes[0]?.code !== finding.causes[0]?.code;
-    const escalated = this.refresh(incident, finding);
+    const escalated = this.refresh(incident, finding, atMs);
     if (finding.memo) Object.assign(state.memo, finding.memo);
     if (finding.causes.length > 0) {
       state.memo.explainedAt = this.batches;
@@ -499,15 +529,16 @@ export class QueryTracker {
   }
 
   /** Takes a firing finding's view into an open incident; true when its severity escalated. */
-  private refresh(incident: Incident, finding: Finding): boolean {
+  private refresh(incident: Incident, finding: Finding, atMs: number): boolean {
     // Severity only escalates while open: a number hovering at a threshold must not flap.
     const escalated = incident.severity === 'warning' && finding.severity === 'critical';
     if (escalated) incident.severity = 'critical';
-    if (finding.describe) this.untold[incident.kind] = { incident, describe: finding.describe };
+    if (finding.describe) this.untold[incident.kind] = { incident, describe: finding.describe, atMs };
     else {
       delete this.untold[incident.kind];
       incident.summary = finding.summary;
       incident.metrics = finding.metrics;
+      incident.figuresAt = iso(atMs);
     }
     if (finding.causes.length > 0) {
       incident.causes = finding.causes;
@@ -565,7 +596,7 @@ export class QueryTracker {
     incident.resolvedAtBatchId = null;
     incident.relapses = (incident.relapses ?? 0) + 1;
     incident.relapsedAt = iso(atMs);
-    this.refresh(incident, finding);
+    this.refresh(incident, finding, atMs);
     // The level before the episode is still the normal one, not what the relapse started from.
     this.open[kind] = { incident, memo: { ...finding.memo, ...cooling.memo, explainedAt: this.batches, explainedAtMs: atMs }, clearStreak: 0 };
     return this.change('updated', incident);
@@ -585,6 +616,7 @@ export class QueryTracker {
       advice: finding.advice,
       metrics,
       ...(finding.aftermath ? { aftermath: finding.aftermath } : {}),
+      figuresAt: iso(atMs),
     };
   }
 
@@ -608,11 +640,19 @@ export class QueryTracker {
       const { summary, metrics } = untold.describe();
       untold.incident.summary = summary;
       untold.incident.metrics = metrics;
+      untold.incident.figuresAt = iso(untold.atMs);
     }
   }
 
   private change(type: IncidentChange['type'], incident: Incident): IncidentChange {
     this.tell(incident.kind);
+    const state = this.open[incident.kind];
+    // What the alert now shows, so refreshFigures tells it again only once it moved.
+    if (state?.incident === incident) {
+      const at = incident.figuresAt === undefined ? Number.NaN : isoMs(incident.figuresAt);
+      if (Number.isFinite(at)) state.toldAtMs = at;
+      state.told = toldFigures(incident.metrics);
+    }
     return { type, queryId: this.id, queryName: this.name, incident: structuredClone(incident) };
   }
 }

@@ -33,6 +33,10 @@ export interface OpenIncidentState {
   clearStreak: number;
   /** Batch end of the first of those clear batches, epoch ms (the hold period runs from it). */
   clearSinceMs?: number;
+  /** Batch time its figures were last told (a change), epoch ms; absent in states saved before it was kept. */
+  toldAtMs?: number;
+  /** The headline figures told then (told-figures.ts). */
+  told?: Record<string, number>;
 }
 
 /** What a recently resolved incident leaves behind so a relapse can re-open it. */
@@ -160,6 +164,7 @@ function incidentProblem(incident: unknown, where: string, kind?: string): Check
   if (!optional(incident.metrics, isObject)) return `${where}.metrics is not an object`;
   if (!optional(incident.relapses, isNumber)) return `${where}.relapses is not a number`;
   if (!optional(incident.aftermath, isObject)) return `${where}.aftermath is not an object`;
+  if (!optional(incident.figuresAt, (v) => typeof v === 'string')) return `${where}.figuresAt is not a string`;
   return null;
 }
 
@@ -220,6 +225,11 @@ export function trackerStateProblem(state: unknown): Check {
     if (problem) return problem;
     if (!isNumber(open.clearStreak)) return `open.${kind}.clearStreak is not a number`;
     if (!optional(open.clearSinceMs, isNumber)) return `open.${kind}.clearSinceMs is not a number`;
+    if (!optional(open.toldAtMs, isNumber)) return `open.${kind}.toldAtMs is not a number`;
+    if (open.told !== undefined) {
+      const told = memoProblem(open.told, `open.${kind}.told`);
+      if (told) return told;
+    }
   }
   if (!Array.isArray(state.resolved)) return 'resolved is not an array';
   for (const [i, incident] of state.resolved.entries()) {

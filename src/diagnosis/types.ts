@@ -110,6 +110,11 @@ export interface Incident {
    * downtime), with the stalled incident's `openedAt` when one was reported.
    */
   aftermath?: AftermathInfo;
+  /**
+   * In-process only: the time of the batch the summary and metrics describe, ISO. Later than
+   * `openedAt` once the figures of an open incident were told again (QueryTracker.refreshFigures).
+   */
+  figuresAt?: string;
 }
 
 export interface AftermathInfo {

@@ -77,6 +77,17 @@ describe('renderIncidentMessage', () => {
     expect(renderResolvedReply(record, NOW).text).toBe('Resolved after 42m');
   });
 
+  it('says of when the figures of an alert open a while are, not once resolved or when they are the opening ones', () => {
+    const openedMs = Date.parse(LAG_INCIDENT.openedAt);
+    const figuresAt = new Date(openedMs + 47 * 60_000).toISOString();
+    const asOf = `figures as of <!date^${Math.floor((openedMs + 47 * 60_000) / 1000)}^`;
+    expect(blockText(renderIncidentMessage(lagRecord({ incident: { ...LAG_INCIDENT, figuresAt } }), { nowMs: NOW }).blocks)).toContain(asOf);
+    expect(blockText(renderIncidentMessage(lagRecord({ incident: { ...LAG_INCIDENT, figuresAt: LAG_INCIDENT.openedAt } }), { nowMs: NOW }).blocks)).not.toContain('figures as of');
+    const resolvedAt = openedMs + 50 * 60_000;
+    const resolved = lagRecord({ state: 'resolved', resolvedAt, incident: { ...LAG_INCIDENT, figuresAt, resolvedAt: new Date(resolvedAt).toISOString() } });
+    expect(blockText(renderIncidentMessage(resolved, { nowMs: NOW }).blocks)).not.toContain('figures as of');
+  });
+
   it('says the heading once: a summary that opens with it is shown without it, in the message and its preview', () => {
     const record = lagRecord({ incident: { ...LAG_INCIDENT, summary: 'Falling behind: 14m 20s of data waiting, growing 38s per minute' } });
     const message = renderIncidentMessage(record, { nowMs: NOW });

@@ -94,6 +94,9 @@ export function renderIncidentMessage(record: IncidentRecordView, options: Incid
     const resolvedMs = toMs(record.resolvedAt ?? incident.resolvedAt);
     statusParts.push(`lasted ${formatSpan(openedMs, resolvedMs)}`);
   }
+  // The figures of an alert open for a while were told again (QueryTracker.refreshFigures): say of when.
+  const figuresMs = toMs(incident.figuresAt ?? null);
+  if (state !== 'resolved' && Number.isFinite(figuresMs) && figuresMs - openedMs >= 60_000) statusParts.push(`figures as of ${slackDate(figuresMs)}`);
   // One episode, one alert: a relapse in the cool-down re-opened this one.
   if ((incident.relapses ?? 0) > 0) statusParts.push(incident.relapses === 1 ? 'came back once' : `came back ${incident.relapses} times`);
   blocks.push(sectionBlock(`${escapeMrkdwn(summary)}\n${statusParts.join(' · ')}`));
