@@ -237,27 +237,25 @@ export class QueryTracker {
 
   /**
    * Open incidents whose figures moved (told-figures.ts) since they were last told, at least
-   * `TUNING.refreshFiguresMs` of batch time ago: an 'updated' change each, so an alert open for
-   * hours does not show the numbers it opened with. Apart from `observe`, whose changes are what the
-   * detectors decide (the CLI reports them): the worker asks after each detect run. A stall's
-   * figures are the silence, which its alert's own clock tells.
+   * `TUNING.refreshFiguresMs` later by the time they are of (a batch's; a stall's silence, the last
+   * tick's): an 'updated' change each, so an alert open for hours does not show the numbers it
+   * opened with. Apart from `observe` and `tick`, whose changes are what the detectors decide (the
+   * CLI reports them): the worker asks after each detect run.
    */
   refreshFigures(): IncidentChange[] {
-    const last = this.ring.last();
-    if (!last) return [];
     const changes: IncidentChange[] = [];
     for (const kind of Object.keys(this.open) as IncidentKind[]) {
       const state = this.open[kind]!;
-      if (kind === 'stalled') continue;
+      this.tell(kind);
+      const atMs = state.incident.figuresAt === undefined ? Number.NaN : isoMs(state.incident.figuresAt);
+      if (!Number.isFinite(atMs)) continue;
       // A state saved before the told figures were kept: they are what it shows from now on.
       if (state.toldAtMs === undefined || state.told === undefined) {
-        this.tell(kind);
-        state.toldAtMs = last.t;
+        state.toldAtMs = atMs;
         state.told = toldFigures(state.incident.metrics);
         continue;
       }
-      if (last.t - state.toldAtMs < TUNING.refreshFiguresMs) continue;
-      this.tell(kind);
+      if (atMs - state.toldAtMs < TUNING.refreshFiguresMs) continue;
       if (figuresMoved(state.told, toldFigures(state.incident.metrics))) changes.push(this.change('updated', state.incident));
     }
     return changes;
@@ -270,7 +268,8 @@ export class QueryTracker {
     const finding = detectStalled(ctx);
     if (finding.verdict !== 'fire') return [];
     const openedAtMs = silentSinceMs(ctx) + stallThresholdMs(ctx);
-    const change = this.apply('stalled', finding, this.ring.last()!.batchId, Math.min(openedAtMs, nowMs));
+    // Dated from when the silence became a stall; its figures (the silence) are of now.
+    const change = this.apply('stalled', finding, this.ring.last()!.batchId, Math.min(openedAtMs, nowMs), nowMs);
     return change ? [change] : [];
   }
 
@@ -284,7 +283,7 @@ export class QueryTracker {
       const finding = detectStalled(ctx);
       if (finding.verdict === 'fire') {
         const at = Math.min(silentSinceMs(ctx) + stallThresholdMs(ctx), nowMs);
-        open.push(this.newIncident('stalled', finding, this.ring.last()!.batchId, at));
+        open.push(this.newIncident('stalled', finding, this.ring.last()!.batchId, at, nowMs));
       }
     }
     // ISO timestamps of one format: code-point order is time order.
@@ -500,13 +499,14 @@ export class QueryTracker {
     return [this.resolve('stalled', state, batchId, atMs)];
   }
 
-  private apply(kind: IncidentKind, finding: Finding, batchId: number | null, atMs: number): IncidentChange | null {
+  /** `figuresAtMs`: the time the finding's figures are of, when not `atMs` (a stall's silence is of now). */
+  private apply(kind: IncidentKind, finding: Finding, batchId: number | null, atMs: number, figuresAtMs = atMs): IncidentChange | null {
     const state = this.open[kind];
     if (!state) {
       if (finding.verdict !== 'fire') return null;
-      const relapse = this.relapse(kind, finding, atMs);
+      const relapse = this.relapse(kind, finding, atMs, figuresAtMs);
       if (relapse) return relapse;
-      const incident = this.newIncident(kind, finding, batchId, atMs);
+      const incident = this.newIncident(kind, finding, batchId, atMs, figuresAtMs);
       this.open[kind] = { incident, memo: { ...finding.memo, explainedAt: this.batches, explainedAtMs: atMs }, clearStreak: 0 };
       return this.change('opened', incident);
     }
@@ -519,7 +519,7 @@ export class QueryTracker {
     state.clearStreak = 0;
     const incident = state.incident;
     const topCauseChanged = incident.causes[0]?.code !== finding.causes[0]?.code;
-    const escalated = this.refresh(incident, finding, atMs);
+    const escalated = this.refresh(incident, finding, figuresAtMs);
     if (finding.memo) Object.assign(state.memo, finding.memo);
     if (finding.causes.length > 0) {
       state.memo.explainedAt = this.batches;
@@ -582,7 +582,7 @@ export class QueryTracker {
   }
 
   /** Re-opens the incident of this kind that resolved within the cool-down, if any. */
-  private relapse(kind: IncidentKind, finding: Finding, atMs: number): IncidentChange | null {
+  private relapse(kind: IncidentKind, finding: Finding, atMs: number, figuresAtMs: number): IncidentChange | null {
     const cooling = this.cooling[kind];
     if (!cooling) return null;
     delete this.cooling[kind];
@@ -596,13 +596,13 @@ export class QueryTracker {
     incident.resolvedAtBatchId = null;
     incident.relapses = (incident.relapses ?? 0) + 1;
     incident.relapsedAt = iso(atMs);
-    this.refresh(incident, finding, atMs);
+    this.refresh(incident, finding, figuresAtMs);
     // The level before the episode is still the normal one, not what the relapse started from.
     this.open[kind] = { incident, memo: { ...finding.memo, ...cooling.memo, explainedAt: this.batches, explainedAtMs: atMs }, clearStreak: 0 };
     return this.change('updated', incident);
   }
 
-  private newIncident(kind: IncidentKind, finding: Finding, batchId: number | null, atMs: number): Incident {
+  private newIncident(kind: IncidentKind, finding: Finding, batchId: number | null, atMs: number, figuresAtMs = atMs): Incident {
     const { summary, metrics } = finding.describe ? finding.describe() : finding;
     return {
       kind,
@@ -616,7 +616,7 @@ export class QueryTracker {
       advice: finding.advice,
       metrics,
       ...(finding.aftermath ? { aftermath: finding.aftermath } : {}),
-      figuresAt: iso(atMs),
+      figuresAt: iso(figuresAtMs),
     };
   }
 

@@ -17,7 +17,7 @@ export const TIME_BEHIND_MOVE_MIN_SEC = 60;
 export function toldFigures(metrics: IncidentMetrics | undefined): Record<string, number> {
   const told: Record<string, number> = {};
   if (!metrics) return told;
-  for (const key of ['timeBehindSec', 'backlog', 'stateRows', 'stateBytes', 'repartitionMs'] as const) {
+  for (const key of ['timeBehindSec', 'backlog', 'stateRows', 'stateBytes', 'repartitionMs', 'silentSec'] as const) {
     const value = metrics[key];
     if (typeof value === 'number' && Number.isFinite(value)) told[key] = value;
   }

@@ -91,6 +91,41 @@ describe('refreshFigures', () => {
   });
 });
 
+describe('refreshFigures on a stall', () => {
+  it('tells the silence again as it lasts, by the time of the tick that read it', () => {
+    const sim = new StreamSimulator(spec(4_000), { startMs: START, seed: 7 });
+    const tracker = QueryTracker.create('q', 'orders_enriched');
+    let lastEnd = START;
+    for (let index = 0; index < 40; index += 1) {
+      const batch = sim.next();
+      const parsed = parseProgress(JSON.parse(batch.json));
+      if (!parsed.ok) throw new Error(parsed.error);
+      tracker.observe(parsed.progress);
+      lastEnd = batch.endMs;
+    }
+    // Then silence: the sweep ticks every minute for three hours, and detect asks for refreshes after each.
+    const ticked: IncidentChange[] = [];
+    const refreshed: IncidentChange[] = [];
+    for (let nowMs = lastEnd + 60_000; nowMs <= lastEnd + 3 * 3_600_000; nowMs += 60_000) {
+      ticked.push(...tracker.tick(nowMs));
+      refreshed.push(...tracker.refreshFigures());
+    }
+    expect(ticked.filter((c) => c.type === 'opened').map((c) => c.incident.kind)).toEqual(['stalled']);
+    const opened = ticked.find((c) => c.type === 'opened')!;
+    expect(refreshed.length).toBeGreaterThanOrEqual(3);
+    let told = opened.incident;
+    for (const change of refreshed) {
+      expect(change).toMatchObject({ type: 'updated', incident: { kind: 'stalled', openedAt: opened.incident.openedAt } });
+      expect(Date.parse(change.incident.figuresAt!) - Date.parse(told.figuresAt!)).toBeGreaterThanOrEqual(TUNING.refreshFiguresMs);
+      expect(change.incident.metrics!.silentSec!).toBeGreaterThanOrEqual(1.25 * told.metrics!.silentSec!);
+      // The silence it says is the one up to the tick its figures are of.
+      expect(change.incident.metrics!.silentSec! * 1000).toBeCloseTo(Date.parse(change.incident.figuresAt!) - lastEnd, -4);
+      told = change.incident;
+    }
+    expect(lastEnd + 3 * 3_600_000 - Date.parse(told.figuresAt!)).toBeLessThan(0.25 * 3 * 3_600_000 + TUNING.refreshFiguresMs);
+  });
+});
+
 describe('figuresMoved', () => {
   it('counts a quarter up or down, a figure that came or went, and draining that started or stopped', () => {
     const base = toldFigures({ timeBehindSec: 600, backlog: 1_000_000, drainEtaSec: null });
