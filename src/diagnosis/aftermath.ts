@@ -28,6 +28,14 @@ export interface Disruption {
    * before): what it read, so a backlog no report carries can be estimated (`unreportedCatchUp`).
    */
   before?: RunBefore;
+  /**
+   * Files and bytes waiting in the batches before it (up to 16, newest first), when a file source
+   * reported them: what its catch-up drains down to, kept because a fast query's ring forgets them
+   * long before the catch-up can end. `filesPerSec`: those files over their batches' durations, when
+   * at least 4 had files waiting: where files are listed after each batch, what arrived while it ran,
+   * so the rate they arrive at (a Delta source does not say what it read).
+   */
+  countsBefore?: { files: number[]; bytes: number[]; filesPerSec?: number };
 }
 
 /** The arrivals of the batches just before a restart, read as the reports show them. */
@@ -63,7 +71,7 @@ export function disruptionAt(features: readonly BatchFeatures[]): Disruption | n
     const disruption: Disruption = { what: 'restart', batchT: f.t, startMs: previous.t + previous.d, durationMs: downtime, catchUpFromMs: f.t };
     const before = runBefore(features, n - 2);
     if (before !== null) disruption.before = before;
-    return disruption;
+    return withCountsBefore(disruption, features);
   }
   // Compared with the batch just before as well: batches that grow geometrically under overload
   // are many times the median of the window, but never five times their predecessor. (Checked
@@ -76,9 +84,23 @@ export function disruptionAt(features: readonly BatchFeatures[]): Disruption | n
   // A batch that read a burst is long at the usual pace; a hung one processed at a fraction of it.
   if (f.rows > 0 && f.rows / f.d >= 0.5 * usualPace(features, n - 1)) return null;
   if (f.d >= OUTSIZED_FACTOR * Math.max(usual, previous.d) && f.d - usual >= MIN_DISRUPTION_MS) {
-    return { what: 'stall', batchT: f.t, startMs: f.t, durationMs: f.d - usual, catchUpFromMs: f.t + f.d };
+    return withCountsBefore({ what: 'stall', batchT: f.t, startMs: f.t, durationMs: f.d - usual, catchUpFromMs: f.t + f.d }, features);
   }
   return null;
+}
+
+/** `disruption` with the files and bytes waiting before it (`countsBefore`), when any batch before it reported them. */
+function withCountsBefore(disruption: Disruption, features: readonly BatchFeatures[]): Disruption {
+  const files = valuesBefore(features, disruption, (i) => features[i]!.filesOutstanding ?? Number.NaN);
+  const bytes = valuesBefore(features, disruption, (i) => features[i]!.bytesOutstanding ?? Number.NaN);
+  if (files.length === 0 && bytes.length === 0) return disruption;
+  disruption.countsBefore = { files, bytes };
+  const rates = valuesBefore(features, disruption, (i) => {
+    const f = features[i]!;
+    return f.filesOutstanding !== null && f.filesOutstanding > 0 && f.d > 0 ? f.filesOutstanding / (f.d / 1000) : Number.NaN;
+  });
+  if (rates.length >= 4) disruption.countsBefore.filesPerSec = median(rates);
+  return disruption;
 }
 
 /** Batches before a restart whose reads estimate the arrivals (at least RUN_BEFORE_MIN of them). */

@@ -81,10 +81,20 @@ export function fileTimeBehindAt(previous: readonly BatchFeatures[], f: BatchFea
   if (!base || f.filesOutstanding === null || base.filesOutstanding === null || f.filesRead === null) return null;
   const during = f.rows > 0 ? f.d / 1000 : 0;
   if (f.filesOutstanding === 0) return during;
+  const perSec = fileArrivalsPerSec(base, f);
+  return perSec === null ? null : f.filesOutstanding / perSec + during;
+}
+
+/**
+ * Files arriving per second between the ends of batches `base` and `f` (Auto Loader, whose offsets
+ * say what each batch read): growth of the outstanding files plus the files `f` read, over the time
+ * between them. Null when a figure is missing or nothing arrived.
+ */
+export function fileArrivalsPerSec(base: BatchFeatures, f: BatchFeatures): number | null {
+  if (f.filesOutstanding === null || base.filesOutstanding === null || f.filesRead === null) return null;
   const spanSec = (f.t + f.d - (base.t + base.d)) / 1000;
   const arrived = f.filesOutstanding - base.filesOutstanding + f.filesRead;
-  if (!(spanSec > 0) || !(arrived > 0)) return null;
-  return f.filesOutstanding / (arrived / spanSec) + during;
+  return spanSec > 0 && arrived > 0 ? arrived / spanSec : null;
 }
 
 /** Whether the printed latest offsets are past the batch's end offsets (read after the batch, 17.1+). */

@@ -7,7 +7,7 @@
 import type { Progress } from '../progress/types.js';
 import { isoMs, MIN_TIMESTAMP_MS } from '../progress/values.js';
 import { capExceededInRun, capTolerance, readsAtCap } from './admission-cap.js';
-import { disruptionAt, type Disruption } from './aftermath.js';
+import { batchesSince, disruptionAt, type Disruption } from './aftermath.js';
 import { nextCapBound, type CapBound } from './cap-binding.js';
 import { extractFacts, extractFeatures, type BatchFeatures, type QueryFacts } from './batch-features.js';
 import { detectDataLossRisk } from './detectors/data-loss-risk.js';
@@ -213,8 +213,16 @@ export class QueryTracker {
     this.watchWatermark(progress, features);
     const disrupted = disruptionAt(this.ring.all());
     this.disruption = disrupted ?? this.disruption;
-    // Remembered for as long as a catch-up can matter: twice the budget after it began.
-    if (this.disruption && end - this.disruption.catchUpFromMs > 2 * TUNING.catchUpBudgetSec * 1000) this.disruption = null;
+    // Remembered for as long as a catch-up can matter: twice the budget after it began, and for
+    // DISRUPTION_MIN_BATCHES batches of it (on a slow trigger a catch-up's batches can take the
+    // budget in a few, before their trend says anything).
+    if (
+      this.disruption &&
+      end - this.disruption.catchUpFromMs > 2 * TUNING.catchUpBudgetSec * 1000 &&
+      batchesSince(this.ring.all(), this.disruption.catchUpFromMs) >= DISRUPTION_MIN_BATCHES
+    ) {
+      this.disruption = null;
+    }
     this.capBound = nextCapBound(this.capBound, this.ring.all(), this.analysis(), this.facts.kafkaPartitions, this.runMaxRows, disrupted !== null);
 
     const changes = this.resolveStalled(features.batchId, end);
@@ -656,6 +664,9 @@ export class QueryTracker {
     return { type, queryId: this.id, queryName: this.name, incident: structuredClone(incident) };
   }
 }
+
+/** Batches of a catch-up the tracker remembers its disruption for, however long they take. */
+const DISRUPTION_MIN_BATCHES = 8;
 
 /** runMaxRows of the newest run in `features`, its first batch left out (a state saved before it was kept). */
 function maxRowsOfRun(features: readonly BatchFeatures[]): number {

@@ -188,6 +188,11 @@ function disruptionProblem(value: unknown): Check {
   if (before !== undefined && !(isObject(before) && [before.arrival, before.arrivalLow, before.readMax, before.plannedMs].every(isNumber))) {
     return 'disruption.before is malformed';
   }
+  const counts = value.countsBefore;
+  const numbers = (list: unknown) => Array.isArray(list) && list.every(isNumber);
+  if (counts !== undefined && !(isObject(counts) && numbers(counts.files) && numbers(counts.bytes) && optional(counts.filesPerSec, isNumber))) {
+    return 'disruption.countsBefore is malformed';
+  }
   return null;
 }
 

@@ -90,6 +90,12 @@ export interface FileSourceSpec {
   maxFilesPerTrigger?: number | null;
   /** Files per upstream Delta commit (drives `reservoirVersion`/`index`). @defaultValue 10 */
   filesPerVersion?: number;
+  /**
+   * When the files waiting are counted: `planning`, the files the batch left; `end`, after the batch
+   * (Auto Loader's asynchronous listing, a Delta table's newest version), so what arrived while it
+   * ran is waiting too: a standing backlog of about one batch duration of input. @defaultValue "planning"
+   */
+  backlogCountedAt?: 'planning' | 'end';
 }
 
 export interface RateSourceSpec {

@@ -4,13 +4,15 @@
  * past it "Catching up after …" with the drain's ETA and the catch-up as the cause.
  */
 import { FLAT_POINTS, admittedSince, batchesSince, catchUpEtaSec, catchUpReadRate, giantFirstBatch, levelBefore, valuesBefore, withoutDisruption, type Disruption } from '../aftermath.js';
+import type { BatchFeatures } from '../batch-features.js';
 import { TUNING } from '../engine-options.js';
 import * as fmt from '../format.js';
+import { fileArrivalsPerSec, type LagSignalKind } from '../query-analysis.js';
 import { median, quantile } from '../statistics.js';
 import type { Advice, AftermathInfo, Cause } from '../types.js';
 import { CLEAR, type DetectorContext, type Finding } from './detector.js';
 import { finding } from './lag-finding.js';
-import { LAG_SIGNALS, isTimeSignal } from './lag-signal.js';
+import { LAG_SIGNALS, isTimeSignal, normalCeiling } from './lag-signal.js';
 
 /**
  * Lag right after a stall or a restart after downtime: quiet while the backlog it left drains within
@@ -24,10 +26,16 @@ export function judgeAftermath(ctx: DetectorContext, disruption: Disruption): Fi
   const behind = isTime ? analysis.timeBehindSec : (analysis.series[analysis.series.length - 1] ?? null);
   if (behind === null || !Number.isFinite(behind)) return null;
   // What the catch-up drains down to; a small excess over it is left to the ordinary evidence.
-  const before = valuesBefore(ctx.features, disruption, (i) => analysis.series[i]);
+  const before = countsBefore(valuesBefore(ctx.features, disruption, (i) => analysis.series[i]), disruption, analysis.signal);
   const level = levelBefore(before);
   if (isTime && (behind - level) * 1000 < Math.max(2 * 60_000, analysis.triggerMs)) return null;
-  if (!isTime && behind <= 0) return null;
+  // A count (files, bytes) still what an open incident would call normal against the level before:
+  // files listed after each batch stand at about a batch's arrivals, which is no residue of it.
+  if (!isTime && behind <= (before.length >= 4 ? normalCeiling(level, quantile(before, 0.9), analysis.signal) : 0)) return null;
+  // Nor a count of files worth less than the time rule above, at the rate files arrive now (or, where
+  // the source does not say what it read, arrived before it while each batch ran).
+  const filesPerSec = analysis.signal === 'files' ? (recentFileArrivals(ctx.features) ?? disruption.countsBefore?.filesPerSec ?? null) : null;
+  if (filesPerSec !== null && ((behind - level) / filesPerSec) * 1000 < Math.max(2 * 60_000, analysis.triggerMs)) return null;
   const eta = catchUpEta(ctx, disruption, behind, level, isTime);
   // Quiet while nothing says yet: 4 batches, or as many as a flat count of files needs.
   if (eta === null) return batchesSince(ctx.features, disruption.catchUpFromMs) < (isTime ? 4 : FLAT_POINTS) ? CLEAR : null;
@@ -53,6 +61,28 @@ export function judgeAftermath(ctx: DetectorContext, disruption: Disruption): Fi
     aftermathCatchUpMs: disruption.catchUpFromMs,
   };
   return result;
+}
+
+/**
+ * What the lag signal read before the disruption: from the ring while it holds those batches, else
+ * the files or bytes the disruption kept (`countsBefore`): a fast query's ring forgets them within
+ * minutes, and against nothing a file source's standing backlog would read as all residue.
+ */
+function countsBefore(fromRing: number[], disruption: Disruption, signal: LagSignalKind): number[] {
+  if (fromRing.length >= 4 || (signal !== 'files' && signal !== 'bytes')) return fromRing;
+  const counts = disruption.countsBefore;
+  const kept = counts ? (signal === 'files' ? counts.files : counts.bytes) : [];
+  return kept.length > fromRing.length ? kept : fromRing;
+}
+
+/** Files arriving per second over the newest batches (median of up to 8 batch-to-batch figures), or null. */
+function recentFileArrivals(features: readonly BatchFeatures[]): number | null {
+  const rates: number[] = [];
+  for (let i = features.length - 1; i > 0 && rates.length < 8; i -= 1) {
+    const rate = fileArrivalsPerSec(features[i - 1]!, features[i]!);
+    if (rate !== null) rates.push(rate);
+  }
+  return rates.length >= 3 ? median(rates) : null;
 }
 
 /** What the disruption was, and the stall incident it was reported as, if any. */
@@ -108,7 +138,7 @@ function backAtLevel(ctx: DetectorContext, memo: Record<string, number>, behind:
   const signal = memo.signal === undefined ? undefined : LAG_SIGNALS[memo.signal];
   if (signal === undefined || memo.base === undefined) return false;
   if (isTimeSignal(signal)) return (behind - memo.base) * 1000 < Math.max(2 * 60_000, ctx.analysis.triggerMs);
-  return behind <= Math.max(memo.base, memo.band ?? 0);
+  return behind <= normalCeiling(memo.base, memo.band ?? memo.base, signal);
 }
 
 /** "Catching up after …": what happened, how much waits, how long it takes at the recent rate. */

@@ -275,6 +275,8 @@ export function fileAdmissionEvidence(ctx: DetectorContext): boolean {
   if (ctx.features.length < FILE_ADMISSION_WINDOW || runLength(ctx) < FILE_ADMISSION_WINDOW + 2) return false;
   const recent = ctx.features.slice(-FILE_ADMISSION_WINDOW);
   const backlogs: number[] = [];
+  // The backlog per ms of its batch (see below).
+  const perMs: number[] = [];
   let neverFell = true;
   let highest = -Infinity;
   for (const f of recent) {
@@ -283,11 +285,24 @@ export function fileAdmissionEvidence(ctx: DetectorContext): boolean {
     if (backlogs.length > 0 && backlog < backlogs[backlogs.length - 1]!) neverFell = false;
     highest = Math.max(highest, backlog);
     backlogs.push(backlog);
+    if (f.d > 0) perMs.push(backlog / f.d);
   }
   const last = backlogs[backlogs.length - 1]!;
   // The residue last: most batches of a capped file source fail on the rise alone.
   if (last < highest || last - backlogs[0]! < fileRiseNeeded(analysis.signal) || pausesMadeRise(recent, backlogs, analysis.signal)) return false;
-  return neverFell || mannKendallS(backlogs) >= FILE_RISE_S;
+  if (!(neverFell || mannKendallS(backlogs) >= FILE_RISE_S)) return false;
+  // Where the files are counted after the batch (Auto Loader's asynchronous listing, a Delta table's
+  // newest version), what arrived while it ran is waiting: a level that follows the batches'
+  // durations, which near capacity wander by a fifth and more, and reads near one steady count look
+  // like a cap. Ground lost at a cap rises per ms of batch too (the batches at a cap take about as
+  // long each); files that only follow the durations do not.
+  return perMs.length < FILE_ADMISSION_WINDOW || risesOnTheWhole(perMs);
+}
+
+/** Never falling, or a Mann–Kendall trend at about 1.6 % (FILE_RISE_S). */
+function risesOnTheWhole(values: readonly number[]): boolean {
+  for (let i = 1; i < values.length; i += 1) if (values[i]! < values[i - 1]!) return mannKendallS(values) >= FILE_RISE_S;
+  return true;
 }
 
 /** A batch this many times the window's median duration is slow (a pause, or lost capacity). */

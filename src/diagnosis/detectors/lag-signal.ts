@@ -13,3 +13,12 @@ export const LAG_SIGNALS: readonly LagSignalKind[] = ['kafka', 'kinesis', 'files
 export function isTimeSignal(signal: LagSignalKind): boolean {
   return signal !== 'files' && signal !== 'bytes';
 }
+
+/**
+ * The highest reading still back to normal for a signal whose level before an episode was `base`
+ * and whose noise reached `band` then: a quarter over the level, the smallest rise that counts, or a
+ * tenth over the band, whichever is most.
+ */
+export function normalCeiling(base: number, band: number, signal: LagSignalKind): number {
+  return Math.max(base * 1.25, base + MIN_ABS[signal]!, band * 1.1);
+}

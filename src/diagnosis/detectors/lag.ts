@@ -22,7 +22,8 @@
  *   (what arrives beyond the cap, exactly, with no arrival estimate);
  *   a capped Delta or Auto Loader query reads its cap in 8 batches while the files waiting never fall
  *   or rise with a Mann–Kendall trend at about 1.6 % (what a pause left behind, a jump right after
- *   a slow batch that a usual one ended or that is one of the newest 2, not counted);
+ *   a slow batch that a usual one ended or that is one of the newest 2, not counted), per ms of
+ *   batch too (files counted after each batch follow the batches' durations);
  * - saturation: with no backlog figure at all, the cap read in every batch since reads rose into it
  *   out of a steady state, idle stretches aside (`capBoundBatches`, 2 fewer after a steady ramp,
  *   a trend of the reads into the cap or a back-to-back build-up into it, more when the rise was
@@ -62,7 +63,7 @@ import { CLEAR, type DetectorContext, type Finding } from './detector.js';
 import { aftermathInfo, judgeAftermath, ongoingAftermath } from './lag-aftermath.js';
 import { admissionEvidence, converging, creepEvidence, driftEvidence, fileAdmissionEvidence, levelEvidence, rampEvidence, runLength, trendEvidence } from './lag-evidence.js';
 import { finding, stillFiring } from './lag-finding.js';
-import { LAG_SIGNALS, MIN_ABS, isTimeSignal } from './lag-signal.js';
+import { LAG_SIGNALS, MIN_ABS, isTimeSignal, normalCeiling } from './lag-signal.js';
 
 export function detectLag(ctx: DetectorContext): Finding {
   const { analysis } = ctx;
@@ -97,7 +98,7 @@ export function detectLag(ctx: DetectorContext): Finding {
     // The base already holds the steady backlog of 17.1+ (about d behind in each report; at most
     // max(T, d) however read).
     const band = ctx.memo.band ?? base;
-    const normal = Math.min(Math.max(base * 1.25, base + MIN_ABS[judged]!, band * 1.1), ceiling);
+    const normal = Math.min(normalCeiling(base, band, judged), ceiling);
     // With the backlog inside the batches, normal also means batches fit the trigger again.
     const fits = !insideBatches || analysis.triggerMs <= 0 || ctx.latest.d <= analysis.triggerMs * 1.05;
     // Opened on a binding cap with no backlog figure: the batches look normal throughout, so it

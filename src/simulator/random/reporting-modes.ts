@@ -22,8 +22,8 @@ export const MODE_DESCRIPTIONS: Record<ReportingMode, string> = {
   'latest-is-end': 'Kafka printing latestOffset = endOffset while the behind-latest metrics carry the real backlog',
   'no-metrics': 'Kafka in Spark 2.4 / 3.0-era reports: no latestOffset, no source metrics',
   kinesis: 'Databricks Kinesis: shard positions, ms behind latest',
-  'delta-files': 'Delta table source: files and bytes outstanding',
-  autoloader: 'Auto Loader: files and bytes outstanding',
+  'delta-files': 'Delta table source: files and bytes outstanding (half counted at planning, half after the batch)',
+  autoloader: 'Auto Loader: files and bytes outstanding (half counted at planning, half after the batch)',
 };
 
 /**

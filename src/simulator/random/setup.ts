@@ -81,6 +81,11 @@ export function drawSetup(
     source: ms.source,
     platform: ms.platform,
   };
+  // Half the file-source draws count the files waiting after the batch, as Auto Loader's
+  // asynchronous listing does: by the id's first hex digit, so no other draw moves.
+  if ((ms.source.kind === 'delta' || ms.source.kind === 'autoloader') && Number.parseInt(spec.id!.charAt(0), 16) % 2 === 1) {
+    ms.source.backlogCountedAt = 'end';
+  }
   const probe = new StreamSimulator({ ...spec, arrival: 0 }, { startMs, seed: 1 }).next().truth;
   const sustainable = probe.sustainableRowsPerSec;
   const capacity = probe.capacityRowsPerSec;

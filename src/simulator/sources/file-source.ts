@@ -1,7 +1,7 @@
 /**
  * Delta table source and Auto Loader (`cloudFiles`): input arrives as whole files, admission is
  * `maxFilesPerTrigger`, and the backlog shows as `numFilesOutstanding` / `numBytesOutstanding`
- * as listed at planning.
+ * as listed at planning, or after the batch (`backlogCountedAt`).
  */
 
 import { javaLongToString } from '../java-format.js';
@@ -24,6 +24,7 @@ export class FileSource implements SimSource {
   private plannedStart = 0;
   private plannedEnd = 0;
   private filesAtPlan = 0;
+  private readonly countedAtEnd: boolean;
 
   constructor(spec: FileSourceSpec, random: SeededRandom, startMs: number) {
     this.kind = spec.kind;
@@ -33,6 +34,7 @@ export class FileSource implements SimSource {
     this.bytesPerFile = spec.bytesPerFile ?? 8 * 1024 * 1024;
     this.cap = spec.maxFilesPerTrigger === undefined ? 1_000 : spec.maxFilesPerTrigger;
     this.filesPerVersion = Math.max(1, spec.filesPerVersion ?? 10);
+    this.countedAtEnd = spec.backlogCountedAt === 'end';
     this.reservoirId = random.uuid();
     this.startedMs = startMs;
     // One task per file up to the cluster's parallelism; the simulator bounds it by cores.
@@ -96,7 +98,8 @@ export class FileSource implements SimSource {
   }
 
   render(ctx: SourceRenderContext): Record<string, unknown> {
-    const outstanding = Math.max(0, this.filesAtPlan - this.plannedEnd);
+    // Rendered once the batch ended: the files that arrived while it ran are listed by then.
+    const outstanding = Math.max(0, (this.countedAtEnd ? this.filesArrived() : this.filesAtPlan) - this.plannedEnd);
     const metrics = sortedMap<string>([
       ['numBytesOutstanding', javaLongToString(outstanding * this.bytesPerFile)],
       ['numFilesOutstanding', javaLongToString(outstanding)],
