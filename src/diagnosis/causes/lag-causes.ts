@@ -52,13 +52,27 @@ export function explainLag(ctx: DetectorContext): { causes: Cause[]; advice: Adv
   if (explained.causes.length === 0) {
     explained.causes.push({
       code: 'insufficient_capacity',
-      confidence: 0.4,
-      evidence: `the lag signal rose from ${describeStart(ctx)} while batches took ${fmt.ms(ctx.latest.d)}; the source reports too little to separate arrival from processing rates.`,
+      confidence: UNEXPLAINED_CONFIDENCE,
+      evidence: `the lag signal rose from ${describeStart(ctx)} while batches took ${fmt.ms(ctx.latest.d)}${UNEXPLAINED_TAIL}`,
     });
-    explained.advice.push({
-      text: 'Compare inputRowsPerSecond with processedRowsPerSecond and the Spark UI (scheduler delay, GC, spill) to find the slow stage; add compute if every stage is busy.',
-    });
+    explained.advice.push({ text: UNEXPLAINED_ADVICE });
   }
+  return explained;
+}
+
+/** The cause and advice `explainLag` falls back on when nothing else explains the lag. */
+const UNEXPLAINED_CONFIDENCE = 0.4;
+const UNEXPLAINED_TAIL = '; the source reports too little to separate arrival from processing rates.';
+const UNEXPLAINED_ADVICE =
+  'Compare inputRowsPerSecond with processedRowsPerSecond and the Spark UI (scheduler delay, GC, spill) to find the slow stage; add compute if every stage is busy.';
+
+/**
+ * `causes` and `advice` without what `explainLag` falls back on: a finding that says what happens
+ * on its own (a catch-up after a stall or a restart) is not "a lag nothing explains".
+ */
+export function withoutUnexplained<T extends { causes: Cause[]; advice: Advice[] }>(explained: T): T {
+  explained.causes = explained.causes.filter((c) => !(c.code === 'insufficient_capacity' && c.confidence === UNEXPLAINED_CONFIDENCE && c.evidence.endsWith(UNEXPLAINED_TAIL)));
+  explained.advice = explained.advice.filter((a) => a.text !== UNEXPLAINED_ADVICE);
   return explained;
 }
 

@@ -5,6 +5,7 @@
  */
 import { FLAT_POINTS, admittedSince, batchesSince, catchUpEtaSec, catchUpReadRate, giantFirstBatch, levelBefore, valuesBefore, withoutDisruption, type Disruption } from '../aftermath.js';
 import type { BatchFeatures } from '../batch-features.js';
+import { withoutUnexplained } from '../causes/lag-causes.js';
 import { TUNING } from '../engine-options.js';
 import * as fmt from '../format.js';
 import { fileArrivalsPerSec, type LagSignalKind } from '../query-analysis.js';
@@ -158,12 +159,13 @@ function aftermathFinding(
   const pace = drainPace(ctx, catchUpFromMs);
   if (drained) result.summary = `Catching up after ${what}: back to about the usual level before it (${waitingText(ctx, behind)} waiting)`;
   else if (eta === null) result.summary = head;
-  else if (!Number.isFinite(eta)) result.summary = `${head} and not draining at ${pace}`;
+  else if (!Number.isFinite(eta)) result.summary = `${head} and not draining${notDrainingWhy(ctx, pace)}`;
   else {
     const over = elapsedSec + eta > budget;
     result.summary = `${head}, about ${fmt.seconds(eta)} to drain at ${pace}${over ? `: past the ${fmt.seconds(budget)} catch-up budget (${fmt.seconds(elapsedSec + eta)} in all)` : ''}`;
   }
   aftermathMetrics(result, eta, drained);
+  withoutUnexplained(result);
   if (eta !== null && Number.isFinite(eta) && ctx.explain) {
     const { cause, advice } = catchingUp(ctx, info, behind, eta, elapsedSec, catchUpFromMs);
     // After a restart, an uncapped giant first batch already says it (and what cap to set).
@@ -201,6 +203,17 @@ function drainPace(ctx: DetectorContext, catchUpFromMs: number | null): string {
   if (analysis.capacity === null) return 'the recent processing rate';
   const arriving = analysis.arrivalRate !== null ? ` against ${fmt.rate(analysis.arrivalRate)} arriving` : '';
   return `the recent processing rate (${fmt.rate(analysis.capacity)} processed${arriving})`;
+}
+
+/**
+ * Why a catch-up reads as not draining: the pace, unless the query processes more than arrives,
+ * which the pace would then contradict: the backlog held level all the same (what it is admitted, or
+ * a cap, holds it back, not its processing).
+ */
+function notDrainingWhy(ctx: DetectorContext, pace: string): string {
+  const { capacity, arrivalRate } = ctx.analysis;
+  if (capacity === null || arrivalRate === null || capacity <= arrivalRate) return ` at ${pace}`;
+  return `: it has held level over the recent batches, though the query processes ${fmt.rate(capacity)} against ${fmt.rate(arrivalRate)} arriving`;
 }
 
 /** The figures beside the summary say what it says: its drain ETA, no growth while it drains. */
@@ -325,6 +338,8 @@ function drainAdvice(ctx: DetectorContext, etaSec: number, catchUpFromMs: number
       },
     ];
   }
+  const fileCap = fileCapAdvice(ctx, capacity, arrival);
+  if (fileCap) return [fileCap];
   // Processing at `capacity × f` drains the backlog (`etaSec` at the spare `capacity − arrival`) within the budget.
   const spare = capacity - arrival;
   const factor = (arrival + (spare * etaSec) / budget) / capacity;
@@ -336,6 +351,37 @@ function drainAdvice(ctx: DetectorContext, etaSec: number, catchUpFromMs: number
       throughputFactor: rounded,
     },
   ];
+}
+
+/**
+ * A catch-up a file cap holds back (a Delta or Auto Loader source reading its cap): raise the cap,
+ * not the throughput. The factor drains the files waiting within the budget, from the rows a file
+ * holds (what the batches at the cap read over the files they read, when the offsets say: Auto
+ * Loader); without it, the advice says so without a figure. Null when no file cap binds.
+ */
+function fileCapAdvice(ctx: DetectorContext, capacity: number, arrival: number): Advice | null {
+  const { analysis, facts } = ctx;
+  if (ctx.disruption === null || analysis.signal !== 'files' || !(facts.sourceKinds.includes('autoloader') || facts.sourceKinds.includes('delta'))) return null;
+  // Before a run of equal reads shows the cap, the catch-up's own: equal reads since it began.
+  const since = ctx.features.filter((f) => f.t >= ctx.disruption!.catchUpFromMs && f.rows > 0 && !f.restart);
+  const equal = since.length >= 2 && since.every((f) => Math.abs(f.rows - since[0]!.rows) <= 0.01 * since[0]!.rows);
+  const cap = analysis.cappedRows ?? (equal ? median(since.map((f) => f.rows)) : null);
+  if (cap === null) return null;
+  const setting = facts.sourceKinds.includes('autoloader') ? 'cloudFiles.maxFilesPerTrigger' : 'maxFilesPerTrigger';
+  const admitted = admittedSince(ctx.features, ctx.disruption, cap, analysis.triggerMs);
+  const filesRead = ctx.features.slice(-8).flatMap((f) => (f.filesRead !== null && f.filesRead > 0 && Math.abs(f.rows - cap) <= 0.01 * cap ? [f.filesRead] : []));
+  const waiting = ctx.latest.filesOutstanding;
+  const why = `each batch admits about ${fmt.rate(admitted)} while ${fmt.rate(arrival)} arrive, and the query could process ${fmt.rate(capacity)}`;
+  if (filesRead.length === 0 || waiting === null || !(admitted > 0)) {
+    return { text: `Raise ${setting} (or maxBytesPerTrigger) for the catch-up: ${why}. Set it back once batches read less than the cap.`, setting };
+  }
+  const rowsPerFile = cap / median(filesRead);
+  const needed = Math.min(arrival + (waiting * rowsPerFile) / TUNING.catchUpBudgetSec, capacity) / admitted;
+  if (needed < MIN_FACTOR) return null;
+  return {
+    text: `Raise ${setting} (or maxBytesPerTrigger) to about ${fmt.factor(Math.ceil(needed * 10) / 10)} its current value for the catch-up, to drain the ${fmt.count(waiting)} files waiting within ${fmt.seconds(TUNING.catchUpBudgetSec)}: ${why}. Set it back once batches read less than the cap.`,
+    setting,
+  };
 }
 
 /** What waits, in the lag signal's unit: seconds of data, files or bytes. */
