@@ -82,7 +82,35 @@ export function fileTimeBehindAt(previous: readonly BatchFeatures[], f: BatchFea
   const during = f.rows > 0 ? f.d / 1000 : 0;
   if (f.filesOutstanding === 0) return during;
   const perSec = fileArrivalsPerSec(base, f);
-  return perSec === null ? null : f.filesOutstanding / perSec + during;
+  if (perSec === null) return null;
+  // Files counted after the batch already hold what arrived while it ran: the oldest is that old.
+  return f.filesOutstanding / perSec + (countedAfterBatch(previous) ? 0 : during);
+}
+
+/** Batches back over which `countedAfterBatch` reads the files waiting against each batch's arrivals. */
+const COUNTED_AFTER_BATCHES = 8;
+
+/**
+ * Whether the source counts its files waiting after each batch (Auto Loader's asynchronous listing)
+ * rather than at planning: over the newest COUNTED_AFTER_BATCHES batches the files waiting were, each
+ * time, about what arrived while that batch ran (within a quarter, the median within a tenth), as
+ * they are when the batches read all there was. Counted at planning, a batch that read everything
+ * leaves none, and a backlog left at a cap does not follow the batches' durations.
+ */
+function countedAfterBatch(features: readonly BatchFeatures[]): boolean {
+  const n = features.length;
+  if (n <= COUNTED_AFTER_BATCHES) return false;
+  const ratios: number[] = [];
+  for (let i = n - COUNTED_AFTER_BATCHES; i < n; i += 1) {
+    const f = features[i]!;
+    const perSec = fileArrivalsPerSec(features[i - 1]!, f);
+    if (perSec === null || f.filesOutstanding === null || !(f.d > 0) || f.restart) return false;
+    const ratio = f.filesOutstanding / ((perSec * f.d) / 1000);
+    if (ratio < 0.75 || ratio > 1.33) return false;
+    ratios.push(ratio);
+  }
+  const mid = median(ratios);
+  return mid >= 0.9 && mid <= 1.1;
 }
 
 /**

@@ -70,3 +70,36 @@ describe('files counted after each batch on a steady, smooth feed', () => {
     expect(run.changes.map((c) => `${c.type} ${c.incident.kind}@${c.index}: ${c.incident.summary}`)).toEqual([]);
   });
 });
+
+describe('time behind from files counted after each batch', () => {
+  // 2 files of 500 rows a second on a query that reads them all: the files waiting after a batch are
+  // the ones that arrived while it ran, the oldest of them as old as the batch. Counted at planning,
+  // none wait; at a cap too low, a backlog waits either way.
+  const medianRatio = (backlogCountedAt: 'planning' | 'end', cap: number | null, triggerMs: number): number => {
+    const run = runStream(
+      {
+        name: 'landing_events',
+        arrival: 1_000,
+        arrivalNoise: 0.08,
+        processing: { rowsPerSecPerCore: 300, cores: 4, overheadMs: 1_000 },
+        triggerMs,
+        source: { kind: 'autoloader', rowsPerFile: 500, maxFilesPerTrigger: cap, backlogCountedAt },
+      },
+      120,
+      {},
+      11,
+      true,
+    );
+    const ratios = run.batches.flatMap((b, i) => (i >= 40 && run.timeBehind[i] !== null ? [run.timeBehind[i]! / b.truth.timeBehindSec] : []));
+    return ratios.sort((a, b) => a - b)[Math.floor(ratios.length / 2)]!;
+  };
+
+  for (const triggerMs of [10_000, 60_000, 240_000]) {
+    it(`reads the oldest file's age, not twice it, on a ${triggerMs / 1000}s trigger`, () => {
+      // Before, what arrived while the batch ran was counted twice: 1.95-2.0 × the truth.
+      expect(medianRatio('end', null, triggerMs)).toBeCloseTo(1, 1);
+      expect(medianRatio('planning', null, triggerMs)).toBeCloseTo(1, 1);
+      expect(medianRatio('end', Math.round(triggerMs / 2_000), triggerMs)).toBeCloseTo(1, 1);
+    });
+  }
+});
