@@ -168,7 +168,7 @@ export function createDetectProcessor(deps: DetectDeps) {
       }
     }
     // An alert open for hours shows today's figures: told again once they moved (never in a storm
-    // of edits: at most every `TUNING.refreshFiguresMs` of batch time).
+    // of edits: at most every `TUNING.refreshFiguresMs` by the time the figures are of).
     try {
       changes.push(...(tracker.refreshFigures?.() ?? []));
     } catch (err) {

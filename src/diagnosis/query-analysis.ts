@@ -87,13 +87,14 @@ export function fileTimeBehindAt(previous: readonly BatchFeatures[], f: BatchFea
   return f.filesOutstanding / perSec + (countedAfterBatch(previous) ? 0 : during);
 }
 
-/** Batches back over which `countedAfterBatch` reads the files waiting against each batch's arrivals. */
+/** Batches back over which `countedAfterBatch` reads the files waiting against each batch's arrivals, and how many may stray. */
 const COUNTED_AFTER_BATCHES = 8;
+const COUNTED_AFTER_STRAYS = 2;
 
 /**
  * Whether the source counts its files waiting after each batch (Auto Loader's asynchronous listing)
- * rather than at planning: over the newest COUNTED_AFTER_BATCHES batches the files waiting were, each
- * time, about what arrived while that batch ran (within a quarter, the median within a tenth), as
+ * rather than at planning: over the newest COUNTED_AFTER_BATCHES batches the files waiting were about
+ * what arrived while that batch ran (within a quarter, all but COUNTED_AFTER_STRAYS; the median within a tenth), as
  * they are when the batches read all there was. Counted at planning, a batch that read everything
  * leaves none, and a backlog left at a cap does not follow the batches' durations.
  */
@@ -101,16 +102,19 @@ function countedAfterBatch(features: readonly BatchFeatures[]): boolean {
   const n = features.length;
   if (n <= COUNTED_AFTER_BATCHES) return false;
   const ratios: number[] = [];
+  let outside = 0;
   for (let i = n - COUNTED_AFTER_BATCHES; i < n; i += 1) {
     const f = features[i]!;
     const perSec = fileArrivalsPerSec(features[i - 1]!, f);
     if (perSec === null || f.filesOutstanding === null || !(f.d > 0) || f.restart) return false;
     const ratio = f.filesOutstanding / ((perSec * f.d) / 1000);
-    if (ratio < 0.75 || ratio > 1.33) return false;
+    if (ratio < 0.75 || ratio > 1.33) outside += 1;
     ratios.push(ratio);
   }
+  // A file or two either way at a few files a batch: two batches may stray without the count
+  // (and the time behind it gives) flipping.
   const mid = median(ratios);
-  return mid >= 0.9 && mid <= 1.1;
+  return outside <= COUNTED_AFTER_STRAYS && mid >= 0.9 && mid <= 1.1;
 }
 
 /**

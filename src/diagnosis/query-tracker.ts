@@ -257,10 +257,11 @@ export class QueryTracker {
       this.tell(kind);
       const atMs = state.incident.figuresAt === undefined ? Number.NaN : isoMs(state.incident.figuresAt);
       if (!Number.isFinite(atMs)) continue;
-      // A state saved before the told figures were kept: they are what it shows from now on.
+      // A state saved before the told figures were kept: what the alert shows is not known, so they
+      // are told once, a refresh period from now.
       if (state.toldAtMs === undefined || state.told === undefined) {
         state.toldAtMs = atMs;
-        state.told = toldFigures(state.incident.metrics);
+        state.told = {};
         continue;
       }
       if (atMs - state.toldAtMs < TUNING.refreshFiguresMs) continue;
@@ -488,6 +489,7 @@ export class QueryTracker {
       if (state!.memo.explainedAtMs !== undefined && state!.memo.explainedAtMs > clock) state!.memo.explainedAtMs = clock;
       if (state!.clearSinceMs !== undefined && state!.clearSinceMs > clock) state!.clearSinceMs = clock;
       if (state!.toldAtMs !== undefined && state!.toldAtMs > clock) state!.toldAtMs = clock;
+      if (state!.incident.figuresAt !== undefined && isoMs(state!.incident.figuresAt) > clock) state!.incident.figuresAt = iso(clock);
     }
     for (const state of Object.values(this.cooling)) if (state!.resolvedAtMs > clock) state!.resolvedAtMs = clock;
     // Those that name a moved batch move with it.

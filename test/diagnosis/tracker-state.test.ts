@@ -37,6 +37,22 @@ const BASES: { name: string; progress: Progress[]; at: number; has: (s: TrackerS
     has: (s) => s.open.lag !== undefined && s.capBound != null,
   },
   { name: 'a restart catching up (real Spark): the disruption kept', progress: realSpark('restart-catch-up.jsonl'), at: 60, has: (s) => s.disruption != null },
+  {
+    name: 'an Auto Loader query counting its files after each batch, restarted (simulated): the counts before it kept',
+    progress: simulated(
+      {
+        name: 'landing_events',
+        arrival: 1_000,
+        processing: { rowsPerSecPerCore: 300, cores: 4, overheadMs: 1_000 },
+        triggerMs: 10_000,
+        source: { kind: 'autoloader', rowsPerFile: 500, maxFilesPerTrigger: null, backlogCountedAt: 'end' },
+        events: [{ type: 'restart', atBatch: 40, downtimeMs: 10 * MIN }],
+      },
+      80,
+    ),
+    at: 45,
+    has: (s) => s.disruption?.countsBefore !== undefined && s.disruption.countsBefore.files.length > 0,
+  },
 ];
 
 function stateAfter(progress: Progress[], batches: number): TrackerState {
@@ -76,6 +92,10 @@ function mutations(base: TrackerState): [string, (s: Record<string, any>) => voi
     out.push([`disruption.${field} = "x"`, (s) => { s.disruption[field] = 'x'; }]);
     out.push([`disruption.${field} deleted`, (s) => { delete s.disruption[field]; }]);
   }
+  if (base.disruption?.countsBefore) {
+    out.push(['disruption.countsBefore.files = ["x"]', (s) => { s.disruption.countsBefore.files = ['x']; }]);
+    out.push(['disruption.countsBefore.filesPerSec = "x"', (s) => { s.disruption.countsBefore.filesPerSec = 'x'; }]);
+  }
   for (const field of Object.keys(base.facts ?? {})) {
     out.push([`facts.${field} deleted`, (s) => { delete s.facts[field]; }]);
     out.push([`facts.${field} = 7`, (s) => { s.facts[field] = 7; }]);
@@ -114,6 +134,7 @@ describe.each(BASES)('tracker state validation: $name', ({ progress, at, has }) 
       try {
         for (const p of rest) tracker.observe(p);
         tracker.tick(rest.at(-1)!.timestampMs + 60_000);
+        tracker.refreshFigures();
         tracker.snapshot();
         tracker.report();
         QueryTracker.restore(JSON.parse(JSON.stringify(tracker.toState())));

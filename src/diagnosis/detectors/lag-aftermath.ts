@@ -165,8 +165,16 @@ function aftermathFinding(
     result.summary = `${head}, about ${fmt.seconds(eta)} to drain at ${pace}${over ? `: past the ${fmt.seconds(budget)} catch-up budget (${fmt.seconds(elapsedSec + eta)} in all)` : ''}`;
   }
   aftermathMetrics(result, eta, drained);
-  withoutUnexplained(result);
+  // Not draining (or not yet said) under a file cap: the cap is what to change, whatever else the batches say.
+  const { capacity, arrivalRate } = ctx.analysis;
+  const capHolds = (eta === null || !Number.isFinite(eta)) && !drained && ctx.explain && capacity !== null && arrivalRate !== null && capacity > arrivalRate ? fileCapAdvice(ctx, capacity, arrivalRate) : null;
+  if (capHolds) {
+    withoutUnexplained(result);
+    result.advice = [capHolds, ...result.advice.filter((a) => a.setting !== capHolds.setting)];
+  }
   if (eta !== null && Number.isFinite(eta) && ctx.explain) {
+    // The catch-up explains it: no "the source reports too little".
+    withoutUnexplained(result);
     const { cause, advice } = catchingUp(ctx, info, behind, eta, elapsedSec, catchUpFromMs);
     // After a restart, an uncapped giant first batch already says it (and what cap to set).
     const oversized = result.causes.some((c) => c.code === 'oversized_batches');
@@ -207,13 +215,13 @@ function drainPace(ctx: DetectorContext, catchUpFromMs: number | null): string {
 
 /**
  * Why a catch-up reads as not draining: the pace, unless the query processes more than arrives,
- * which the pace would then contradict: the backlog held level all the same (what it is admitted, or
- * a cap, holds it back, not its processing).
+ * which the pace would then contradict: the backlog did not come down all the same (what it is
+ * admitted, or a cap, holds it back, not its processing).
  */
 function notDrainingWhy(ctx: DetectorContext, pace: string): string {
   const { capacity, arrivalRate } = ctx.analysis;
   if (capacity === null || arrivalRate === null || capacity <= arrivalRate) return ` at ${pace}`;
-  return `: it has held level over the recent batches, though the query processes ${fmt.rate(capacity)} against ${fmt.rate(arrivalRate)} arriving`;
+  return `: it has not come down over the recent batches, though the query processes ${fmt.rate(capacity)} against ${fmt.rate(arrivalRate)} arriving`;
 }
 
 /** The figures beside the summary say what it says: its drain ETA, no growth while it drains. */
@@ -370,18 +378,20 @@ function fileCapAdvice(ctx: DetectorContext, capacity: number, arrival: number):
   const setting = facts.sourceKinds.includes('autoloader') ? 'cloudFiles.maxFilesPerTrigger' : 'maxFilesPerTrigger';
   const admitted = admittedSince(ctx.features, ctx.disruption, cap, analysis.triggerMs);
   const filesRead = ctx.features.slice(-8).flatMap((f) => (f.filesRead !== null && f.filesRead > 0 && Math.abs(f.rows - cap) <= 0.01 * cap ? [f.filesRead] : []));
-  const waiting = ctx.latest.filesOutstanding;
+  // What the catch-up drains: the files waiting beyond the level they stood at before it.
+  const before = ctx.disruption.countsBefore?.files ?? [];
+  const excess = ctx.latest.filesOutstanding === null ? null : ctx.latest.filesOutstanding - (before.length >= 4 ? median(before) : 0);
   const why = `each batch admits about ${fmt.rate(admitted)} while ${fmt.rate(arrival)} arrive, and the query could process ${fmt.rate(capacity)}`;
-  if (filesRead.length === 0 || waiting === null || !(admitted > 0)) {
-    return { text: `Raise ${setting} (or maxBytesPerTrigger) for the catch-up: ${why}. Set it back once batches read less than the cap.`, setting };
-  }
+  const plain = { text: `Raise ${setting} (or maxBytesPerTrigger) for the catch-up: ${why}. Set it back once batches read less than the cap.`, setting };
+  if (filesRead.length === 0 || excess === null || !(excess > 0) || !(admitted > 0)) return plain;
   const rowsPerFile = cap / median(filesRead);
-  const needed = Math.min(arrival + (waiting * rowsPerFile) / TUNING.catchUpBudgetSec, capacity) / admitted;
-  if (needed < MIN_FACTOR) return null;
-  return {
-    text: `Raise ${setting} (or maxBytesPerTrigger) to about ${fmt.factor(Math.ceil(needed * 10) / 10)} its current value for the catch-up, to drain the ${fmt.count(waiting)} files waiting within ${fmt.seconds(TUNING.catchUpBudgetSec)}: ${why}. Set it back once batches read less than the cap.`,
-    setting,
-  };
+  const wanted = arrival + (excess * rowsPerFile) / TUNING.catchUpBudgetSec;
+  const needed = Math.min(wanted, capacity) / admitted;
+  if (needed < MIN_FACTOR) return plain;
+  const factor = fmt.factor(Math.ceil(needed * 10) / 10);
+  // Past what the query processes, a larger cap only makes longer batches: say how far it helps.
+  const aim = wanted <= capacity ? `to drain the ${fmt.count(excess)} files it left within ${fmt.seconds(TUNING.catchUpBudgetSec)}` : 'up to what the query can process';
+  return { text: `Raise ${setting} (or maxBytesPerTrigger) to about ${factor} its current value for the catch-up, ${aim}: ${why}. Set it back once batches read less than the cap.`, setting };
 }
 
 /** What waits, in the lag signal's unit: seconds of data, files or bytes. */

@@ -71,6 +71,13 @@ export function displayName(record: Pick<IncidentRecordView, 'queryId' | 'queryN
   return override || record.queryName || record.queryId;
 }
 
+/**
+ * Figures this much later than the opening were told again (refreshes come 15 minutes apart at the
+ * soonest); a stall's first figures are of the tick that found it, a few minutes after the time it
+ * is dated from.
+ */
+const FIGURES_TOLD_AGAIN_MS = 10 * 60_000;
+
 export function renderIncidentMessage(record: IncidentRecordView, options: IncidentMessageOptions): RenderedMessage {
   const { incident } = record;
   const name = displayName(record, options.queryName);
@@ -96,7 +103,7 @@ export function renderIncidentMessage(record: IncidentRecordView, options: Incid
   }
   // The figures of an alert open for a while were told again (QueryTracker.refreshFigures): say of when.
   const figuresMs = toMs(incident.figuresAt ?? null);
-  if (state !== 'resolved' && Number.isFinite(figuresMs) && figuresMs - openedMs >= 60_000) statusParts.push(`figures as of ${slackDate(figuresMs)}`);
+  if (state !== 'resolved' && Number.isFinite(figuresMs) && figuresMs - openedMs >= FIGURES_TOLD_AGAIN_MS) statusParts.push(`figures as of ${slackDate(figuresMs)}`);
   // One episode, one alert: a relapse in the cool-down re-opened this one.
   if ((incident.relapses ?? 0) > 0) statusParts.push(incident.relapses === 1 ? 'came back once' : `came back ${incident.relapses} times`);
   blocks.push(sectionBlock(`${escapeMrkdwn(summary)}\n${statusParts.join(' · ')}`));
