@@ -6,6 +6,7 @@ Py4J in four steps that each record what they saw:
                  columns, the right columns in another order, and the table of progress_table.sql
   long_trigger   a trigger minutes long: when the first batch's row reaches the table, the flush thread's life
   flush_rows     a second listener (1 h interval, flushRows 3) on its own table: the write at the third row
+  remove         a listener of its own removed with remove() while a query runs: written, unregistered, its thread gone
   missing_table  the table dropped under the configured listener: rows kept, retried on the timer with no
                  query running, never a new table; the table made again: the kept rows written once
 
@@ -28,6 +29,7 @@ LISTENER = "com.streamdoctor.StreamDoctorListener"
 THREAD = "streamdoctor-listener-flush"
 FLUSH_INTERVAL_S = 2
 ROWS_TABLE = "spark_catalog.streamdoctor.flush_rows_progress"
+REMOVE_TABLE = "spark_catalog.streamdoctor.remove_progress"
 
 workdir = h.fresh_dir(sys.argv[1])
 spark = h.classic_session(
@@ -179,6 +181,36 @@ def step_flush_rows(folder):
         jspark.streams().removeListener(listener)
 
 
+def step_remove(folder):
+    """remove() while a query runs, on a listener of its own next to the one Spark config registered (two flush
+    threads while the query runs): what it buffered is written, it is unregistered, its thread ends while the query
+    goes on, and it buffers no later report."""
+    h.create_progress_table(spark, REMOVE_TABLE)
+    listener = getattr(jvm, LISTENER)(REMOVE_TABLE, 3600 * 1000, 10000, 10000)
+    listener.useSession(jspark)
+    jspark.streams().addListener(listener)
+    query = w.rate(spark, "scala_remove", folder / "cp", trigger="500 milliseconds")
+    try:
+        h.wait_until(lambda: listener.buffered() >= 2, 60, "two buffered reports")
+        seen = {"threads_before": flush_threads(), "buffered_before": listener.buffered()}
+        seen["removed_wrote"] = listener.remove(30000)
+        seen["buffered_after"] = listener.buffered()
+        listeners = jspark.streams().listListeners()
+        seen["still_registered"] = any(listeners[i].equals(listener) for i in range(len(listeners)))
+        seen["threads_after"] = settle(flush_threads, lambda threads: len(threads) < 2, 15)
+        count = len(executed(query))
+        h.wait_until(lambda: len(executed(query)) >= count + 2, 30, "two more batches")
+        seen["buffered_later"] = listener.buffered()
+        seen["table_rows"] = len(table_rows(REMOVE_TABLE, query.id))
+        seen["failed_writes"] = listener.failedWrites()
+        return seen
+    finally:
+        query.stop()
+        # The config-registered listener writes this query's rows too: done before the next step drops its table.
+        for other in registered():
+            other.flush(30000)
+
+
 def step_missing_table(folder):
     """The table dropped under the listener registered by config (which cannot check it at start)."""
     (listener,) = registered()
@@ -220,6 +252,7 @@ try:
         ("table_check", step_table_check),
         ("long_trigger", step_long_trigger),
         ("flush_rows", step_flush_rows),
+        ("remove", step_remove),
         ("missing_table", step_missing_table),
     ]:
         try:

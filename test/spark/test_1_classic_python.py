@@ -124,3 +124,30 @@ def test_install_refuses_a_missing_table_or_other_columns_and_never_creates_one(
         install(classic, table="spark_catalog.streamdoctor.wrong_columns")
     assert "has columns (query_id, progress)" in str(wrong.value)
     assert not classic.catalog.tableExists(typo)
+
+
+def test_remove_writes_what_is_buffered_and_ends_the_timer(classic, workdir):
+    """remove() while a query runs: the buffered row is written, the timer thread ends, later reports are not
+    buffered. Removed with spark.streams.removeListener alone, the timer outlived it (the query never terminated
+    as far as the listener heard)."""
+    from streamdoctor_listener import install
+
+    listener = install(classic, table=h.TABLE, flush_interval_s=600)
+    folder = h.fresh_dir(workdir / "remove")
+    query = w.rate(classic, "classic_remove", folder / "cp", trigger="2 seconds")
+    try:
+        h.wait_until(lambda: listener.buffered > 0, 60, "a buffered report")
+        # This listener's own timer (an earlier test's listener may still run one of the same name).
+        timer = listener._timer
+        assert timer is not None and timer.is_alive(), "the timer runs while the query does"
+        buffered = listener.buffered
+        written = listener.remove()
+        assert written >= buffered and listener.buffered == 0
+        h.wait_until(lambda: not timer.is_alive(), 10, "the timer thread to end")
+        seen = len(query.recentProgress)
+        h.wait_until(lambda: len(query.recentProgress) > seen + 1, 30, "two more batches")
+        assert listener.buffered == 0, "a removed listener buffered a report"
+        assert classic.sql(f"SELECT 1 FROM {h.TABLE} WHERE query_id = '{query.id}'").count() == listener.written
+    finally:
+        query.stop()
+    assert listener.failed_writes == 0 and listener.last_error is None

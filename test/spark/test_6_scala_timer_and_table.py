@@ -64,6 +64,19 @@ def test_flush_rows_writes_at_once_without_waiting_for_the_interval(run):
     assert seen["threads_after_stop"] == []
 
 
+def test_remove_writes_what_is_buffered_unregisters_and_ends_its_thread(run):
+    """remove() while a query runs: the rows it buffered are written, it is no longer registered, its flush thread
+    ends while the config-registered listener's stays, and later reports are not buffered. Before remove(), only
+    spark.streams.removeListener existed, after which the thread ran for the life of the JVM."""
+    seen = step(run, "remove")
+    assert seen["threads_before"] == [[True, True], [True, True]], seen
+    assert seen["removed_wrote"] >= seen["buffered_before"] >= 2 and seen["buffered_after"] == 0, seen
+    assert not seen["still_registered"]
+    assert seen["threads_after"] == [[True, True]], "the removed listener's flush thread is still alive"
+    assert seen["buffered_later"] == 0 and seen["table_rows"] == seen["removed_wrote"], seen
+    assert seen["failed_writes"] == 0
+
+
 def test_a_missing_table_keeps_the_rows_retries_on_the_timer_and_is_never_created(run):
     """The table dropped under the config-registered listener: writes fail without touching the stream,
     every row is kept, the daemon thread stays with no query running and retries every interval, and no

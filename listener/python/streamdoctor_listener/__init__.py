@@ -32,6 +32,7 @@ Register it once per SparkSession, before starting the streams::
     listener = install(spark, table="main.streamdoctor.streaming_progress")
     ...
     listener.flush()  # before spark.stop() / at the end of an availableNow job
+    listener.remove()  # to stop it while the session goes on (it writes what is buffered, ends its timer)
 """
 
 from pyspark.sql.streaming import StreamingQueryListener
@@ -61,6 +62,7 @@ class StreamDoctorListener(StreamingQueryListener):
         self._oldest_at = None  # wall-clock seconds when the oldest buffered row arrived
         self._retry_at = 0.0  # after a failed write, no new try before this
         self._running = set()  # run ids started and not yet terminated, as this listener heard
+        self._removed = False  # remove() was called: nothing more is buffered, the timer ends
         self.written = 0
         self.dropped = 0
         self.failed_writes = 0
@@ -87,6 +89,8 @@ class StreamDoctorListener(StreamingQueryListener):
     def onQueryStarted(self, event):
         try:
             with self._lock:
+                if self._removed:
+                    return
                 self._running.add(str(event.runId))
             self._ensure_timer()
         except Exception as error:  # noqa: BLE001 - the stream must not see our problems
@@ -94,6 +98,8 @@ class StreamDoctorListener(StreamingQueryListener):
 
     def onQueryProgress(self, event):
         try:
+            if self._removed:
+                return
             progress = event.progress
             self._add(
                 (
@@ -179,7 +185,7 @@ class StreamDoctorListener(StreamingQueryListener):
             while True:
                 due = self._due_in()
                 with self._lock:
-                    if due is None and not self._running:
+                    if self._removed or (due is None and not self._running):
                         self._timer = None
                         return
                 if due is not None and due <= 0:
@@ -191,6 +197,31 @@ class StreamDoctorListener(StreamingQueryListener):
             with self._lock:
                 self._timer = None
             self._failed(error)
+
+    # The end of this listener.
+    def remove(self, timeout_s=30.0):
+        """Unregisters this listener from the session ``install`` gave it, writes what is buffered (waiting up to
+        ``timeout_s`` for a write already running), and ends its timer thread and exit hook. Call it instead of
+        ``spark.streams.removeListener(listener)``: removed that way, the listener never hears the queries it saw
+        start terminate, so its timer would wake every second for the life of the process. Returns the rows written
+        (0 when the write failed: the rows stay in ``buffered``, counted in ``failed_writes``)."""
+        import atexit
+
+        spark = self._session_if_any()
+        if spark is not None:
+            try:
+                spark.streams.removeListener(self)
+            except Exception as error:  # noqa: BLE001 - e.g. already removed, or the session stopped
+                self._failed(error)
+        with self._lock:
+            self._removed = True
+            self._running.clear()
+        try:
+            written = self._write_buffer(wait_s=max(0.05, float(timeout_s)))
+        finally:
+            self._wake.set()  # the timer sees it is removed and ends
+            atexit.unregister(self._at_exit)
+        return written
 
     # Writes.
     def flush(self, timeout_s=30.0):

@@ -13,6 +13,8 @@
 // queries, then writes: call it before spark.stop(). A JVM shutdown hook (Hadoop's
 // ShutdownHookManager, above the priority at which Spark stops the SparkContext) does the same when the
 // JVM exits without spark.stop(); after spark.stop() nothing can be written.
+// To stop it while the session goes on, call remove() (not spark.streams.removeListener, after which its
+// timer would outlive it: it never hears the queries it saw start terminate).
 //
 // Register it for every job without touching job code (cluster policy or Spark config):
 //   spark.jars                                  /path/to/streamdoctor-listener_2.13-0.2.0.jar
@@ -65,6 +67,8 @@ class StreamDoctorListener(
   private var retryAtMs = 0L
   private var timer: Option[java.util.concurrent.ScheduledExecutorService] = None
   @volatile private var session: Option[SparkSession] = None
+  /** remove() was called: nothing more is buffered, no timer starts again. */
+  @volatile private var removed = false
   @volatile var written = 0L
   @volatile var dropped = 0L
   @volatile var failedWrites = 0L
@@ -78,19 +82,23 @@ class StreamDoctorListener(
   StreamDoctorListener.flushAtJvmExit(this)
 
   override def onQueryStarted(event: QueryStartedEvent): Unit = guarded {
-    synchronized { running.add(event.runId.toString) }
-    ensureTimer()
+    if (!removed) {
+      synchronized { running.add(event.runId.toString) }
+      ensureTimer()
+    }
   }
 
   override def onQueryProgress(event: QueryProgressEvent): Unit = guarded {
-    val p = event.progress
-    synchronized {
-      if (buffer.isEmpty) oldestAtMs = System.currentTimeMillis()
-      buffer.addLast(Row(p.id.toString, p.runId.toString, p.name, p.batchId, p.timestamp, p.json))
-      while (buffer.size > maxRows) { buffer.pollFirst(); dropped += 1 }
+    if (!removed) {
+      val p = event.progress
+      synchronized {
+        if (buffer.isEmpty) oldestAtMs = System.currentTimeMillis()
+        buffer.addLast(Row(p.id.toString, p.runId.toString, p.name, p.batchId, p.timestamp, p.json))
+        while (buffer.size > maxRows) { buffer.pollFirst(); dropped += 1 }
+      }
+      ensureTimer()
+      flushIfDue()
     }
-    ensureTimer()
-    flushIfDue()
   }
 
   override def onQueryIdle(event: QueryIdleEvent): Unit = guarded(flushIfDue())
@@ -115,7 +123,7 @@ class StreamDoctorListener(
 
   // The timer: one daemon thread, alive while rows are buffered or queries run.
   private def ensureTimer(): Unit = synchronized {
-    if (timer.isEmpty) {
+    if (timer.isEmpty && !removed) {
       val executor = java.util.concurrent.Executors.newSingleThreadScheduledExecutor { (task: Runnable) =>
         val thread = new Thread(task, "streamdoctor-listener-flush")
         thread.setDaemon(true)
@@ -157,6 +165,29 @@ class StreamDoctorListener(
 
   /** flush(30 s). */
   def flush(): Int = flush(StreamDoctorListener.FlushTimeoutMs)
+
+  /**
+   * Unregisters this listener from its session, writes what is buffered (waiting up to `timeoutMs` for a
+   * write already running) and ends its timer thread. Call it instead of spark.streams.removeListener:
+   * removed that way, the listener never hears the queries it saw start terminate, so its timer runs for the
+   * life of the JVM. Returns the rows written (0 when the write failed: rows kept, counted in failedWrites).
+   */
+  def remove(timeoutMs: Long): Int = {
+    try currentSession().streams.removeListener(this)
+    catch { case error: Exception => failed(error) }
+    val executor = synchronized {
+      removed = true
+      running.clear()
+      val current = timer
+      timer = None
+      current
+    }
+    try writeBuffer(math.max(50L, timeoutMs))
+    finally executor.foreach(_.shutdown())
+  }
+
+  /** remove(30 s). */
+  def remove(): Int = remove(StreamDoctorListener.FlushTimeoutMs)
 
   private def currentSession(): SparkSession =
     session.orElse(SparkSession.getActiveSession).orElse(SparkSession.getDefaultSession).getOrElse(
