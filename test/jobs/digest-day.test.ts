@@ -42,7 +42,11 @@ describe('the daily digest’s day', () => {
 
     const digest = await waitFor(() => slack!.messages('C0DATAALRT').find((m) => m.text.startsWith('Daily stream health')), 'the digest');
     expect((digest.metadata as { event_payload?: { key?: string } } | undefined)?.event_payload?.key).toBe(`digest.${fireDay}`);
-    const channelJobs = (await rt.queues.digest.getCompleted()).filter((job) => job.data.kind === 'channel');
+    // Completed once its processor returned, a moment after the message it posted (later still on a cluster).
+    const channelJobs = await waitFor(async () => {
+      const done = (await rt.queues.digest.getCompleted()).filter((job) => job.data.kind === 'channel');
+      return done.length > 0 ? done : null;
+    }, 'the channel job completed');
     expect(channelJobs.map((job) => job.data.day)).toEqual([fireDay]);
   });
 });
