@@ -25,4 +25,19 @@ describe('App Home open incident line', () => {
     expect(text).not.toContain(' · now ');
     expect(text).toMatch(/As of its last update, at or after <!date\^\d+\^[^>]+>: orders-enrich/);
   });
+
+  it('dates the summary by the time its figures are of, once the engine keeps it', () => {
+    const figuresAt = NOW - 5 * 60_000;
+    const record = lagRecord();
+    const view = renderAppHome({
+      userId: 'U024BE7LH',
+      nowMs: NOW,
+      openIncidents: [{ ...record, incident: { ...record.incident, figuresAt: new Date(figuresAt).toISOString() }, channel: 'C0DATAALRT' }],
+      silences: [],
+      watches: [],
+    });
+    const text = blockText(view.blocks as never);
+    expect(text).toContain(`As of its last update, <!date^${Math.floor(figuresAt / 1000)}^`);
+    expect(text).not.toContain('at or after');
+  });
 });

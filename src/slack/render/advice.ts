@@ -8,7 +8,7 @@ import { SLACK_LIMITS, capBlocks, contextBlock, fallbackText, fieldsBlock, heade
 import { escapeMrkdwn, inlineCode, isSafeUrl, mrkdwnLink, slackDate } from '../mrkdwn.js';
 import { VIEW_IDS } from '../action-ids.js';
 import { causeLabel } from './cause-labels.js';
-import { displayName, headline, stallReference, summaryUnder } from './incident-message.js';
+import { displayName, headline, lastUpdateWhen, stallReference, summaryUnder } from './incident-message.js';
 import { liveFields, metricFields, type LiveFigures } from './incident-metrics.js';
 import { toMs } from '../format.js';
 import type { IncidentRecordView, RenderedMessage } from './types.js';
@@ -41,11 +41,9 @@ function liveBlocks(record: IncidentRecordView, live: NonNullable<AdviceOptions[
   const when = Number.isFinite(readAt) ? `${batch}, ${slackDate(readAt)}` : batch;
   const now: KnownBlock[] = [sectionBlock(`*Now* (${when})${fields.length === 0 ? ': no figures read yet.' : ''}`)];
   if (fields.length > 0) now.push(fieldsBlock(fields));
-  // The store keeps no time of the last update: it is at or after the latest re-opening.
-  const updated = Math.max(toMs(record.incident.openedAt), record.incident.relapsedAt ? toMs(record.incident.relapsedAt) : -Infinity);
-  const since = Number.isFinite(updated) ? `, at or after ${slackDate(updated)}` : '';
+  const updated = lastUpdateWhen(record.incident);
   const thenLabel = sectionBlock(
-    `*As of the incident's last update*${since} (it is re-described when it escalates or its top cause changes): the summary above, the figures below, the causes and the advice are from then; size changes on the figures under *Now*.`,
+    `*As of the incident's last update*${updated ? `, ${updated}` : ''} (it is re-described when it escalates, its top cause changes or its figures move by a quarter): the summary above, the figures below, the causes and the advice are from then; size changes on the figures under *Now*.`,
   );
   return { now, thenLabel };
 }

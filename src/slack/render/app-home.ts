@@ -7,7 +7,7 @@ import { ACTION_IDS } from '../action-ids.js';
 import { formatSeconds, formatSpan, kindLabel, toMs } from '../format.js';
 import { SLACK_LIMITS, capBlocks, contextBlock, headerBlock, moreLine, sectionBlock, truncate } from '../limits.js';
 import { channelMention, escapeMrkdwn, inlineCode, nameCode, slackDate, userMention } from '../mrkdwn.js';
-import { displayName } from './incident-message.js';
+import { displayName, lastUpdateWhen } from './incident-message.js';
 import { streamLine } from './status-table.js';
 import type { IncidentRecordView, StreamView } from './types.js';
 
@@ -75,10 +75,9 @@ export function renderAppHome(input: AppHomeInput): HomeView {
     const ack = record.acknowledgedBy ? ` · 👀 ${userMention(record.acknowledgedBy)}` : '';
     const where = record.channel ? ` · ${channelMention(record.channel)}` : '';
     const now = record.timeBehindNowSec != null ? ` · now ${formatSeconds(record.timeBehindNowSec)} behind` : '';
-    // The engine re-describes an incident only when it escalates or its top cause changes, and the
-    // store keeps no time of that: the summary is dated from its latest (re)opening.
-    const updated = Math.max(toMs(record.incident.openedAt), record.incident.relapsedAt ? toMs(record.incident.relapsedAt) : -Infinity);
-    const asOf = Number.isFinite(updated) ? `As of its last update, at or after ${slackDate(updated)}: ` : 'As of its last update: ';
+    // The summary is from the incident's last update, which can be long before now.
+    const when = lastUpdateWhen(record.incident);
+    const asOf = when ? `As of its last update, ${when}: ` : 'As of its last update: ';
     blocks.push(
       sectionBlock(
         `${record.incident.severity === 'critical' ? '🔴' : '🟠'} ${nameCode(displayName(record))} · ${escapeMrkdwn(kindLabel(record.kind))} · open for ${formatSpan(toMs(record.openedAt), input.nowMs)}${now}${ack}${where}\n${asOf}${escapeMrkdwn(truncate(record.incident.summary, 300))}`,
