@@ -277,12 +277,10 @@ export function fileAdmissionEvidence(ctx: DetectorContext): boolean {
   const backlogs: number[] = [];
   // The backlog per ms of its batch (see below).
   const perMs: number[] = [];
-  let neverFell = true;
   let highest = -Infinity;
   for (const f of recent) {
     const backlog = signalValue(f, analysis.signal);
     if (!Number.isFinite(backlog) || f.restart || Math.abs(f.rows - cap) > 0.01 * cap) return false;
-    if (backlogs.length > 0 && backlog < backlogs[backlogs.length - 1]!) neverFell = false;
     highest = Math.max(highest, backlog);
     backlogs.push(backlog);
     if (f.d > 0) perMs.push(backlog / f.d);
@@ -290,7 +288,7 @@ export function fileAdmissionEvidence(ctx: DetectorContext): boolean {
   const last = backlogs[backlogs.length - 1]!;
   // The residue last: most batches of a capped file source fail on the rise alone.
   if (last < highest || last - backlogs[0]! < fileRiseNeeded(analysis.signal) || pausesMadeRise(recent, backlogs, analysis.signal)) return false;
-  if (!(neverFell || mannKendallS(backlogs) >= FILE_RISE_S)) return false;
+  if (!risesOnTheWhole(backlogs)) return false;
   // Where the files are counted after the batch (Auto Loader's asynchronous listing, a Delta table's
   // newest version), what arrived while it ran is waiting: a level that follows the batches'
   // durations, which near capacity wander by a fifth and more, and reads near one steady count look

@@ -46,7 +46,6 @@ export interface SlackChat {
   uploadChart?(channel: string, threadTs: string, chart: RenderedChart, nowMs: number): Promise<void>;
 }
 
-/** Thrown when Slack answers 429; `retryAfterMs` comes from its Retry-After header. */
 /**
  * Thrown when Slack answers 429; `retryAfterMs` comes from its Retry-After header. `method` is the
  * Web API method refused: Slack's limits are per method (chat.update's Tier 3 budget is the
