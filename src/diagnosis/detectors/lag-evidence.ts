@@ -9,7 +9,7 @@ import { RAMP_WINDOW, inputRamp, shownPerSec, type InputRamp } from '../input-ra
 import { medianArrival, signalValue, type LagSignalKind } from '../query-analysis.js';
 import { mannKendallCritical, mannKendallS, mannKendallZ, median, quantile, theilSen } from '../statistics.js';
 import type { DetectorContext } from './detector.js';
-import { MIN_ABS, isTimeSignal } from './lag-signal.js';
+import { MIN_ABS, isTimeSignal, normalCeiling } from './lag-signal.js';
 
 /**
  * A large backlog (a catch-up after downtime, the aftermath of a stall): more than `lagLevelSec`
@@ -295,6 +295,62 @@ export function fileAdmissionEvidence(ctx: DetectorContext): boolean {
   // like a cap. Ground lost at a cap rises per ms of batch too (the batches at a cap take about as
   // long each); files that only follow the durations do not.
   return perMs.length < FILE_ADMISSION_WINDOW || risesOnTheWhole(perMs);
+}
+
+/**
+ * Batches of the run before the window that say what the files waiting usually read: with the
+ * window, the 32 a young run takes to show its steady level (near capacity, back-to-back batches
+ * and the files counted after them climb for dozens of batches from a start).
+ */
+const FILE_USUAL_MIN = 24;
+
+/**
+ * A capped Delta or Auto Loader query that reads its cap in each of the last 8 batches while the
+ * files (or bytes) waiting stand above their usual range at every one of them (`normalCeiling` of
+ * the ring before the window) and have not come down: the newest 3 read, in the median, at least
+ * what the oldest 3 did. Reads at the cap take a backlog down by whatever of the cap
+ * arrivals leave; a burst's backlog on a query with room to spare falls by files per batch, so one
+ * that holds while every batch reads the cap has arrivals at the cap or past it. This sees an
+ * overload whose backlog jumped in its first batches and then wanders with noisy arrivals, which
+ * the rise to a new high now (`fileAdmissionEvidence`) can wait many batches for.
+ */
+export function fileHoldEvidence(ctx: DetectorContext): boolean {
+  const { analysis } = ctx;
+  const cap = analysis.cappedRows;
+  const signal = analysis.signal;
+  if (cap === null || (signal !== 'files' && signal !== 'bytes')) return false;
+  const n = ctx.features.length;
+  if (n < FILE_ADMISSION_WINDOW + FILE_USUAL_MIN || runLength(ctx) < FILE_ADMISSION_WINDOW + FILE_USUAL_MIN) return false;
+  const recent = ctx.features.slice(-FILE_ADMISSION_WINDOW);
+  const backlogs: number[] = [];
+  for (const f of recent) {
+    const backlog = signalValue(f, signal);
+    if (!Number.isFinite(backlog) || f.restart || Math.abs(f.rows - cap) > 0.01 * cap) return false;
+    backlogs.push(backlog);
+  }
+  const before: number[] = [];
+  for (let i = 0; i < n - FILE_ADMISSION_WINDOW; i += 1) {
+    const value = analysis.seriesAt(i);
+    if (Number.isFinite(value)) before.push(value);
+  }
+  if (before.length < FILE_USUAL_MIN) return false;
+  // A usual range is a level: a run still climbing to its steady count has none yet.
+  const older = before.slice(0, before.length >> 1);
+  if (median(before.slice(before.length >> 1)) > normalCeiling(median(older), quantile(older, 0.9), signal)) return false;
+  const ceiling = normalCeiling(median(before), quantile(before, 0.9), signal);
+  if (Math.min(...backlogs) <= ceiling) return false;
+  // Reads that only look capped: a query that reads all there was, back to back, reads next what
+  // the last count said waited, so steady reads follow a steady count. Reads held at a cap that
+  // binds do not follow the count: it moves with the arrivals while they stay put.
+  const readsFollow = backlogs.slice(1, -1).every((value) => value === backlogs[0]);
+  if (readsFollow) return false;
+  // A pause in the window (or just before it) lifts the count at one batch and the batches after
+  // it read that down: a drain the medians can miss. Held ground shows as well without one.
+  const slow = SLOW_BATCH * median(recent.map((f) => f.d));
+  if (ctx.features[n - FILE_ADMISSION_WINDOW - 1]!.d > slow || recent.some((f) => f.d > slow)) return false;
+  const oldest = median(backlogs.slice(0, 3));
+  const newest = median(backlogs.slice(-3));
+  return newest >= oldest;
 }
 
 /** Never falling, or a Mann–Kendall trend at about 1.6 % (FILE_RISE_S). */

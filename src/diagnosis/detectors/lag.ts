@@ -23,7 +23,9 @@
  *   a capped Delta or Auto Loader query reads its cap in 8 batches while the files waiting never fall
  *   or rise with a Mann–Kendall trend at about 1.6 % (what a pause left behind, a jump right after
  *   a slow batch that a usual one ended or that is one of the newest 2, not counted), per ms of
- *   batch too (files counted after each batch follow the batches' durations);
+ *   batch too (files counted after each batch follow the batches' durations), or hold above
+ *   their usual range at each of the 8 without coming down (a jump at the onset that noise then
+ *   hides from the rise to a new high);
  * - saturation: with no backlog figure at all, the cap read in every batch since reads rose into it
  *   out of a steady state, idle stretches aside (`capBoundBatches`, 2 fewer after a steady ramp,
  *   a trend of the reads into the cap or a back-to-back build-up into it, more when the rise was
@@ -61,7 +63,7 @@ import { signalValue } from '../query-analysis.js';
 import { median, quantile } from '../statistics.js';
 import { CLEAR, type DetectorContext, type Finding } from './detector.js';
 import { aftermathInfo, judgeAftermath, ongoingAftermath } from './lag-aftermath.js';
-import { admissionEvidence, converging, creepEvidence, driftEvidence, fileAdmissionEvidence, levelEvidence, rampEvidence, runLength, trendEvidence } from './lag-evidence.js';
+import { admissionEvidence, converging, creepEvidence, driftEvidence, fileAdmissionEvidence, fileHoldEvidence, levelEvidence, rampEvidence, runLength, trendEvidence } from './lag-evidence.js';
 import { finding, stillFiring } from './lag-finding.js';
 import { LAG_SIGNALS, MIN_ABS, isTimeSignal, normalCeiling } from './lag-signal.js';
 
@@ -147,6 +149,7 @@ export function detectLag(ctx: DetectorContext): Finding {
       driftEvidence(ctx, minAbs) ||
       admissionEvidence(ctx) ||
       fileAdmissionEvidence(ctx) ||
+      fileHoldEvidence(ctx) ||
       rampEvidence(ctx)) &&
     !converging(ctx);
   const level = isTime && levelEvidence(ctx, values);
