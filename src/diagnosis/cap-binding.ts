@@ -400,13 +400,15 @@ function builtUpInto(features: readonly BatchFeatures[], first: number, cap: num
 const ADMITS_SHORT = 0.9;
 /** Batches at the cap whose admitted rates are needed (the lag detector also counts batches since the hiccup). */
 const ADMITTED_MIN = 4;
+/** The newest batches at the cap that must admit too little as well: capacity lost stays lost. */
+const ADMITTED_NOW = 3;
 
 /**
  * Whether the newest batches of a binding admit clearly less than what arrived before it (median
- * over up to `STEADY_BEFORE` batches at the cap since `sinceMs`, at least ADMITTED_MIN): the
- * batches at the cap got slower and stayed slow, so the backlog grows whatever a hiccup left.
- * After a one-off slow batch or a restart, batches at the cap run at the usual pace and admit more
- * than arrives: that drains. Null when it cannot be judged (or they admit enough).
+ * over up to `STEADY_BEFORE` batches at the cap since `sinceMs`, at least ADMITTED_MIN, and over
+ * the newest ADMITTED_NOW of them): the batches at the cap got slower and stayed slow, so the
+ * backlog grows whatever a hiccup left. After a one-off slow batch (or a few GC pauses) or a
+ * restart, batches at the cap run at the usual pace and admit more than arrives: that drains. Null when it cannot be judged (or they admit enough).
  */
 export function admitsLess(
   features: readonly BatchFeatures[],
@@ -430,7 +432,11 @@ export function admitsLess(
   }
   if (rates.length < ADMITTED_MIN) return null;
   const rate = median(rates);
-  return rate < ADMITS_SHORT * arrivalBefore ? { admitted: rate, arrivalBefore, intervalMs: median(intervals) } : null;
+  const short = ADMITS_SHORT * arrivalBefore;
+  // Slow now too (the newest ADMITTED_NOW, newest first, in the median): a pause or two that ended
+  // leaves batches at the usual pace, which admit more than arrived, however slow the ones before.
+  if (!(median(rates.slice(0, ADMITTED_NOW)) < short)) return null;
+  return rate < short ? { admitted: rate, arrivalBefore, intervalMs: median(intervals) } : null;
 }
 
 /** Newest back-to-back batches whose reads are compared with the time between their starts. */
