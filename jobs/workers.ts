@@ -1,7 +1,8 @@
 /**
  * BullMQ workers for the four queues. Slack back-pressure is translated into BullMQ terms here:
- * a busy message key or channel moves the job to delayed (no attempt spent); a Slack 429 rate-limits
- * the whole notify queue for Retry-After and the job goes back to wait (nothing is dropped); a
+ * a busy message key or channel moves the job to delayed (no attempt spent), and so does a Slack 429
+ * until its Retry-After (its method, or its channel, is held for every process meanwhile: the rest
+ * of the queue goes on, nothing is dropped); a
  * permanent refusal (channel_not_found, is_archived, invalid_blocks, …) fails the job at once
  * (UnrecoverableError). Retries back off 1 s doubling, capped at 5 min (about an hour in all).
  */
@@ -69,7 +70,7 @@ export function permanentSlackError(err: unknown): string | null {
   return Object.hasOwn(PERMANENT_HINT, error) ? error : null;
 }
 
-function notifyBackPressure(worker: () => Worker | undefined, processor: Processor, metrics: PipelineMetrics, logger: Logger): Processor {
+function notifyBackPressure(processor: Processor, metrics: PipelineMetrics, logger: Logger): Processor {
   return async (job: Job, token?: string) => {
     try {
       return await processor(job, token);
@@ -79,20 +80,14 @@ function notifyBackPressure(worker: () => Worker | undefined, processor: Process
         await job.moveToDelayed(Date.now() + wait, token);
         throw new DelayedError();
       }
-      if (err instanceof SlackRateLimitedError && (err.method === 'chat.update' || err.method === 'chat.postMessage')) {
-        // Slack budgets per method, and chat.postMessage per channel: the job waits its Retry-After
-        // (the poster holds the method or the channel meanwhile), the queue goes on with the rest.
-        metrics.slackRateLimited.inc();
-        await job.moveToDelayed(Date.now() + err.retryAfterMs + Math.floor(Math.random() * 1000), token);
-        throw new DelayedError();
-      }
       if (err instanceof SlackRateLimitedError) {
+        // Slack budgets per method, and chat.postMessage per channel: the job waits its Retry-After
+        // (MethodCooldownChat holds the method, the poster the channel, for every process meanwhile),
+        // the queue goes on with the jobs that need other methods or channels.
         metrics.slackRateLimited.inc();
         metrics.apiErrors.inc({ service: 'slack', kind: 'slack_rate_limited' });
-        logger.warn({ retryAfterMs: err.retryAfterMs, jobId: job.id }, 'Slack rate limited notify; pausing the queue');
-        const w = worker();
-        if (w) await w.rateLimit(err.retryAfterMs);
-        throw Worker.RateLimitError();
+        await job.moveToDelayed(Date.now() + err.retryAfterMs + Math.floor(Math.random() * 1000), token);
+        throw new DelayedError();
       }
       if (err && typeof err === 'object' && 'code' in err && String((err as { code: unknown }).code).startsWith('slack_')) {
         metrics.apiErrors.inc({ service: 'slack', kind: String((err as { code: unknown }).code) });
@@ -167,11 +162,9 @@ export function createPipelineWorkers(deps: PipelineDeps, settings: WorkerSettin
   };
   add('poll', createPollProcessor(deps) as Processor);
   add('detect', createDetectProcessor(deps) as Processor);
-  let notifyWorker: Worker | undefined;
   const notify = createNotifyProcessor(deps) as Processor;
-  add('notify', notifyBackPressure(() => notifyWorker, (job, token) => stageCpu.around('notify', () => notify(job, token)), deps.metrics, deps.logger));
-  notifyWorker = workers.find((w) => w.name === QUEUE.notify);
-  add('digest', notifyBackPressure(() => workers.find((w) => w.name === QUEUE.digest), createDigestProcessor(deps) as Processor, deps.metrics, deps.logger));
+  add('notify', notifyBackPressure((job, token) => stageCpu.around('notify', () => notify(job, token)), deps.metrics, deps.logger));
+  add('digest', notifyBackPressure(createDigestProcessor(deps) as Processor, deps.metrics, deps.logger));
   return {
     workers,
     async close(force = false) {

@@ -12,6 +12,7 @@ import type { SourceRegistry } from '../sources/source.js';
 import { PipelineQueues } from '../../jobs/queues.js';
 import { upsertSchedules, type ScheduleSettings } from '../../jobs/schedules.js';
 import type { SlackChat } from '../slack/gateway/slack-chat.js';
+import { MethodCooldownChat } from '../slack/gateway/method-cooldown-chat.js';
 import type { TrackerFactory } from '../../jobs/tracker-factory.js';
 import { createPipelineWorkers, type PipelineWorkers, type WorkerSettings } from '../../jobs/workers.js';
 import type { CapacityAdvisor } from '../capacity/capacity-advisor.js';
@@ -89,10 +90,12 @@ export async function startWorker(options: WorkerRuntimeOptions): Promise<Worker
   const metrics = options.metrics ?? createMetrics();
   const store = new RedisStore({ ...options.store, redis, prefix: options.prefix ?? DEFAULTS.prefix });
   const queues = new PipelineQueues({ connection: redis, prefix: queuePrefixOf(options), onError: throttledWarn(options.logger, 'queue connection error') });
+  // One Slack chat for the poster and the jobs: a method refused for its rate waits for all of them.
+  const chat = new MethodCooldownChat({ chat: options.chat, redis, keys: store.keys });
   const poster = new MessagePoster({
     redis,
     keys: store.keys,
-    chat: options.chat,
+    chat,
     ...(options.channelIntervalMs !== undefined ? { channelIntervalMs: options.channelIntervalMs } : {}),
     ...(options.afterPost ? { afterPost: options.afterPost } : {}),
   });
@@ -103,7 +106,7 @@ export async function startWorker(options: WorkerRuntimeOptions): Promise<Worker
       sources: options.sources,
       trackers: options.trackers,
       poster,
-      chat: options.chat,
+      chat,
       renderer: options.renderer ?? blockKitRenderer,
       metrics,
       logger: options.logger,

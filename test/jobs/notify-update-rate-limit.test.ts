@@ -67,3 +67,33 @@ describe('a chat.postMessage refused for its rate', () => {
     expect(slack.messages(CHANNEL)).toHaveLength(1);
   });
 });
+
+describe('a message lookup refused for its rate', () => {
+  it('holds conversations.history only: the alert whose post was interrupted waits, another is posted at once, and nothing is posted twice', async () => {
+    const { runtime: rt, slack } = await worker.start('history-429', { routing: { defaultChannel: CHANNEL }, channelIntervalMs: 0, store: { storm: { windowMs: 30_000, threshold: 100 } } });
+    const opened = lagIncident('2026-11-29T10:06:40.000Z');
+    // The first post reaches Slack but its answer is lost (a reset): the retry must look the
+    // message up before posting, and that lookup is refused for 15 s.
+    slack.faults.inject({ kind: 'reset_after', method: 'chat.postMessage', times: 1 });
+    slack.faults.inject({ kind: 'rate_limit', method: 'conversations.history', retryAfterSec: 15, times: 1 });
+    const a = QID(20);
+    await rt.store.streams.upsert({ queryId: a, name: 'orders_enrich' });
+    await commitAndDrain(rt, a, [{ type: 'opened', queryId: a, queryName: 'orders_enrich', incident: opened }]);
+    await waitFor(() => slack.calls('conversations.history').some((call) => !call.ok), 'a refused lookup', 10_000, 25);
+    expect(await rt.redis.pttl(rt.store.keys.slackMethodCooldown('conversations.history'))).toBeGreaterThan(10_000);
+
+    // Another alert meanwhile needs no lookup: posted within seconds, not after the lookup's 15 s.
+    const b = QID(21);
+    await rt.store.streams.upsert({ queryId: b, name: 'payments' });
+    const startedAt = Date.now();
+    await commitAndDrain(rt, b, [{ type: 'opened', queryId: b, queryName: 'payments', incident: opened }]);
+    await waitFor(async () => (await rt.store.incidents.get(incidentIdOf(b, opened)))?.slack, 'the other alert', 10_000, 25);
+    expect(Date.now() - startedAt).toBeLessThan(8_000);
+
+    // Once the cooldown is over, the first alert adopts the message its lost post left: one message each.
+    const ref = await waitFor(async () => (await rt.store.incidents.get(incidentIdOf(a, opened)))?.slack, 'the interrupted alert adopted', 30_000, 100);
+    expect(slack.calls('conversations.history').filter((call) => !call.ok)).toHaveLength(1);
+    expect(slack.messages(CHANNEL)).toHaveLength(2);
+    expect(slack.messages(CHANNEL).map((m) => m.ts)).toContain(ref.ts);
+  }, 45_000);
+});

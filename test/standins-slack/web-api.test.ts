@@ -248,4 +248,36 @@ describe('rate limit', () => {
       await limited.close();
     }
   });
+
+  it('holds every other method to its tier, per workspace and app: conversations.list (Tier 2) answers 429 on its 21st call in a minute', async () => {
+    const limited = await startLocalSlack({ now: clock.now });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 21; i += 1) statuses.push((await callApi(limited.apiUrl, 'conversations.list', {})).status);
+      expect(statuses.slice(0, 20).every((s) => s === 200)).toBe(true);
+      const refused = await callApi(limited.apiUrl, 'conversations.list', {});
+      expect(refused.status).toBe(429);
+      expect(refused.json).toEqual({ ok: false, error: 'ratelimited' });
+      expect(Number(refused.headers.get('retry-after'))).toBe(60);
+      // Other methods keep their own budgets.
+      expect((await callApi(limited.apiUrl, 'conversations.history', { channel: ALERTS })).status).toBe(200);
+      clock.advance(60_000);
+      expect((await callApi(limited.apiUrl, 'conversations.list', {})).status).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('takes budgets over the tiers for methods it limits, and refuses a budget for anything else', async () => {
+    const limited = await startLocalSlack({ now: clock.now, rateLimit: { methodsPerMinute: { 'conversations.history': 1 } } });
+    try {
+      expect((await callApi(limited.apiUrl, 'conversations.history', { channel: ALERTS })).status).toBe(200);
+      expect((await callApi(limited.apiUrl, 'conversations.history', { channel: ALERTS })).status).toBe(429);
+      expect((await callApi(limited.apiUrl, 'conversations.replies', { channel: ALERTS, ts: '1.000001' })).status).toBe(200);
+    } finally {
+      await limited.close();
+    }
+    await expect(startLocalSlack({ rateLimit: { methodsPerMinute: { 'chat.postMessage': 5 } } })).rejects.toThrow(/methodsPerMinute names chat.postMessage/);
+    await expect(startLocalSlack({ rateLimit: { methodsPerMinute: { 'conversations.list': 0 } } })).rejects.toThrow(/integer >= 1/);
+  });
 });

@@ -240,20 +240,9 @@ export class MessagePoster {
     }
   }
 
-  /**
-   * chat.update, unless Slack refused one for the workspace within its Retry-After: its Tier 3 budget
-   * is per method, so every process waits it out rather than spending calls on more 429s.
-   */
+  /** chat.update (a method Slack refused for its rate waits out its Retry-After: MethodCooldownChat). */
   private async update(channel: string, key: string, ts: string, content: Content): Promise<void> {
-    const cooldownKey = this.keys.slackMethodCooldown('chat.update');
-    const waitMs = await this.redis.pttl(cooldownKey);
-    if (waitMs > 0) throw new SlackRateLimitedError(waitMs, 'chat.update');
-    try {
-      await this.chat.update({ ...content, channel, key, ts });
-    } catch (err) {
-      if (err instanceof SlackRateLimitedError) await this.redis.set(cooldownKey, '1', 'PX', err.retryAfterMs);
-      throw err;
-    }
+    await this.chat.update({ ...content, channel, key, ts });
   }
 
   /** A new message under a claim; the claim is the only trace of a post whose ts gets lost. */

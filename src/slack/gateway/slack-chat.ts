@@ -1,7 +1,7 @@
 /**
  * The Slack calls notify needs, behind a small interface so the poster's exactly-once logic is
  * independent of the SDK. `WebClientChat` adapts @slack/web-api's WebClient, configured to reject
- * rate-limited calls (a 429 becomes a BullMQ rate limit instead of a sleeping job holding a lock).
+ * rate-limited calls (a 429 becomes a delayed job instead of a sleeping job holding a lock).
  */
 import { StreamDoctorError } from '../../util/errors.js';
 import { webApi } from '@slack/bolt';

@@ -13,7 +13,7 @@ import { BodyTooLargeError, parseArgs, readRawBody, sendJson } from './http-body
 import { resolveOptions, type LocalSlackOptions, type ResolvedOptions } from './options.js';
 import { EventRedelivery } from './event-redelivery.js';
 import { SlackFaultInjector } from './faults.js';
-import { MinuteRateLimiter } from './minute-rate-limiter.js';
+import { MethodBudgets } from './method-budgets.js';
 import { ChannelRateLimiter } from './rate-limiter.js';
 import { ResponseUrls } from './response-urls.js';
 import { SlackDelivery } from './slack-delivery.js';
@@ -47,7 +47,7 @@ export class LocalSlack {
   private readonly server: Server;
   private readonly admin: AdminApi;
   private readonly rateLimiter: ChannelRateLimiter | undefined;
-  private readonly updateLimiter: MinuteRateLimiter | undefined;
+  private readonly methodBudgets: MethodBudgets | undefined;
   private baseUrl = '';
 
   constructor(options: LocalSlackOptions = {}) {
@@ -60,7 +60,7 @@ export class LocalSlack {
     this.delivery = new SlackDelivery({ requestUrl: this.options.requestUrl, signingSecret: this.options.signingSecret, now });
     this.eventRedelivery = new EventRedelivery(this.delivery, this.options.eventRetryDelaysMs);
     this.rateLimiter = this.options.rateLimit === false ? undefined : new ChannelRateLimiter({ ...this.options.rateLimit, now });
-    this.updateLimiter = this.options.rateLimit === false ? undefined : new MinuteRateLimiter(this.options.rateLimit.updatesPerMinute, now);
+    this.methodBudgets = this.options.rateLimit === false ? undefined : new MethodBudgets(this.options.rateLimit.methodsPerMinute, now);
     this.interactions = new AppInteractions({
       state: this.state,
       delivery: this.delivery,
@@ -213,7 +213,7 @@ export class LocalSlack {
         options: this.options,
         triggers: this.triggers,
         rateLimiter: this.rateLimiter,
-        updateLimiter: this.updateLimiter,
+        methodBudgets: this.methodBudgets,
         baseUrl: this.baseUrl,
         now: this.options.now,
         faults: this.faults,

@@ -5,6 +5,7 @@
 import { EVENT_RETRY_DELAYS_MS } from './event-redelivery.js';
 import type { BotIdentity, WorkspaceChannel, WorkspaceUser, WorkspaceUserGroup } from './types.js';
 import { manifestBotScopes } from './web-api/scopes.js';
+import { METHOD_BUDGETS } from './method-budgets.js';
 
 export interface RateLimitOptions {
   /** Messages per second per channel for chat.postMessage. @defaultValue 1 */
@@ -13,6 +14,11 @@ export interface RateLimitOptions {
   burst?: number;
   /** chat.update calls per minute per workspace and app (Tier 3, "50+ per minute"). @defaultValue 50 */
   updatesPerMinute?: number;
+  /**
+   * Calls per minute per workspace and app of other Web API methods, over their tier's floor (a
+   * test that must spend a budget quickly, or one that must not meet it). @defaultValue METHOD_BUDGETS
+   */
+  methodsPerMinute?: Readonly<Record<string, number>>;
 }
 
 export interface LocalSlackOptions {
@@ -38,7 +44,7 @@ export interface LocalSlackOptions {
   requestUrl?: string;
   /** Slash command the chat view's command box sends. @defaultValue '/stream' */
   command?: string;
-  /** chat.postMessage and chat.update rate limits, or false to disable them. @defaultValue { perSecond: 1, burst: 4, updatesPerMinute: 50 } */
+  /** Web API rate limits (chat.postMessage per channel, every other method by its tier), or false to disable them. @defaultValue { perSecond: 1, burst: 4, updatesPerMinute: 50, methodsPerMinute: METHOD_BUDGETS } */
   rateLimit?: RateLimitOptions | false;
   /**
    * Waits before each redelivery of an event the app did not answer with a 2xx within 3 s (at most
@@ -124,7 +130,7 @@ export function resolveOptions(options: LocalSlackOptions = {}): ResolvedOptions
   if (retryDelays.length > EVENT_RETRY_DELAYS_MS.length || retryDelays.some((ms) => !(ms >= 0 && Number.isFinite(ms)))) {
     throw new Error(`streamdoctor_local_slack_bad_option: eventRetryDelaysMs takes at most ${EVENT_RETRY_DELAYS_MS.length} waits of 0 ms or more`);
   }
-  const rate = options.rateLimit === false ? false : { perSecond: 1, burst: 4, updatesPerMinute: 50, ...(options.rateLimit ?? {}) };
+  const rate = options.rateLimit === false ? false : resolveRateLimit(options.rateLimit ?? {});
   return {
     host: options.host ?? '127.0.0.1',
     port: options.port ?? 0,
@@ -142,5 +148,19 @@ export function resolveOptions(options: LocalSlackOptions = {}): ResolvedOptions
     now: options.now ?? Date.now,
     verificationToken: options.verificationToken ?? 'local-verification-token',
     defaultUser: options.defaultUser ?? users[0]?.id ?? 'U0MARIA001',
+  };
+}
+
+function resolveRateLimit(given: RateLimitOptions): Required<RateLimitOptions> {
+  const updatesPerMinute = given.updatesPerMinute ?? 50;
+  for (const [method, budget] of Object.entries(given.methodsPerMinute ?? {})) {
+    if (!Object.hasOwn(METHOD_BUDGETS, method)) throw new Error(`streamdoctor_local_slack_bad_option: methodsPerMinute names ${method}, which has no per-minute budget here`);
+    if (!(Number.isInteger(budget) && budget >= 1)) throw new Error(`streamdoctor_local_slack_bad_option: methodsPerMinute.${method} must be an integer >= 1`);
+  }
+  return {
+    perSecond: given.perSecond ?? 1,
+    burst: given.burst ?? 4,
+    updatesPerMinute,
+    methodsPerMinute: { ...METHOD_BUDGETS, 'chat.update': updatesPerMinute, ...(given.methodsPerMinute ?? {}) },
   };
 }

@@ -65,9 +65,6 @@ function ownMessage(ctx: MethodContext): { channel: string; message: StoredMessa
 export const update: MethodHandler = (ctx) => {
   const { channel, message } = ownMessage(ctx);
   const content = messageContent(ctx.args, true);
-  // Tier 3: a budget per method per workspace per app, whatever the channel.
-  const decision = ctx.updateLimiter?.take(`${ctx.options.teamId}:${ctx.bot.appId}`);
-  if (decision && !decision.allowed) throw new SlackRateLimitedError(decision.retryAfterSec);
   const patch: Partial<StoredMessage> = {
     text: content.text,
     edited: { user: ctx.bot.userId, ts: ctx.state.nextTs(ctx.now()) },

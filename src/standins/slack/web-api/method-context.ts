@@ -3,7 +3,6 @@
  * collaborators. Plus the argument helpers every method shares (channel lookup, message content).
  */
 import type { ResolvedOptions } from '../options.js';
-import type { MinuteRateLimiter } from '../minute-rate-limiter.js';
 import type { ChannelRateLimiter } from '../rate-limiter.js';
 import type { SlackState } from '../slack-state.js';
 import type { TriggerIds } from '../trigger-ids.js';
@@ -21,8 +20,6 @@ export interface MethodContext {
   options: ResolvedOptions;
   triggers: TriggerIds;
   rateLimiter: ChannelRateLimiter | undefined;
-  /** chat.update's Tier 3 budget, keyed by workspace and app; undefined when rate limits are off. */
-  updateLimiter: MinuteRateLimiter | undefined;
   /** Base URL of the stand-in, no trailing slash. */
   baseUrl: string;
   now(): number;

@@ -12,10 +12,13 @@ import { SlackRateLimitedError } from './rate-limited-error.js';
 import { WEB_API_METHODS } from './methods.js';
 import { METHOD_SCOPES, requireScope } from './scopes.js';
 import { faultRunsMethod, type SlackFaultInjector } from '../faults.js';
+import type { MethodBudgets } from '../method-budgets.js';
 
 export type RouterDeps = Omit<MethodContext, 'bot' | 'args' | 'binary'> & {
   /** Faults injected on demand (src/standins/slack/faults.ts). @defaultValue none */
   faults?: SlackFaultInjector;
+  /** Each method's budget per workspace and app (its rate tier); undefined when rate limits are off. */
+  methodBudgets?: MethodBudgets | undefined;
 };
 
 const MAX_API_BODY = 5 * 1024 * 1024;
@@ -73,6 +76,10 @@ export async function handleWebApi(
   if (!token) return answer(200, { ok: false, error: 'not_authed' });
   const bot = deps.state.botByToken(token);
   if (!bot) return answer(200, { ok: false, error: 'invalid_auth' });
+
+  // Every authenticated call spends its method's budget, and one past it is refused before it runs.
+  const budget = deps.methodBudgets?.take(method, `${deps.options.teamId}:${bot.appId}`);
+  if (budget && !budget.allowed) return answer(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(budget.retryAfterSec) });
 
   const fault = deps.faults?.take(method, typeof withoutToken.channel === 'string' ? withoutToken.channel : undefined) ?? null;
   if (fault && !faultRunsMethod(fault.kind)) {
