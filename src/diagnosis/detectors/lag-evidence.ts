@@ -366,9 +366,9 @@ const SLOW_BATCH = 1.5;
 const PAUSE_MAX_BATCHES = 3;
 
 /**
- * What the backlog rose by right after slow batches that were followed by a batch of the usual
- * duration: the residue of a pause (a GC pause, a slow commit), listed at the next planning, which
- * the batches after it read down. Batches that stay slow are lost capacity, whose files do count;
+ * What the backlog rose by at or right after slow batches that were followed by a batch of the
+ * usual duration: the residue of a pause (a GC pause, a slow commit), counted after the slow batch
+ * or listed at the next planning, which the batches after it read down. Batches that stay slow are lost capacity, whose files do count;
  * while the newest batches are slow, fewer than PAUSE_MAX_BATCHES of them, they may still be a
  * pause (two GC pauses back to back), so the rise after each slow one among them waits as residue.
  * Only what still stands counts: a jump the batches since have read down is no residue any more,
@@ -386,7 +386,11 @@ function pauseResidue(recent: readonly BatchFeatures[], backlogs: readonly numbe
     if (!(recent[i]!.d > slow)) endedLater = true;
     lowestSince = Math.min(lowestSince, backlogs[i]!);
     const step = backlogs[i]! - backlogs[i - 1]!;
-    if (step > 0 && recent[i - 1]!.d > slow && endedLater) residue += Math.max(0, Math.min(step, lowestSince - backlogs[i - 1]!));
+    // Listed at the next planning the rise follows the slow batch; counted after each batch (Auto
+    // Loader's asynchronous listing) it shows at the slow batch itself, which counted what arrived
+    // while it ran.
+    const afterPause = recent[i - 1]!.d > slow || recent[i]!.d > slow;
+    if (step > 0 && afterPause && endedLater) residue += Math.max(0, Math.min(step, lowestSince - backlogs[i - 1]!));
   }
   return residue;
 }
