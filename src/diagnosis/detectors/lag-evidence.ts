@@ -395,6 +395,14 @@ function pauseResidue(recent: readonly BatchFeatures[], backlogs: readonly numbe
   return residue;
 }
 
+/**
+ * A query seen for fewer batches than this has not shown its steady level yet: near capacity,
+ * batches run back to back and lengthen towards o/(1−ρ) for dozens of batches from a start, and
+ * noise can carry them past it for a while. (On 26,000 draws, all ten lag incidents opened so
+ * early were false alarms; creep no longer opens on such a run.)
+ */
+export const YOUNG_RUN = 32;
+
 /** Batches of the current run (since its restart, else all the tracker has seen). */
 export function runLength(ctx: DetectorContext): number {
   let count = 0;
@@ -428,6 +436,9 @@ export function creepEvidence(ctx: DetectorContext): boolean {
     }
   }
   if (features.length - runStart < 8) return false;
+  // A young run near capacity lengthens its batches towards o/(1−ρ) from its start for dozens of
+  // batches, noise carrying them past it for a while: that is no creep (whose cost grows later).
+  if (runLength(ctx) < YOUNG_RUN) return false;
   const recent = features.slice(runStart);
   const durations = recent.map((f) => f.d);
   // Material growth over the window: near capacity, durations settle above the trigger (o/(1−ρ))

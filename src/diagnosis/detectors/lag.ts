@@ -8,7 +8,7 @@
  *   a single slow batch, a noisy steady stream, a climb back out of a dip or a young run settling
  *   from its start does not pass them all);
  * - creep: batches overrun the trigger interval and keep getting longer (state, GC) within the
- *   current run, with no one outsized batch among them (a pause and its catch-up), time behind is
+ *   current run, past its first YOUNG_RUN batches, with no one outsized batch among them (a pause and its catch-up), time behind is
  *   clearly past one trigger interval (`creepBacklogTriggers`), and the files waiting (on a file
  *   source) did not fall over the last 4 batches;
  * - drift: a slow steady rise over 24 batches that the rates confirm (arrivals above what is
@@ -63,7 +63,7 @@ import { signalValue } from '../query-analysis.js';
 import { median, quantile } from '../statistics.js';
 import { CLEAR, type DetectorContext, type Finding } from './detector.js';
 import { aftermathInfo, judgeAftermath, ongoingAftermath } from './lag-aftermath.js';
-import { admissionEvidence, converging, creepEvidence, driftEvidence, fileAdmissionEvidence, fileHoldEvidence, levelEvidence, rampEvidence, runLength, trendEvidence } from './lag-evidence.js';
+import { admissionEvidence, converging, creepEvidence, driftEvidence, fileAdmissionEvidence, fileHoldEvidence, levelEvidence, rampEvidence, runLength, trendEvidence, YOUNG_RUN } from './lag-evidence.js';
 import { finding, stillFiring } from './lag-finding.js';
 import { LAG_SIGNALS, MIN_ABS, isTimeSignal, normalCeiling } from './lag-signal.js';
 
@@ -175,13 +175,6 @@ export function detectLag(ctx: DetectorContext): Finding {
   return finding(ctx, 'fire', memo);
 }
 
-/**
- * A query seen for fewer batches than this has not shown its steady level yet: near capacity,
- * batches run back to back and lengthen towards o/(1−ρ) for dozens of batches from a start, and
- * noise can carry them past it for a while. (On 26,000 draws, all ten openings on this path so
- * early were false alarms.)
- */
-const YOUNG_RUN = 32;
 /** Batches an open incident's signal must have held level, all of them since it opened. */
 const SETTLED_BATCHES = 24;
 /**
