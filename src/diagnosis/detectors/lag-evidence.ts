@@ -308,11 +308,11 @@ const FILE_USUAL_MIN = 24;
  * A capped Delta or Auto Loader query that reads its cap in each of the last 8 batches while the
  * files (or bytes) waiting stand above their usual range at every one of them (`normalCeiling` of
  * the ring before the window) and have not come down: the newest 3 read, in the median, at least
- * what the oldest 3 did. Reads at the cap take a backlog down by whatever of the cap
- * arrivals leave; a burst's backlog on a query with room to spare falls by files per batch, so one
- * that holds while every batch reads the cap has arrivals at the cap or past it. This sees an
- * overload whose backlog jumped in its first batches and then wanders with noisy arrivals, which
- * the rise to a new high now (`fileAdmissionEvidence`) can wait many batches for.
+ * what the oldest 3 did. Reads at the cap take a backlog down by whatever of the cap arrivals
+ * leave; a burst's backlog on a query with room to spare falls by files per batch, so one that
+ * holds while every batch reads the cap has arrivals at the cap or past it. This sees an overload
+ * whose backlog jumped in its first batches and then wanders with noisy arrivals, which the rise
+ * to a new high now (`fileAdmissionEvidence`) can wait many batches for.
  */
 export function fileHoldEvidence(ctx: DetectorContext): boolean {
   const { analysis } = ctx;
@@ -328,6 +328,16 @@ export function fileHoldEvidence(ctx: DetectorContext): boolean {
     if (!Number.isFinite(backlog) || f.restart || Math.abs(f.rows - cap) > 0.01 * cap) return false;
     backlogs.push(backlog);
   }
+  // Cheap tests first (this runs at every batch of a capped file source), the usual range last.
+  if (median(backlogs.slice(-3)) < median(backlogs.slice(0, 3))) return false;
+  // Reads that only look capped: a query that reads all there was, back to back, reads next what
+  // the last count said waited, so steady reads follow a steady count. Reads held at a cap that
+  // binds do not follow the count: it moves with the arrivals while they stay put.
+  if (backlogs.slice(1, -1).every((value) => value === backlogs[0])) return false;
+  // A pause in the window (or just before it) lifts the count at one batch and the batches after
+  // it read that down: a drain the medians can miss. Held ground shows as well without one.
+  const slow = SLOW_BATCH * median(recent.map((f) => f.d));
+  if (ctx.features[n - FILE_ADMISSION_WINDOW - 1]!.d > slow || recent.some((f) => f.d > slow)) return false;
   const before: number[] = [];
   for (let i = 0; i < n - FILE_ADMISSION_WINDOW; i += 1) {
     const value = analysis.seriesAt(i);
@@ -337,20 +347,7 @@ export function fileHoldEvidence(ctx: DetectorContext): boolean {
   // A usual range is a level: a run still climbing to its steady count has none yet.
   const older = before.slice(0, before.length >> 1);
   if (median(before.slice(before.length >> 1)) > normalCeiling(median(older), quantile(older, 0.9), signal)) return false;
-  const ceiling = normalCeiling(median(before), quantile(before, 0.9), signal);
-  if (Math.min(...backlogs) <= ceiling) return false;
-  // Reads that only look capped: a query that reads all there was, back to back, reads next what
-  // the last count said waited, so steady reads follow a steady count. Reads held at a cap that
-  // binds do not follow the count: it moves with the arrivals while they stay put.
-  const readsFollow = backlogs.slice(1, -1).every((value) => value === backlogs[0]);
-  if (readsFollow) return false;
-  // A pause in the window (or just before it) lifts the count at one batch and the batches after
-  // it read that down: a drain the medians can miss. Held ground shows as well without one.
-  const slow = SLOW_BATCH * median(recent.map((f) => f.d));
-  if (ctx.features[n - FILE_ADMISSION_WINDOW - 1]!.d > slow || recent.some((f) => f.d > slow)) return false;
-  const oldest = median(backlogs.slice(0, 3));
-  const newest = median(backlogs.slice(-3));
-  return newest >= oldest;
+  return Math.min(...backlogs) > normalCeiling(median(before), quantile(before, 0.9), signal);
 }
 
 /** Never falling, or a Mann–Kendall trend at about 1.6 % (FILE_RISE_S). */
@@ -368,9 +365,10 @@ const PAUSE_MAX_BATCHES = 3;
 /**
  * What the backlog rose by at or right after slow batches that were followed by a batch of the
  * usual duration: the residue of a pause (a GC pause, a slow commit), counted after the slow batch
- * or listed at the next planning, which the batches after it read down. Batches that stay slow are lost capacity, whose files do count;
- * while the newest batches are slow, fewer than PAUSE_MAX_BATCHES of them, they may still be a
- * pause (two GC pauses back to back), so the rise after each slow one among them waits as residue.
+ * or listed at the next planning, which the batches after it read down. Batches that stay slow are
+ * lost capacity, whose files do count; while the newest batches are slow, fewer than
+ * PAUSE_MAX_BATCHES of them, they may still be a pause (two GC pauses back to back), so the rise
+ * after each slow one among them waits as residue.
  * Only what still stands counts: a jump the batches since have read down is no residue any more,
  * and a later rise is new ground lost.
  */
