@@ -14,7 +14,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 TABLE = "spark_catalog.streamdoctor.streaming_progress"
-SCALA_JAR = REPO / "listener" / "scala" / "target" / "streamdoctor-listener_2.13-0.2.0.jar"
+SCALA_JAR = REPO / "listener" / "scala" / "target" / "streamdoctor-listener_2.13-0.3.0.jar"
 
 
 def spark_home():

@@ -17,7 +17,7 @@
 // timer would outlive it: it never hears the queries it saw start terminate).
 //
 // Register it for every job without touching job code (cluster policy or Spark config):
-//   spark.jars                                  /path/to/streamdoctor-listener_2.13-0.2.0.jar
+//   spark.jars                                  /path/to/streamdoctor-listener_2.13-0.3.0.jar
 //   spark.sql.streaming.streamingQueryListeners com.streamdoctor.StreamDoctorListener
 //   spark.streamdoctor.table                    main.streamdoctor.streaming_progress
 // or from code, before starting the streams:
