@@ -85,7 +85,8 @@ function notifyBackPressure(processor: Processor, metrics: PipelineMetrics, logg
         // (MethodCooldownChat holds the method, the poster the channel, for every process meanwhile),
         // the queue goes on with the jobs that need other methods or channels.
         metrics.slackRateLimited.inc();
-        metrics.apiErrors.inc({ service: 'slack', kind: 'slack_rate_limited' });
+        // An API error only when Slack answered it (not a call held back while its method cools down).
+        if (!err.held) metrics.apiErrors.inc({ service: 'slack', kind: 'slack_rate_limited' });
         await job.moveToDelayed(Date.now() + err.retryAfterMs + Math.floor(Math.random() * 1000), token);
         throw new DelayedError();
       }
@@ -154,7 +155,7 @@ export function createPipelineWorkers(deps: PipelineDeps, settings: WorkerSettin
     if (!wanted.has(name)) return;
     const worker = new Worker(QUEUE[name], processor, { ...common, concurrency: concurrency[name], maxStalledCount: MAX_STALLS[name] });
     worker.on('failed', (job, err) => {
-      if (err instanceof DelayedError || err?.name === 'RateLimitError') return;
+      if (err instanceof DelayedError) return;
       deps.logger.warn({ queue: name, jobId: job?.id, attemptsMade: job?.attemptsMade, err }, 'job failed');
     });
     worker.on('error', (err) => workerError(name, err));

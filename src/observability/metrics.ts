@@ -70,7 +70,7 @@ export function createMetrics(options: MetricsOptions = {}): PipelineMetrics {
     progressDuplicates: new Counter({ name: 'streamdoctor_progress_duplicates_total', help: 'Progress events skipped as already observed', registers }),
     detections: new Counter({ name: 'streamdoctor_detections_total', help: 'Incident changes emitted by the engine', labelNames: ['kind', 'change'], registers }),
     notifications: new Counter({ name: 'streamdoctor_notifications_total', help: 'Notify outcomes (posted, updated, grouped, skipped)', labelNames: ['outcome'], registers }),
-    slackRateLimited: new Counter({ name: 'streamdoctor_slack_rate_limited_total', help: 'Slack 429 answers, and updates held back while chat.update cools down after one', registers }),
+    slackRateLimited: new Counter({ name: 'streamdoctor_slack_rate_limited_total', help: 'Slack 429 answers, and calls held back while their method cools down after one', registers }),
     notificationLatency: new Histogram({
       name: 'streamdoctor_notification_latency_seconds',
       help: 'From the detect commit of an incident change to its Slack message',

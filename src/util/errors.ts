@@ -5,7 +5,7 @@
  * the message alone is enough; `fix` is there for callers that show it apart.
  *
  * Errors that steer BullMQ's retries keep BullMQ's own classes (`UnrecoverableError`,
- * `RateLimitError`): the queue recognises those by class, not by code.
+ * `DelayedError`): the queue recognises those by class, not by code.
  */
 export interface StreamDoctorErrorOptions {
   /** What to do about it, in a sentence. @defaultValue none */

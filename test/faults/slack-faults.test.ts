@@ -37,7 +37,7 @@ describe('Slack faults and mutes during incidents', () => {
   it('429 storms, 5xx, timeouts and resets with mutes starting and ending: nothing lost, nothing doubled', async () => {
     const rng = seededRandom(faultsSeed() ^ 0x51ac);
     // 40 rounds of incident changes run in seconds, not hours: chat.update's Tier 3 budget (50 a
-    // minute) would pause notify for most of the run. 429s come as injected faults here instead.
+    // minute) would hold updates back for most of the run. 429s come as injected faults here instead.
     slack = await startLocalSlack({ rateLimit: { updatesPerMinute: 10_000 } });
     for (let w = 0; w < 2; w++) {
       runtimes.push(

@@ -55,7 +55,7 @@ describe('worker kills during notify', () => {
     await redis.rpush(killPlanKey, ...plan);
 
     // Hours of simulated batches run in about two minutes: chat.update's Tier 3 budget (50 a minute)
-    // would pause notify for much of the run; this test is about kills, not rate limits.
+    // would hold updates back for much of the run; this test is about kills, not rate limits.
     slack = await startLocalSlack({ rateLimit: { updatesPerMinute: 10_000 } });
     const sim = { queries: 4, laggingQueries: 2, startMs: Date.now() - 8 * 60_000, batches: 56 };
     const common: Omit<FaultChildConfig, 'role'> = { redisUrl: TEST_REDIS_URL, ...p, slackApiUrl: slack.apiUrl, sim, killPlanKey, killLogKey };

@@ -11,7 +11,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
 import { MessagePoster } from '../../src/slack/gateway/message-poster.js';
-import { MessageLookupError, WebClientChat } from '../../src/slack/gateway/slack-chat.js';
+import { MessageLookupError, SlackRateLimitedError, WebClientChat } from '../../src/slack/gateway/slack-chat.js';
 import { DEFAULT_BOT, startLocalSlack, type LocalSlack } from '../../src/standins/slack/index.js';
 import { StoreKeys } from '../../src/store/keys.js';
 import { deletePrefix, REDIS_URL, uniquePrefix } from '../pipeline/helpers/harness.js';
@@ -81,6 +81,20 @@ describe('an interrupted first post', () => {
     expect(messages[0]!.ts).toBe(retried.ts);
     expect(messages[0]!.text).toContain('(updated)');
     expect(await r.exists(keys.messageClaim(PAYMENTS, 'inc-1'))).toBe(0);
+  });
+
+  it('waits out a join refused for its rate (Retry-After), instead of asking for an invitation', async () => {
+    const { keys, chat, redis: r } = await setup();
+    await expect(crashingPoster(keys, chat, r).postOrUpdate(PAYMENTS, 'inc-join', render)).rejects.toThrow('worker killed');
+    slack!.faults.inject({ kind: 'rate_limit', method: 'conversations.join', retryAfterSec: 7 });
+    const poster = new MessagePoster({ redis: r, keys, chat, channelIntervalMs: 0 });
+    const err = await poster.postOrUpdate(PAYMENTS, 'inc-join', render).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SlackRateLimitedError);
+    expect((err as SlackRateLimitedError).method).toBe('conversations.join');
+    expect((err as SlackRateLimitedError).retryAfterMs).toBe(7_000);
+    // Nothing was posted twice meanwhile, and the claim still says a message may exist.
+    expect(slack!.messages(PAYMENTS)).toHaveLength(1);
+    expect(await r.exists(keys.messageClaim(PAYMENTS, 'inc-join'))).toBe(1);
   });
 
   it('is adopted in a busy channel, whatever was posted there after its window', async () => {

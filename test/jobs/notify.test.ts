@@ -1,7 +1,7 @@
 /**
  * Notify against the local Slack over real HTTP and real Redis: one message per incident updated in
  * place, a single resolve reply, silences, about one new message per second per channel, Slack 429
- * turned into a queue rate limit with nothing dropped, alert storms grouped into one message.
+ * turned into a delayed job with nothing dropped, alert storms grouped into one message.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { IncidentChange } from '../../src/diagnosis/types.js';
@@ -140,7 +140,7 @@ describe('notify', () => {
     expect(ts[2]! - ts[1]!).toBeGreaterThanOrEqual(900);
   });
 
-  it('turns Slack 429 into a queue rate limit and drops nothing', async () => {
+  it('turns Slack 429 into a delayed job and drops nothing', async () => {
     // Our own spacing off, Slack allows one message then one per second: most posts meet a 429.
     const rt = await setup({ rateLimit: { perSecond: 1, burst: 0 }, channelIntervalMs: 1 });
     const ids: string[] = [];

@@ -236,7 +236,7 @@ describe('a Slack 429 storm', () => {
     expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(3);
     const answer = await command(rig, 'digest');
     expect(answer.text).toContain('The digest is on its way');
-    // The digest job meets the 429s, waits out Retry-After (a queue rate limit) and posts once.
+    // The digest job meets the 429s, waits out Retry-After (a delayed job) and posts once.
     await until(() => rig.slack.messages(CHANNEL).some((m) => m.text.startsWith('Daily stream health')), 15_000);
     expect(rig.slack.messages(CHANNEL).filter((m) => m.text.startsWith('Daily stream health'))).toHaveLength(1);
     expectNoSecrets(rig.logLines);

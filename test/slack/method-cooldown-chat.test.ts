@@ -61,6 +61,8 @@ describe('MethodCooldownChat', () => {
     expect(again).toBeInstanceOf(SlackRateLimitedError);
     expect((again as SlackRateLimitedError).method).toBe('conversations.history');
     expect((again as SlackRateLimitedError).retryAfterMs).toBeGreaterThan(15_000);
+    // Held here, not answered by Slack (only Slack's answers count as API errors).
+    expect((again as SlackRateLimitedError).held).toBe(true);
     expect(calls.filter((m) => m === 'conversations.history')).toHaveLength(1);
     // Others go on: a thread lookup, an update, a post, a channel lookup.
     expect(await chat.findPosted('C0DATAALRT', 'k1', window, '1.000001')).toBeNull();
@@ -71,6 +73,21 @@ describe('MethodCooldownChat', () => {
     await redis!.del(keys.slackMethodCooldown('conversations.history'));
     expect(await chat.findPosted('C0DATAALRT', 'k1', window)).toBeNull();
     expect(calls.filter((m) => m === 'conversations.history')).toHaveLength(2);
+  });
+
+  it('holds no channel lookup back: an id, or a name the directory holds, needs no call', async () => {
+    const { keys, calls, chat } = setup(null);
+    await redis!.set(keys.slackMethodCooldown('conversations.list'), '1', 'PX', 30_000);
+    expect(await chat.channelId!('C0DATAALRT')).toBe('C0DATAALRT');
+    expect(calls).toEqual(['conversations.list']);
+  });
+
+  it('records a refused channel lookup', async () => {
+    const { keys, chat } = setup('conversations.list');
+    const err = await chat.channelId!('#data-alerts').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SlackRateLimitedError);
+    expect((err as SlackRateLimitedError).held).toBe(false);
+    expect(await redis!.pttl(keys.slackMethodCooldown('conversations.list'))).toBeGreaterThan(15_000);
   });
 
   it('holds no method for a refused post: chat.postMessage is budgeted per channel', async () => {

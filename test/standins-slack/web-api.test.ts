@@ -253,8 +253,8 @@ describe('rate limit', () => {
     const limited = await startLocalSlack({ now: clock.now });
     try {
       const statuses: number[] = [];
-      for (let i = 0; i < 21; i += 1) statuses.push((await callApi(limited.apiUrl, 'conversations.list', {})).status);
-      expect(statuses.slice(0, 20).every((s) => s === 200)).toBe(true);
+      for (let i = 0; i < 20; i += 1) statuses.push((await callApi(limited.apiUrl, 'conversations.list', {})).status);
+      expect(statuses.every((s) => s === 200)).toBe(true);
       const refused = await callApi(limited.apiUrl, 'conversations.list', {});
       expect(refused.status).toBe(429);
       expect(refused.json).toEqual({ ok: false, error: 'ratelimited' });

@@ -35,7 +35,9 @@ export class MethodCooldownChat implements SlackChat {
     // The optional calls stay absent when the inner chat lacks them (their callers check). A link
     // and a channel's name are conveniences that answer null on any failure: passed through.
     const inner = this.chat;
-    if (inner.channelId) this.channelId = (target) => this.guarded(['conversations.list'], () => inner.channelId!(target));
+    // A channel id, or a name the chat's directory already holds, needs no call: only a refused
+    // conversations.list is recorded, nothing is held back before it.
+    if (inner.channelId) this.channelId = (target) => this.guarded([], () => inner.channelId!(target));
     if (inner.permalink) this.permalink = (channel, ts) => inner.permalink!(channel, ts);
     if (inner.channelName) this.channelName = (channel) => inner.channelName!(channel);
     if (inner.uploadChart) this.uploadChart = (channel, threadTs, chart, nowMs) => this.guarded(['files.uploadV2'], () => inner.uploadChart!(channel, threadTs, chart, nowMs));
@@ -57,8 +59,8 @@ export class MethodCooldownChat implements SlackChat {
   }
 
   /**
-   * Refuses at once while one of `methods` cools down; records the cooldown of a method Slack
-   * refused for its rate (chat.postMessage aside: its budget is the channel's).
+   * Refuses at once while one of `methods` cools down (`held`); records the cooldown of a method
+   * Slack refused for its rate (chat.postMessage aside: its budget is the channel's).
    */
   private async guarded<T>(methods: readonly string[], call: () => Promise<T>): Promise<T> {
     if (methods.length > 0) {
@@ -68,13 +70,14 @@ export class MethodCooldownChat implements SlackChat {
       left.forEach((ms, i) => {
         if (ms > longest) [longest, method] = [ms, methods[i]!];
       });
-      if (longest > 0) throw new SlackRateLimitedError(longest, method);
+      if (longest > 0) throw new SlackRateLimitedError(longest, method, true);
     }
     try {
       return await call();
     } catch (err) {
       if (err instanceof SlackRateLimitedError && err.method !== 'chat.postMessage') {
-        await this.redis.set(this.keys.slackMethodCooldown(err.method), '1', 'PX', err.retryAfterMs);
+        // Best effort: the job waits out the 429 either way; Redis failing here must not hide it.
+        await this.redis.set(this.keys.slackMethodCooldown(err.method), '1', 'PX', err.retryAfterMs).catch(() => undefined);
       }
       throw err;
     }

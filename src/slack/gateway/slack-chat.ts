@@ -49,14 +49,16 @@ export interface SlackChat {
 /**
  * Thrown when Slack answers 429; `retryAfterMs` comes from its Retry-After header. `method` is the
  * Web API method refused: Slack's limits are per method (chat.update's Tier 3 budget is the
- * workspace's, chat.postMessage's is per channel), so what must wait depends on it.
+ * workspace's, chat.postMessage's is per channel), so what must wait depends on it. `held`: not
+ * Slack's answer but a call held back while its method cools down after one (MethodCooldownChat).
  */
 export class SlackRateLimitedError extends StreamDoctorError {
   constructor(
     readonly retryAfterMs: number,
     readonly method: string,
+    readonly held = false,
   ) {
-    super('streamdoctor_slack_rate_limited', `Slack rate limited ${method}; retry after ${retryAfterMs} ms`);
+    super('streamdoctor_slack_rate_limited', held ? `${method} is cooling down after a Slack 429; retry after ${retryAfterMs} ms` : `Slack rate limited ${method}; retry after ${retryAfterMs} ms`);
   }
 }
 
@@ -234,6 +236,8 @@ export class WebClientChat implements SlackChat {
         try {
           await this.call('conversations.join', () => this.client.conversations.join({ channel }));
         } catch (joinErr) {
+          // Refused for its rate: the lookup waits out Retry-After, it is not a missing invitation.
+          if (joinErr instanceof SlackRateLimitedError) throw joinErr;
           throw new MessageLookupError(channel, platformError(joinErr) ?? 'not_in_channel');
         }
         try {

@@ -15,8 +15,9 @@ export interface RateLimitOptions {
   /** chat.update calls per minute per workspace and app (Tier 3, "50+ per minute"). @defaultValue 50 */
   updatesPerMinute?: number;
   /**
-   * Calls per minute per workspace and app of other Web API methods, over their tier's floor (a
-   * test that must spend a budget quickly, or one that must not meet it). @defaultValue METHOD_BUDGETS
+   * Calls per minute per workspace and app by Web API method, over their tier's floor (a test that
+   * must spend a budget quickly, or one that must not meet it); chat.update's here wins over
+   * `updatesPerMinute`. @defaultValue METHOD_BUDGETS
    */
   methodsPerMinute?: Readonly<Record<string, number>>;
 }
