@@ -9,6 +9,8 @@
  * steady count, whose reads only look capped (it reads all that waited).
  */
 import { describe, expect, it } from 'vitest';
+import { diagnose } from '../../src/diagnosis/engine.js';
+import { parseProgress } from '../../src/progress/parse-progress.js';
 import { runRandomEngine, scoreRandom } from '../../src/simulator/evaluation/index.js';
 import { drawScenario, simulateRandom, type Family, type ReportingMode } from '../../src/simulator/random/index.js';
 
@@ -39,5 +41,55 @@ describe('what must stay quiet', () => {
   ] as [number, Family, ReportingMode][])('draw %i (%s, %s) raises no alarm', (seed, family, mode) => {
     const score = scored(seed, family, mode);
     expect(score.falseAlarms.map((a) => `q${a.query} ${a.kind}@#${a.index} ${a.summary}`)).toEqual([]);
+  });
+});
+
+describe('what the alert says of a hold', () => {
+  // A hand-made capped Delta series (8 files of 10,000 rows a batch, a 10 s trigger): 40 batches
+  // reading under the cap with 2 or 3 files waiting, then every batch at the cap with 11–14 files
+  // waiting, the newest 8 ending lower than they began: the files held, they did not grow.
+  const waiting = [12, 14, 13, 12, 13, 13, 14, 13, 12, 11, 12, 14, 13, 13, 12];
+  const progress = Array.from({ length: 40 + waiting.length }, (_, i) => {
+    const atCap = i >= 40;
+    const rows = atCap ? 80_000 : 60_000 + (i % 3) * 10_000;
+    const files = atCap ? waiting[i - 40]! : 2 + (i % 2);
+    const line = {
+      id: '0c3e5a7b-1d2f-4a6b-8c9d-0e1f2a3b4c5d',
+      runId: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
+      name: 'clickstream_silver',
+      timestamp: new Date(Date.UTC(2026, 8, 14, 10, 0, 0) + i * 10_000).toISOString(),
+      batchId: i,
+      batchDuration: atCap ? 8_200 : 6_500,
+      numInputRows: rows,
+      inputRowsPerSecond: rows / 10,
+      processedRowsPerSecond: rows / 8,
+      durationMs: { addBatch: atCap ? 7_600 : 6_000, triggerExecution: atCap ? 8_200 : 6_500 },
+      stateOperators: [],
+      sources: [
+        {
+          description: 'DeltaSource[s3://acme-lake/bronze/clickstream]',
+          startOffset: { sourceVersion: 1, reservoirId: '2178dcd3-6173-4793-8e64-f49d51e04926', reservoirVersion: i, index: -1, isStartingVersion: false },
+          endOffset: { sourceVersion: 1, reservoirId: '2178dcd3-6173-4793-8e64-f49d51e04926', reservoirVersion: i + 1, index: -1, isStartingVersion: false },
+          latestOffset: null,
+          numInputRows: rows,
+          inputRowsPerSecond: rows / 10,
+          processedRowsPerSecond: rows / 8,
+          metrics: { numBytesOutstanding: String(files * 8_388_608), numFilesOutstanding: String(files) },
+        },
+      ],
+      sink: { description: 'DeltaSink[s3://acme-lake/silver/clickstream]', numOutputRows: -1 },
+    };
+    const parsed = parseProgress(line);
+    if (!parsed.ok) throw new Error(parsed.error);
+    return parsed.progress;
+  });
+
+  it('opens on it, says the backlog held at the cap, and asks for a larger cap', () => {
+    const lag = diagnose(progress).queries[0]!.incidents.find((i) => i.kind === 'lag');
+    expect(lag).toBeDefined();
+    expect(lag!.causes[0]!.code).toBe('rate_limit_too_low');
+    expect(lag!.openedAtBatchId).toBeLessThanOrEqual(48);
+    expect(lag!.causes[0]!.evidence).toMatch(/held at about 13 files \(13 files then, 12 files now\): at the cap the batches do not take it down/);
+    expect(lag!.advice[0]!.text).toMatch(/^Raise maxFilesPerTrigger .* so each batch takes more than arrives, with headroom to drain the 12 files outstanding/);
   });
 });

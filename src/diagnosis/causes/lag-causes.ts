@@ -240,7 +240,8 @@ function restartCapTooLow(ctx: DetectorContext, catchUp: UnreportedCatchUp, cap:
 
 /**
  * File sources: the input rate is the admitted rate, so arrivals are unknown; the evidence is that
- * every batch reads the same amount while the outstanding files keep growing.
+ * every batch reads the same amount while the outstanding files keep growing, or hold (the newest
+ * 3 batches' median not under the oldest 3's: what jumped at the onset is not taken down).
  */
 function fileCapTooLow(ctx: DetectorContext, cap: number, interval: number): Explained | null {
   const { features, facts, latest } = ctx;
@@ -249,11 +250,29 @@ function fileCapTooLow(ctx: DetectorContext, cap: number, interval: number): Exp
   const unit = ctx.analysis.signal === 'files' ? 'files' : 'bytes';
   const before = unit === 'files' ? first.filesOutstanding : first.bytesOutstanding;
   const after = unit === 'files' ? latest.filesOutstanding : latest.bytesOutstanding;
-  if (before === null || after === null || after <= before) return null;
-  const perBatch = (after - before) / Math.max(1, recent.length - 1);
+  if (before === null || after === null || after <= 0) return null;
   const durationShare = latest.d / 1000 / interval;
   const setting = facts.sourceKinds.includes('autoloader') ? 'cloudFiles.maxFilesPerTrigger' : 'maxFilesPerTrigger';
   const amount = (value: number) => (unit === 'files' ? `${fmt.count(value)} files` : fmt.bytes(value));
+  const room = durationShare <= 0.8 ? `; batches finish in ${fmt.percent(durationShare)} of the interval, so there is room` : '; batches already fill most of the interval, so the cluster also needs more throughput';
+  if (after <= before) {
+    const waiting = recent.map((f) => (unit === 'files' ? f.filesOutstanding : f.bytesOutstanding) ?? NaN);
+    if (!(median(waiting.slice(-3)) >= median(waiting.slice(0, 3)))) return null;
+    return {
+      cause: {
+        code: 'rate_limit_too_low',
+        confidence: durationShare <= 0.8 ? 0.75 : 0.5,
+        evidence: `each of the last batches read exactly ${fmt.count(cap)} rows (the admission cap) in ${fmt.ms(latest.d)} of a ${fmt.seconds(interval)} interval, while the outstanding backlog held at about ${amount(unit === 'files' ? Math.round(median(waiting)) : median(waiting))} (${amount(before)} then, ${amount(after)} now): at the cap the batches do not take it down, so about as much as the cap, or more, arrives.`,
+      },
+      advice: [
+        {
+          text: `Raise ${setting} (or maxBytesPerTrigger) so each batch takes more than arrives, with headroom to drain the ${amount(after)} outstanding${room}.`,
+          setting,
+        },
+      ],
+    };
+  }
+  const perBatch = (after - before) / Math.max(1, recent.length - 1);
   return {
     cause: {
       code: 'rate_limit_too_low',
@@ -262,7 +281,7 @@ function fileCapTooLow(ctx: DetectorContext, cap: number, interval: number): Exp
     },
     advice: [
       {
-        text: `Raise ${setting} (or maxBytesPerTrigger) so each batch also takes the ${amount(perBatch)} that pile up per batch now, plus headroom to drain the ${amount(after)} outstanding${durationShare <= 0.8 ? `; batches finish in ${fmt.percent(durationShare)} of the interval, so there is room` : '; batches already fill most of the interval, so the cluster also needs more throughput'}.`,
+        text: `Raise ${setting} (or maxBytesPerTrigger) so each batch also takes the ${amount(perBatch)} that pile up per batch now, plus headroom to drain the ${amount(after)} outstanding${room}.`,
         setting,
       },
     ],
