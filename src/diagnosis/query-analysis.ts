@@ -98,7 +98,7 @@ const COUNTED_AFTER_STRAYS = 2;
  * they are when the batches read all there was. Counted at planning, a batch that read everything
  * leaves none, and a backlog left at a cap does not follow the batches' durations.
  */
-function countedAfterBatch(features: readonly BatchFeatures[]): boolean {
+export function countedAfterBatch(features: readonly BatchFeatures[]): boolean {
   const n = features.length;
   if (n <= COUNTED_AFTER_BATCHES) return false;
   const ratios: number[] = [];

@@ -6,7 +6,7 @@
 import { TUNING } from '../engine-options.js';
 import type { BatchFeatures } from '../batch-features.js';
 import { RAMP_WINDOW, inputRamp, shownPerSec, type InputRamp } from '../input-ramp.js';
-import { medianArrival, signalValue, type LagSignalKind } from '../query-analysis.js';
+import { countedAfterBatch, medianArrival, signalValue, type LagSignalKind } from '../query-analysis.js';
 import { mannKendallCritical, mannKendallS, mannKendallZ, median, quantile, theilSen } from '../statistics.js';
 import type { DetectorContext } from './detector.js';
 import { MIN_ABS, isTimeSignal, normalCeiling } from './lag-signal.js';
@@ -289,6 +289,11 @@ export function fileAdmissionEvidence(ctx: DetectorContext): boolean {
   // The residue last: most batches of a capped file source fail on the rise alone.
   if (last < highest || last - backlogs[0]! < fileRiseNeeded(analysis.signal) || pausesMadeRise(recent, backlogs, analysis.signal)) return false;
   if (!risesOnTheWhole(backlogs)) return false;
+  // Files waiting that were, batch after batch, what arrived while that batch ran (Auto Loader
+  // counting after each batch, which says what each batch read) left nothing at a cap: a rise of
+  // them follows the arrivals during the batches. Ground lost at the cap adds a backlog on top,
+  // which takes the counts out of that band.
+  if (countedAfterBatch(ctx.features)) return false;
   // Where the files are counted after the batch (Auto Loader's asynchronous listing, a Delta table's
   // newest version), what arrived while it ran is waiting: a level that follows the batches'
   // durations, which near capacity wander by a fifth and more, and reads near one steady count look
