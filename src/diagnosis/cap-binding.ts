@@ -408,7 +408,8 @@ const ADMITTED_NOW = 3;
  * over up to `STEADY_BEFORE` batches at the cap since `sinceMs`, at least ADMITTED_MIN, and over
  * the newest ADMITTED_NOW of them): the batches at the cap got slower and stayed slow, so the
  * backlog grows whatever a hiccup left. After a one-off slow batch (or a few GC pauses) or a
- * restart, batches at the cap run at the usual pace and admit more than arrives: that drains. Null when it cannot be judged (or they admit enough).
+ * restart, batches at the cap run at the usual pace and admit more than arrives: that drains. Null
+ * when it cannot be judged (or they admit enough).
  */
 export function admitsLess(
   features: readonly BatchFeatures[],

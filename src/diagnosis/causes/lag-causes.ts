@@ -6,6 +6,7 @@
 import { unreportedCatchUp, type UnreportedCatchUp } from '../aftermath.js';
 import { admitsLess } from '../cap-binding.js';
 import type { DetectorContext } from '../detectors/detector.js';
+import { notComingDown } from '../detectors/lag-evidence.js';
 import { TUNING } from '../engine-options.js';
 import * as fmt from '../format.js';
 import { shownPerSec } from '../input-ramp.js';
@@ -255,36 +256,22 @@ function fileCapTooLow(ctx: DetectorContext, cap: number, interval: number): Exp
   const setting = facts.sourceKinds.includes('autoloader') ? 'cloudFiles.maxFilesPerTrigger' : 'maxFilesPerTrigger';
   const amount = (value: number) => (unit === 'files' ? `${fmt.count(value)} files` : fmt.bytes(value));
   const room = durationShare <= 0.8 ? `; batches finish in ${fmt.percent(durationShare)} of the interval, so there is room` : '; batches already fill most of the interval, so the cluster also needs more throughput';
-  if (after <= before) {
-    const waiting = recent.map((f) => (unit === 'files' ? f.filesOutstanding : f.bytesOutstanding) ?? NaN);
-    if (!(median(waiting.slice(-3)) >= median(waiting.slice(0, 3)))) return null;
-    return {
-      cause: {
-        code: 'rate_limit_too_low',
-        confidence: durationShare <= 0.8 ? 0.75 : 0.5,
-        evidence: `each of the last batches read exactly ${fmt.count(cap)} rows (the admission cap) in ${fmt.ms(latest.d)} of a ${fmt.seconds(interval)} interval, while the outstanding backlog held at about ${amount(unit === 'files' ? Math.round(median(waiting)) : median(waiting))} (${amount(before)} then, ${amount(after)} now): at the cap the batches do not take it down, so about as much as the cap, or more, arrives.`,
-      },
-      advice: [
-        {
-          text: `Raise ${setting} (or maxBytesPerTrigger) so each batch takes more than arrives, with headroom to drain the ${amount(after)} outstanding${room}.`,
-          setting,
-        },
-      ],
-    };
-  }
+  const held = after <= before;
+  const waiting = recent.map((f) => (unit === 'files' ? f.filesOutstanding : f.bytesOutstanding) ?? NaN);
+  if (held && !notComingDown(waiting)) return null;
   const perBatch = (after - before) / Math.max(1, recent.length - 1);
+  const usual = median(waiting);
+  const change = held
+    ? `held at about ${amount(unit === 'files' ? Math.round(usual) : usual)} (${amount(before)} then, ${amount(after)} now): at the cap the batches do not take it down, so about as much as the cap, or more, arrives`
+    : `grew from ${amount(before)} to ${amount(after)} (+${amount(perBatch)} per batch)`;
+  const take = held ? 'takes more than arrives, with headroom' : `also takes the ${amount(perBatch)} that pile up per batch now, plus headroom`;
   return {
     cause: {
       code: 'rate_limit_too_low',
-      confidence: durationShare <= 0.8 ? 0.85 : 0.55,
-      evidence: `each of the last batches read exactly ${fmt.count(cap)} rows (the admission cap) in ${fmt.ms(latest.d)} of a ${fmt.seconds(interval)} interval, while the outstanding backlog grew from ${amount(before)} to ${amount(after)} (+${amount(perBatch)} per batch).`,
+      confidence: held ? (durationShare <= 0.8 ? 0.75 : 0.5) : durationShare <= 0.8 ? 0.85 : 0.55,
+      evidence: `each of the last batches read exactly ${fmt.count(cap)} rows (the admission cap) in ${fmt.ms(latest.d)} of a ${fmt.seconds(interval)} interval, while the outstanding backlog ${change}.`,
     },
-    advice: [
-      {
-        text: `Raise ${setting} (or maxBytesPerTrigger) so each batch also takes the ${amount(perBatch)} that pile up per batch now, plus headroom to drain the ${amount(after)} outstanding${room}.`,
-        setting,
-      },
-    ],
+    advice: [{ text: `Raise ${setting} (or maxBytesPerTrigger) so each batch ${take} to drain the ${amount(after)} outstanding${room}.`, setting }],
   };
 }
 

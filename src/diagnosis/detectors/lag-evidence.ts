@@ -270,21 +270,14 @@ const FILE_RISE_S = 18;
  */
 export function fileAdmissionEvidence(ctx: DetectorContext): boolean {
   const { analysis } = ctx;
-  const cap = analysis.cappedRows;
-  if (cap === null || (analysis.signal !== 'files' && analysis.signal !== 'bytes')) return false;
   if (ctx.features.length < FILE_ADMISSION_WINDOW || runLength(ctx) < FILE_ADMISSION_WINDOW + 2) return false;
-  const recent = ctx.features.slice(-FILE_ADMISSION_WINDOW);
-  const backlogs: number[] = [];
+  const window = fileWindowAtCap(ctx);
+  if (window === null) return false;
+  const { recent, backlogs } = window;
   // The backlog per ms of its batch (see below).
   const perMs: number[] = [];
-  let highest = -Infinity;
-  for (const f of recent) {
-    const backlog = signalValue(f, analysis.signal);
-    if (!Number.isFinite(backlog) || f.restart || Math.abs(f.rows - cap) > 0.01 * cap) return false;
-    highest = Math.max(highest, backlog);
-    backlogs.push(backlog);
-    if (f.d > 0) perMs.push(backlog / f.d);
-  }
+  for (let i = 0; i < recent.length; i += 1) if (recent[i]!.d > 0) perMs.push(backlogs[i]! / recent[i]!.d);
+  const highest = Math.max(...backlogs);
   const last = backlogs[backlogs.length - 1]!;
   // The residue last: most batches of a capped file source fail on the rise alone.
   if (last < highest || last - backlogs[0]! < fileRiseNeeded(analysis.signal) || pausesMadeRise(recent, backlogs, analysis.signal)) return false;
@@ -321,20 +314,14 @@ const FILE_USUAL_MIN = 24;
  */
 export function fileHoldEvidence(ctx: DetectorContext): boolean {
   const { analysis } = ctx;
-  const cap = analysis.cappedRows;
   const signal = analysis.signal;
-  if (cap === null || (signal !== 'files' && signal !== 'bytes')) return false;
   const n = ctx.features.length;
   if (n < FILE_ADMISSION_WINDOW + FILE_USUAL_MIN || runLength(ctx) < FILE_ADMISSION_WINDOW + FILE_USUAL_MIN) return false;
-  const recent = ctx.features.slice(-FILE_ADMISSION_WINDOW);
-  const backlogs: number[] = [];
-  for (const f of recent) {
-    const backlog = signalValue(f, signal);
-    if (!Number.isFinite(backlog) || f.restart || Math.abs(f.rows - cap) > 0.01 * cap) return false;
-    backlogs.push(backlog);
-  }
+  const window = fileWindowAtCap(ctx);
+  if (window === null) return false;
+  const { recent, backlogs } = window;
   // Cheap tests first (this runs at every batch of a capped file source), the usual range last.
-  if (median(backlogs.slice(-3)) < median(backlogs.slice(0, 3))) return false;
+  if (!notComingDown(backlogs)) return false;
   // Reads that only look capped: a query that reads all there was, back to back, reads next what
   // the last count said waited, so steady reads follow a steady count. Reads held at a cap that
   // binds do not follow the count: it moves with the arrivals while they stay put.
@@ -353,6 +340,30 @@ export function fileHoldEvidence(ctx: DetectorContext): boolean {
   const older = before.slice(0, before.length >> 1);
   if (median(before.slice(before.length >> 1)) > normalCeiling(median(older), quantile(older, 0.9), signal)) return false;
   return Math.min(...backlogs) > normalCeiling(median(before), quantile(before, 0.9), signal);
+}
+
+/**
+ * The newest FILE_ADMISSION_WINDOW batches of a capped Delta or Auto Loader query, each reading the
+ * cap (within 1 %) with no restart among them, and the files (or bytes) waiting after each; null
+ * when the source is no capped file source or a batch of the window does not qualify.
+ */
+function fileWindowAtCap(ctx: DetectorContext): { recent: readonly BatchFeatures[]; backlogs: number[] } | null {
+  const { analysis } = ctx;
+  const cap = analysis.cappedRows;
+  if (cap === null || (analysis.signal !== 'files' && analysis.signal !== 'bytes')) return null;
+  const recent = ctx.features.slice(-FILE_ADMISSION_WINDOW);
+  const backlogs: number[] = [];
+  for (const f of recent) {
+    const backlog = signalValue(f, analysis.signal);
+    if (!Number.isFinite(backlog) || f.restart || Math.abs(f.rows - cap) > 0.01 * cap) return null;
+    backlogs.push(backlog);
+  }
+  return { recent, backlogs };
+}
+
+/** A backlog that has not come down: the median of its newest 3 values at least that of its oldest 3. */
+export function notComingDown(values: readonly number[]): boolean {
+  return median(values.slice(-3)) >= median(values.slice(0, 3));
 }
 
 /** Never falling, or a Mann–Kendall trend at about 1.6 % (FILE_RISE_S). */

@@ -183,10 +183,6 @@ export function summaryUnder(summary: string, label: string): string {
 }
 
 /**
- * The stall incident a catch-up follows, by its id (the same id its own alert shows) and, when its
- * alert's link is known, linked to it, so people reach the root cause's thread in one click.
- */
-/**
  * When an incident's summary and figures are from, for "As of its last update …": the time its
  * figures are of (`figuresAt`), else, for a record stored before that was kept, "at or after" its
  * latest (re)opening. Null when neither is a time.
@@ -198,6 +194,10 @@ export function lastUpdateWhen(incident: IncidentRecordView['incident']): string
   return Number.isFinite(reopened) ? `at or after ${slackDate(reopened)}` : null;
 }
 
+/**
+ * The stall incident a catch-up follows, by its id (the same id its own alert shows) and, when its
+ * alert's link is known, linked to it, so people reach the root cause's thread in one click.
+ */
 export function stallReference(record: IncidentRecordView, stallUrl?: string | null): string | null {
   const stallOpenedAt = record.incident.aftermath?.stallOpenedAt;
   const openedMs = stallOpenedAt ? Date.parse(stallOpenedAt) : Number.NaN;
