@@ -40,15 +40,22 @@ export function postsByKey(slack: LocalSlack): Map<string, number> {
   return counts;
 }
 
-/** Poster claims under `prefix` whose message has no recorded ts. */
-export async function stuckClaims(redis: Redis, prefix: string): Promise<string[]> {
-  const claims = await scanKeys(redis, `${prefix}:*:claim:*`);
-  const stuck: string[] = [];
-  for (const claim of claims) {
-    const ref = claim.replace(/:claim:/, ':msg:');
-    if (!(await redis.exists(ref))) stuck.push(claim);
-  }
-  return stuck;
+/**
+ * Poster claims under `prefix` whose message has no recorded ts, and still has none `graceMs` later:
+ * the suites tally while their clocks still run, so a post may be in flight (claimed, not answered).
+ */
+export async function stuckClaims(redis: Redis, prefix: string, graceMs = 5_000): Promise<string[]> {
+  const unrecorded = async (claims: string[]) => {
+    const stuck: string[] = [];
+    for (const claim of claims) {
+      if (!(await redis.exists(claim.replace(/:claim:/, ':msg:')))) stuck.push(claim);
+    }
+    return stuck;
+  };
+  const stuck = await unrecorded(await scanKeys(redis, `${prefix}:*:claim:*`));
+  if (stuck.length === 0) return stuck;
+  await new Promise((resolve) => setTimeout(resolve, graceMs));
+  return unrecorded(stuck);
 }
 
 export async function tally(scenario: string, slack: LocalSlack, redis: Redis, prefix: string, incidentIds: Iterable<string>): Promise<AlertFigures> {

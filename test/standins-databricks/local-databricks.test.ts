@@ -101,14 +101,15 @@ describe('local Databricks: SQL statements', () => {
   });
 
   it('runs PENDING → RUNNING → SUCCEEDED, honours wait_timeout and can cancel', async () => {
-    local.setStatementLatency(400);
+    // RUNNING from half the latency until it: a window wide enough for a busy machine.
+    local.setStatementLatency(2_000);
     try {
       const submitted = await call('POST', '/api/2.0/sql/statements', { statement: 'SELECT 1', warehouse_id: 'local-warehouse', wait_timeout: '0s' });
       expect(submitted.json.status.state).toBe('PENDING');
       const id = submitted.json.statement_id;
-      await new Promise((resolve) => setTimeout(resolve, 250));
+      await new Promise((resolve) => setTimeout(resolve, 1_300));
       expect((await call('GET', `/api/2.0/sql/statements/${id}`)).json.status.state).toBe('RUNNING');
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await new Promise((resolve) => setTimeout(resolve, 900));
       expect((await call('GET', `/api/2.0/sql/statements/${id}`)).json.result.data_array).toEqual([['1']]);
       const waited = await call('POST', '/api/2.0/sql/statements', { statement: 'SELECT 1', warehouse_id: 'local-warehouse', wait_timeout: '5s' });
       expect(waited.json.status.state).toBe('SUCCEEDED');
