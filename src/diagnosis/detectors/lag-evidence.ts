@@ -6,7 +6,7 @@
 import { TUNING } from '../engine-options.js';
 import type { BatchFeatures } from '../batch-features.js';
 import { RAMP_WINDOW, inputRamp, shownPerSec, type InputRamp } from '../input-ramp.js';
-import { countedAfterBatch, medianArrival, signalValue, type LagSignalKind } from '../query-analysis.js';
+import { capacityLoss, countedAfterBatch, medianArrival, signalValue, type LagSignalKind } from '../query-analysis.js';
 import { mannKendallCritical, mannKendallS, mannKendallZ, median, quantile, theilSen } from '../statistics.js';
 import type { DetectorContext } from './detector.js';
 import { MIN_ABS, isTimeSignal, normalCeiling } from './lag-signal.js';
@@ -631,6 +631,52 @@ export function rampEvidence(ctx: DetectorContext): boolean {
   const ramp = analysis.inputRamp;
   const capacity = analysis.capacity;
   return ramp !== null && capacity !== null && capacity > 0 && ramp.nowPerSec >= RAMP_MIN_LOAD * capacity;
+}
+
+/** Where arrivals must stand against the capacity left after a loss (capacityDropEvidence). */
+const DROP_MIN_LOAD = 1.05;
+/** The most the fastest of the slow batches' per-row rates may be over the slowest. */
+const DROP_PACE_SPREAD = 1.5;
+/** Slow batches in a row, each a rise of the signal: GC pauses drawn at random seldom make 4. */
+const DROP_BATCHES = 4;
+/** A slow batch's per-row rate is under this share of the usual (capacityLoss's own bound). */
+const LOST_PACE = 0.8;
+
+/**
+ * Capacity lost under the same arrivals (a slower cluster, a heavier plan), uncapped: the newest
+ * batches process under 0.8 of the run's usual per-row rate while reading as many rows as before
+ * (capacityLoss: not a lull's share of fixed cost, not a burst, which reads more at the usual
+ * rate), the arrivals outrun what is left, and the signal rose at each of the last 3 batches to
+ * past the growth ratio over the window's base, at a pace that holds across those batches. The
+ * trend waits for 6 batches of rise, which on a slow trigger a loss of half an hour does not last:
+ * the rates say at the 3rd why it rises.
+ */
+export function capacityDropEvidence(ctx: DetectorContext, values: number[], windowBase: number, minAbs: number): boolean {
+  const n = values.length;
+  if (n <= DROP_BATCHES) return false;
+  const current = values[n - 1]!;
+  if (current < windowBase * TUNING.lagGrowthRatio || current - windowBase < minAbs) return false;
+  for (let i = n - DROP_BATCHES; i < n; i += 1) if (!(values[i]! > values[i - 1]!)) return false;
+  const { analysis, features } = ctx;
+  if (analysis.cappedRows !== null || analysis.loadFactor === null || analysis.loadFactor < DROP_MIN_LOAD) return false;
+  if (runLength(ctx) < TREND_MIN_RUN) return false;
+  const lost = capacityLoss(features);
+  if (lost === null) return false;
+  // Lost capacity is a new pace that holds batch to batch; pauses add time of their own length,
+  // so the per-row rates of pauses in a row scatter.
+  let slowest = Infinity;
+  let fastest = 0;
+  for (let i = features.length - DROP_BATCHES; i < features.length; i += 1) {
+    const f = features[i]!;
+    const rate = f.rows / (f.addBatchMs / 1000);
+    if (!(rate > 0) || rate >= LOST_PACE * lost.usual) return false;
+    slowest = Math.min(slowest, rate);
+    fastest = Math.max(fastest, rate);
+  }
+  if (fastest > DROP_PACE_SPREAD * slowest) return false;
+  // Backlog inside the batches: they must overrun the trigger.
+  if (analysis.signal === 'duration' || (analysis.signal === 'kafka' && ctx.latest.kafkaBehind === 0)) return overrunning(ctx);
+  return true;
 }
 
 /** Where a ramp's arrivals must have got to, as a multiple of the capacity (a 10 % overload). */

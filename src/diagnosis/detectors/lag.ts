@@ -43,6 +43,11 @@
  *   the capacity by now, while batches overrun the trigger, lengthen, and run longer than the
  *   query's usual ones by the growth ratio (input-ramp.ts: the median arrival the trend's load test
  *   reads trails a ramp);
+ * - capacity drop: uncapped, the newest 4 batches read as many rows as the run usually did at
+ *   under 0.8 of its per-row rate, at one pace (the fastest at most 1.5 × the slowest: GC pauses
+ *   in a row scatter it), the arrivals are past what is left (load factor 1.05), and the signal
+ *   rose at each of them past the growth ratio (the trend's 6 batches of rise outlast a loss on a
+ *   slow trigger);
  * - level: a backlog of more than `lagLevelSec` that will not drain within the catch-up budget
  *   (a sudden one waits for its drain to show when the rates say it will drain in half of it).
  * Trends are vetoed when uncapped durations are only converging to o/(1−ρ) with ρ < 1 (unless
@@ -64,7 +69,7 @@ import { signalValue } from '../query-analysis.js';
 import { median, quantile } from '../statistics.js';
 import { CLEAR, type DetectorContext, type Finding } from './detector.js';
 import { aftermathInfo, judgeAftermath, ongoingAftermath } from './lag-aftermath.js';
-import { admissionEvidence, converging, creepEvidence, driftEvidence, fileAdmissionEvidence, fileHoldEvidence, levelEvidence, rampEvidence, runLength, trendEvidence, YOUNG_RUN } from './lag-evidence.js';
+import { admissionEvidence, capacityDropEvidence, converging, creepEvidence, driftEvidence, fileAdmissionEvidence, fileHoldEvidence, levelEvidence, rampEvidence, runLength, trendEvidence, YOUNG_RUN } from './lag-evidence.js';
 import { finding, stillFiring } from './lag-finding.js';
 import { LAG_SIGNALS, MIN_ABS, isTimeSignal, normalCeiling } from './lag-signal.js';
 
@@ -151,7 +156,8 @@ export function detectLag(ctx: DetectorContext): Finding {
       admissionEvidence(ctx) ||
       fileAdmissionEvidence(ctx) ||
       fileHoldEvidence(ctx) ||
-      rampEvidence(ctx)) &&
+      rampEvidence(ctx) ||
+      capacityDropEvidence(ctx, values, windowBase, minAbs)) &&
     !converging(ctx);
   const level = isTime && levelEvidence(ctx, values);
   if (!trend && !level) return CLEAR;
