@@ -8,7 +8,7 @@ import { admitsLess, type CapBound } from '../cap-binding.js';
 import { explainLag } from '../causes/lag-causes.js';
 import { TUNING } from '../engine-options.js';
 import * as fmt from '../format.js';
-import { capacityLoss } from '../query-analysis.js';
+import { capacityLoss, signalValue } from '../query-analysis.js';
 import type { Advice, Cause, IncidentMetrics, Severity } from '../types.js';
 import type { DetectorContext, Finding } from './detector.js';
 import { LAG_SIGNALS, isTimeSignal } from './lag-signal.js';
@@ -60,6 +60,9 @@ function describeLag(view: LagView, memo: Record<string, number> | null): { summ
   /** A growth the text names already says the backlog is not draining. */
   let saidGrowing = false;
   if (memo?.capBound && view.capBound !== null) return describeCapBound(view, view.capBound);
+  // A backlog read directly that fell batch after batch drains, whatever the 12-batch trend says.
+  const falling = backlogInsideBatches(view) ? null : fallingDrainSec(view);
+  const growing = falling === null && analysis.trendPerMin !== null && analysis.trendPerMin > 0;
   if (analysis.signal === 'files' || analysis.signal === 'bytes') {
     const backlog = analysis.signal === 'files' ? latest.filesOutstanding! : latest.bytesOutstanding!;
     const unit = analysis.signal === 'files' ? `${fmt.count(backlog)} files` : fmt.bytes(backlog);
@@ -68,12 +71,12 @@ function describeLag(view: LagView, memo: Record<string, number> | null): { summ
     parts.push(
       `${unit} waiting at the source${behind !== null && behind > 0 ? ` (about ${fmt.seconds(behind)} of data, estimated from files)` : ' (time behind unknown for this source)'}`,
     );
-    if (analysis.trendPerMin !== null && analysis.trendPerMin > 0) {
+    if (growing) {
       saidGrowing = true;
       parts.push(
         analysis.signal === 'files'
-          ? `growing ${fmt.count(analysis.trendPerMin)} files per minute`
-          : `growing ${fmt.bytes(analysis.trendPerMin)} per minute`,
+          ? `growing ${fmt.count(analysis.trendPerMin!)} files per minute`
+          : `growing ${fmt.bytes(analysis.trendPerMin!)} per minute`,
       );
     }
   } else if (backlogInsideBatches(view)) {
@@ -94,9 +97,9 @@ function describeLag(view: LagView, memo: Record<string, number> | null): { summ
     );
   } else {
     parts.push(`${behind === null ? 'data' : fmt.seconds(behind)} of data waiting`);
-    if (analysis.trendPerMin !== null && analysis.trendPerMin > 0) {
+    if (growing) {
       saidGrowing = true;
-      parts.push(`growing ${fmt.seconds(analysis.trendPerMin)} per minute`);
+      parts.push(`growing ${fmt.seconds(analysis.trendPerMin!)} per minute`);
     }
   }
   // Said only when what is left falls short of the arrivals: then it is why the query falls behind.
@@ -107,7 +110,7 @@ function describeLag(view: LagView, memo: Record<string, number> | null): { summ
   // Batches that shorten batch after batch are draining before the trend over the window says so.
   const shrinking = analysis.drainEtaSec === null && growth !== null ? shrinkingDrainSec(latest.d, growth, analysis.triggerMs) : null;
   // Batches still lengthening say the backlog inside them grows, whatever the window's trend.
-  const etaSec = growth !== null && growth > 0.005 ? null : (analysis.drainEtaSec ?? shrinking);
+  const etaSec = growth !== null && growth > 0.005 ? null : (falling ?? analysis.drainEtaSec ?? shrinking);
   const level = etaSec !== null && !materialDrain(isTimeSignal(analysis.signal) ? behind : null, etaSec);
   // "Growing …" already says it is not draining.
   if (etaSec !== null || !saidGrowing) parts.push(etaSec === null ? 'not draining' : level ? 'about level, not draining' : `about ${fmt.seconds(etaSec)} to catch up`);
@@ -121,7 +124,7 @@ function describeLag(view: LagView, memo: Record<string, number> | null): { summ
   // The ETA the text names, or none: the shrinking batches' when they say more than the window's
   // trend (which still reads the growth before the turn), none when the drain is too slow to matter.
   metrics.drainEtaSec = etaSec === null || level ? null : Math.round(etaSec);
-  if (shrinking !== null) delete metrics.timeBehindTrendSecPerMin;
+  if (shrinking !== null || falling !== null) delete metrics.timeBehindTrendSecPerMin;
   // The lead says where the episode stands now: an incident stays open while its backlog holds or
   // drains, and "falling behind" over a level backlog, or one gone in minutes, misreads it.
   const lead = etaSec === null ? 'Falling behind' : level ? 'Behind' : 'Draining';
@@ -164,6 +167,39 @@ function shrinkingDrainSec(d: number, growth: number, trigger: number): number |
   const r = 1 + growth;
   const batches = trigger > 0 && d > trigger ? Math.ceil(Math.log(trigger / d) / Math.log(r)) : Infinity;
   return (d * r * (1 - r ** batches)) / (1 - r) / 1000;
+}
+
+/** Newest points of the signal `fallingDrainSec` reads: 2 falls in a row. */
+const FALLING_POINTS = 3;
+/** Those falls must take off at least this share of the backlog: noise on a level makes small ones. */
+const FALLING_SHARE = 0.3;
+
+/**
+ * Seconds to drain at the pace of the newest batches, when the backlog (time, files or bytes read
+ * from the source) fell at each of the last 2 by 30 % or more in all; else null. The 12-batch trend
+ * still reads the rise before the turn for a few batches (a loss of capacity that came back read
+ * "growing" over a backlog that halved at each batch), and once it turns it reads the slow start of
+ * the drain ("about 5h to catch up" over 4 min of data gone in 3 batches).
+ */
+function fallingDrainSec(view: LagView): number | null {
+  const { analysis, features } = view;
+  const ends: number[] = [];
+  const values: number[] = [];
+  // Read off the view's batches (an aftermath's leave its disruption out), not the analysis' series.
+  for (let i = features.length - 1; i >= 0 && values.length < FALLING_POINTS; i -= 1) {
+    const value = signalValue(features[i]!, analysis.signal);
+    if (!Number.isFinite(value)) continue;
+    ends.unshift(features[i]!.t + features[i]!.d);
+    values.unshift(value);
+    if (features[i]!.restart) break;
+  }
+  if (values.length < FALLING_POINTS) return null;
+  for (let i = 1; i < FALLING_POINTS; i += 1) if (!(values[i]! < values[i - 1]!)) return null;
+  const first = values[0]!;
+  const last = values[FALLING_POINTS - 1]!;
+  if (last > (1 - FALLING_SHARE) * first || !(last > 0)) return null;
+  const perSec = (first - last) / ((ends[FALLING_POINTS - 1]! - ends[0]!) / 1000);
+  return perSec > 0 ? last / perSec : null;
 }
 
 /** The backlog lives inside the batches: no backlog figure, or Kafka offsets that read 0 uncapped. */
