@@ -672,11 +672,13 @@ export function capacityLoss(features: readonly BatchFeatures[]): { usual: numbe
 
 /** Batches that must all run slower per row, reading about as many rows, before capacity counts as lost. */
 const LOST_BATCHES = 3;
+/** A batch runs slow when its per-row rate is under this share of the usual. */
+export const LOST_PACE = 0.8;
 
 /**
  * Capacity lost (a slower cluster, a heavier plan): each of the last LOST_BATCHES read at least 0.9
  * of the rows the batches before usually did (so a larger share of fixed cost does not explain it)
- * yet processed under 0.8 of their per-row rate. The batches before no longer say what the query can do:
+ * yet processed under LOST_PACE (0.8) of their per-row rate. The batches before no longer say what the query can do:
  * `now` is the rate since; null when nothing says capacity was lost.
  */
 function capacityLostIn(busy: readonly BatchFeatures[]): { usual: number; now: number } | null {
@@ -685,15 +687,15 @@ function capacityLostIn(busy: readonly BatchFeatures[]): { usual: number; now: n
   // The cheap test first (most batches fail it): the newest batch against the fastest before.
   let fastest = 0;
   for (let i = 0; i < n - LOST_BATCHES; i += 1) fastest = Math.max(fastest, busy[i]!.rows / busy[i]!.addBatchMs);
-  if (!(busy[n - 1]!.rows / busy[n - 1]!.addBatchMs < 0.8 * fastest)) return null;
+  if (!(busy[n - 1]!.rows / busy[n - 1]!.addBatchMs < LOST_PACE * fastest)) return null;
   const rates = busy.map((f) => f.rows / (f.addBatchMs / 1000));
   const usual = median(rates.slice(0, n - LOST_BATCHES));
   const usualRows = median(busy.slice(0, n - LOST_BATCHES).map((f) => f.rows));
   for (let i = n - LOST_BATCHES; i < n; i += 1) {
-    if (!(rates[i]! < 0.8 * usual && busy[i]!.rows >= 0.9 * usualRows)) return null;
+    if (!(rates[i]! < LOST_PACE * usual && busy[i]!.rows >= 0.9 * usualRows)) return null;
   }
   let since = n - LOST_BATCHES;
-  while (since > 0 && n - since < 8 && rates[since - 1]! < 0.8 * usual) since -= 1;
+  while (since > 0 && n - since < 8 && rates[since - 1]! < LOST_PACE * usual) since -= 1;
   return { usual, now: median(rates.slice(since)) };
 }
 

@@ -5,7 +5,10 @@
  * forced capacity drops (675000–676999): 1,134 found sooner, none later, one late found in time;
  * on 4,000 forced GC-pause draws (677000–678999, 684000–685999) and 4,500 of the other quiet
  * families, no false alarm added; 3,000 mixed (689000–691999): 178 sooner, nothing else moved.
- * What must stay quiet: GC pauses that fall on batches in a row, which slow them too.
+ * What must stay quiet: GC pauses that fall on batches in a row, which slow them too. Reading the
+ * loss from 3 slow batches opened on all three draws below, and from 3 at no one pace on the first
+ * two; at 4 slow batches the pace test changed nothing on those 4,000 GC draws (it stays for a
+ * cluster of 4 pauses, which they did not hold).
  */
 import { describe, expect, it } from 'vitest';
 import { runRandomEngine, scoreRandom } from '../../src/simulator/evaluation/index.js';

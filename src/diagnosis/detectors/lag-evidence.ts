@@ -6,7 +6,7 @@
 import { TUNING } from '../engine-options.js';
 import type { BatchFeatures } from '../batch-features.js';
 import { RAMP_WINDOW, inputRamp, shownPerSec, type InputRamp } from '../input-ramp.js';
-import { capacityLoss, countedAfterBatch, medianArrival, signalValue, type LagSignalKind } from '../query-analysis.js';
+import { LOST_PACE, capacityLoss, countedAfterBatch, medianArrival, signalValue, type LagSignalKind } from '../query-analysis.js';
 import { mannKendallCritical, mannKendallS, mannKendallZ, median, quantile, theilSen } from '../statistics.js';
 import type { DetectorContext } from './detector.js';
 import { MIN_ABS, isTimeSignal, normalCeiling } from './lag-signal.js';
@@ -639,17 +639,16 @@ const DROP_MIN_LOAD = 1.05;
 const DROP_PACE_SPREAD = 1.5;
 /** Slow batches in a row, each a rise of the signal: GC pauses drawn at random seldom make 4. */
 const DROP_BATCHES = 4;
-/** A slow batch's per-row rate is under this share of the usual (capacityLoss's own bound). */
-const LOST_PACE = 0.8;
 
 /**
  * Capacity lost under the same arrivals (a slower cluster, a heavier plan), uncapped: the newest
- * batches process under 0.8 of the run's usual per-row rate while reading as many rows as before
- * (capacityLoss: not a lull's share of fixed cost, not a burst, which reads more at the usual
- * rate), the arrivals outrun what is left, and the signal rose at each of the last 3 batches to
- * past the growth ratio over the window's base, at a pace that holds across those batches. The
- * trend waits for 6 batches of rise, which on a slow trigger a loss of half an hour does not last:
- * the rates say at the 3rd why it rises.
+ * DROP_BATCHES batches process under LOST_PACE of the run's usual per-row rate, the newest 3 of them
+ * reading as many rows as before (capacityLoss: not a lull's share of fixed cost, not a burst, which
+ * reads more at the usual rate), at one pace (DROP_PACE_SPREAD), the arrivals outrun what is left,
+ * and the signal rose at each of those batches to past the growth ratio over the window's base
+ * (on Kafka, with the offsets behind: as for the trend). The trend waits for a rise sustained over
+ * 5 batches, which on a slow trigger a loss of half an hour does not last: the rates say at the 4th
+ * slow batch why it rises.
  */
 export function capacityDropEvidence(ctx: DetectorContext, values: number[], windowBase: number, minAbs: number): boolean {
   const n = values.length;
@@ -660,6 +659,7 @@ export function capacityDropEvidence(ctx: DetectorContext, values: number[], win
   const { analysis, features } = ctx;
   if (analysis.cappedRows !== null || analysis.loadFactor === null || analysis.loadFactor < DROP_MIN_LOAD) return false;
   if (runLength(ctx) < TREND_MIN_RUN) return false;
+  if (analysis.signal === 'kafka' && !offsetsRise(finiteWindow(ctx, n))) return false;
   const lost = capacityLoss(features);
   if (lost === null) return false;
   // Lost capacity is a new pace that holds batch to batch; pauses add time of their own length,

@@ -43,11 +43,11 @@
  *   the capacity by now, while batches overrun the trigger, lengthen, and run longer than the
  *   query's usual ones by the growth ratio (input-ramp.ts: the median arrival the trend's load test
  *   reads trails a ramp);
- * - capacity drop: uncapped, the newest 4 batches read as many rows as the run usually did at
- *   under 0.8 of its per-row rate, at one pace (the fastest at most 1.5 × the slowest: GC pauses
- *   in a row scatter it), the arrivals are past what is left (load factor 1.05), and the signal
- *   rose at each of them past the growth ratio (the trend's 6 batches of rise outlast a loss on a
- *   slow trigger);
+ * - capacity drop: uncapped, the newest 4 batches run under 0.8 of the run's usual per-row rate
+ *   (the newest 3 reading as many rows as it usually did), at one pace (the fastest at most 1.5 ×
+ *   the slowest: GC pauses in a row scatter it), the arrivals are past what is left (load factor
+ *   1.05), and the signal rose at each of them past the growth ratio, Kafka's offsets behind too
+ *   (the trend's rise sustained over 5 batches outlasts a loss on a slow trigger);
  * - level: a backlog of more than `lagLevelSec` that will not drain within the catch-up budget
  *   (a sudden one waits for its drain to show when the rates say it will drain in half of it).
  * Trends are vetoed when uncapped durations are only converging to o/(1−ρ) with ρ < 1 (unless
