@@ -678,8 +678,8 @@ export const LOST_PACE = 0.8;
 /**
  * Capacity lost (a slower cluster, a heavier plan): each of the last LOST_BATCHES read at least 0.9
  * of the rows the batches before usually did (so a larger share of fixed cost does not explain it)
- * yet processed under LOST_PACE (0.8) of their per-row rate. The batches before no longer say what the query can do:
- * `now` is the rate since; null when nothing says capacity was lost.
+ * yet processed under LOST_PACE of their per-row rate. The batches before no longer say what the
+ * query can do: `now` is the rate since; null when nothing says capacity was lost.
  */
 function capacityLostIn(busy: readonly BatchFeatures[]): { usual: number; now: number } | null {
   const n = busy.length;
@@ -711,14 +711,18 @@ function signalOfWindow(features: readonly BatchFeatures[], series: number[], co
   return ageingFromRates(window);
 }
 
-function trendWindow(
+/**
+ * The newest `count` finite points of `series` within the run (batch ends in ms, values), oldest
+ * first. 12 by default: long enough that noise on a slow rise does not read as draining.
+ */
+export function trendWindow(
   features: readonly BatchFeatures[],
-  series: number[],
+  series: readonly number[],
+  count = 12,
 ): { xs: number[]; ys: number[] } {
   const xs: number[] = [];
   const ys: number[] = [];
-  // 12 batches: long enough that noise on a slow rise does not read as draining.
-  for (let i = features.length - 1; i >= 0 && xs.length < 12; i -= 1) {
+  for (let i = features.length - 1; i >= 0 && xs.length < count; i -= 1) {
     const value = series[i]!;
     if (!Number.isFinite(value)) continue;
     const f = features[i]!;

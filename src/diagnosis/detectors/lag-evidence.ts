@@ -9,7 +9,7 @@ import { RAMP_WINDOW, inputRamp, shownPerSec, type InputRamp } from '../input-ra
 import { LOST_PACE, capacityLoss, countedAfterBatch, medianArrival, signalValue, type LagSignalKind } from '../query-analysis.js';
 import { mannKendallCritical, mannKendallS, mannKendallZ, median, quantile, theilSen } from '../statistics.js';
 import type { DetectorContext } from './detector.js';
-import { MIN_ABS, isTimeSignal, normalCeiling } from './lag-signal.js';
+import { MIN_ABS, backlogInBatches, isTimeSignal, normalCeiling } from './lag-signal.js';
 
 /**
  * A large backlog (a catch-up after downtime, the aftermath of a stall): more than `lagLevelSec`
@@ -592,11 +592,8 @@ export function trendEvidence(
   // batches of such an excursion, noisy input at 86-95 % load runs 3-4 % above it.
   if (analysis.cappedRows === null && analysis.loadFactor !== null && analysis.loadFactor < TREND_MIN_LOAD) return false;
   if (analysis.signal === 'kafka' && !offsetsRise(finiteWindow(ctx, n))) return false;
-  if (analysis.signal === 'duration' || (analysis.signal === 'kafka' && ctx.latest.kafkaBehind === 0)) {
-    // Backlog inside the batches: they must overrun the trigger.
-    if (!overrunning(ctx)) return false;
-  }
-  return true;
+  // Backlog inside the batches: they must overrun the trigger.
+  return !backlogInBatches(analysis, ctx.latest) || overrunning(ctx);
 }
 
 /**
@@ -675,8 +672,7 @@ export function capacityDropEvidence(ctx: DetectorContext, values: number[], win
   }
   if (fastest > DROP_PACE_SPREAD * slowest) return false;
   // Backlog inside the batches: they must overrun the trigger.
-  if (analysis.signal === 'duration' || (analysis.signal === 'kafka' && ctx.latest.kafkaBehind === 0)) return overrunning(ctx);
-  return true;
+  return !backlogInBatches(analysis, ctx.latest) || overrunning(ctx);
 }
 
 /** Where a ramp's arrivals must have got to, as a multiple of the capacity (a 10 % overload). */

@@ -8,10 +8,10 @@ import { admitsLess, type CapBound } from '../cap-binding.js';
 import { explainLag } from '../causes/lag-causes.js';
 import { TUNING } from '../engine-options.js';
 import * as fmt from '../format.js';
-import { capacityLoss, signalValue } from '../query-analysis.js';
+import { capacityLoss, signalValue, trendWindow } from '../query-analysis.js';
 import type { Advice, Cause, IncidentMetrics, Severity } from '../types.js';
 import type { DetectorContext, Finding } from './detector.js';
-import { LAG_SIGNALS, isTimeSignal } from './lag-signal.js';
+import { LAG_SIGNALS, backlogInBatches, isTimeSignal } from './lag-signal.js';
 
 /** A firing finding described now: summary, metrics and severity, causes and advice when due. */
 export function finding(ctx: DetectorContext, verdict: 'fire', memo: Record<string, number>): Finding {
@@ -183,16 +183,8 @@ const FALLING_SHARE = 0.3;
  */
 function fallingDrainSec(view: LagView): number | null {
   const { analysis, features } = view;
-  const ends: number[] = [];
-  const values: number[] = [];
   // Read off the view's batches (an aftermath's leave its disruption out), not the analysis' series.
-  for (let i = features.length - 1; i >= 0 && values.length < FALLING_POINTS; i -= 1) {
-    const value = signalValue(features[i]!, analysis.signal);
-    if (!Number.isFinite(value)) continue;
-    ends.unshift(features[i]!.t + features[i]!.d);
-    values.unshift(value);
-    if (features[i]!.restart) break;
-  }
+  const { xs: ends, ys: values } = trendWindow(features, features.map((f) => signalValue(f, analysis.signal)), FALLING_POINTS);
   if (values.length < FALLING_POINTS) return null;
   for (let i = 1; i < FALLING_POINTS; i += 1) if (!(values[i]! < values[i - 1]!)) return null;
   const first = values[0]!;
@@ -204,8 +196,7 @@ function fallingDrainSec(view: LagView): number | null {
 
 /** The backlog lives inside the batches: no backlog figure, or Kafka offsets that read 0 uncapped. */
 function backlogInsideBatches(view: LagView): boolean {
-  const { analysis, latest } = view;
-  return analysis.signal === 'duration' || (analysis.signal === 'kafka' && latest.kafkaBehind === 0 && analysis.cappedRows === null);
+  return backlogInBatches(view.analysis, view.latest) && (view.analysis.signal !== 'kafka' || view.analysis.cappedRows === null);
 }
 
 /** Geometric mean growth of batch duration over the newest 4 data batches of the run (0.12 = 12 %). */

@@ -8,9 +8,9 @@
  *   a single slow batch, a noisy steady stream, a climb back out of a dip or a young run settling
  *   from its start does not pass them all);
  * - creep: batches overrun the trigger interval and keep getting longer (state, GC) within the
- *   current run, past its first YOUNG_RUN batches, with no one outsized batch among them (a pause and its catch-up), time behind is
- *   clearly past one trigger interval (`creepBacklogTriggers`), and the files waiting (on a file
- *   source) did not fall over the last 4 batches;
+ *   current run, past its first YOUNG_RUN batches, with no one outsized batch among them (a pause
+ *   and its catch-up), time behind is clearly past one trigger interval (`creepBacklogTriggers`),
+ *   and the files waiting (on a file source) did not fall over the last 4 batches;
  * - drift: a slow steady rise over 24 batches that the rates confirm (arrivals above what is
  *   admitted or processed) and that does not slow down over the window (a query settling towards
  *   its steady batch duration after a start, o/(1−ρ), rises ever more slowly) nor stop in its
@@ -71,7 +71,7 @@ import { CLEAR, type DetectorContext, type Finding } from './detector.js';
 import { aftermathInfo, judgeAftermath, ongoingAftermath } from './lag-aftermath.js';
 import { admissionEvidence, capacityDropEvidence, converging, creepEvidence, driftEvidence, fileAdmissionEvidence, fileHoldEvidence, levelEvidence, rampEvidence, runLength, trendEvidence, YOUNG_RUN } from './lag-evidence.js';
 import { finding, stillFiring } from './lag-finding.js';
-import { LAG_SIGNALS, MIN_ABS, isTimeSignal, normalCeiling } from './lag-signal.js';
+import { LAG_SIGNALS, MIN_ABS, backlogInBatches, isTimeSignal, normalCeiling } from './lag-signal.js';
 
 export function detectLag(ctx: DetectorContext): Finding {
   const { analysis } = ctx;
@@ -100,7 +100,7 @@ export function detectLag(ctx: DetectorContext): Finding {
     const level = judged === analysis.signal ? current : signalValue(ctx.latest, judged);
     const judgedIsTime = isTimeSignal(judged);
     const base = ctx.memo.base!;
-    const insideBatches = analysis.signal === 'duration' || (analysis.signal === 'kafka' && ctx.latest.kafkaBehind === 0);
+    const insideBatches = backlogInBatches(analysis, ctx.latest);
     // Never call a backlog of more than the lag level normal, whatever the level at onset was.
     const ceiling = judgedIsTime ? Math.max(TUNING.lagLevelSec / 2, (1.5 * analysis.triggerMs) / 1000) : Infinity;
     // The base already holds the steady backlog of 17.1+ (about d behind in each report; at most
