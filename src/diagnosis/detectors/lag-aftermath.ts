@@ -38,11 +38,15 @@ export function judgeAftermath(ctx: DetectorContext, disruption: Disruption): Fi
   const filesPerSec = analysis.signal === 'files' ? (recentFileArrivals(ctx.features) ?? disruption.countsBefore?.filesPerSec ?? null) : null;
   if (filesPerSec !== null && ((behind - level) / filesPerSec) * 1000 < Math.max(2 * 60_000, analysis.triggerMs)) return null;
   const eta = catchUpEta(ctx, disruption, behind, level, isTime);
-  // Quiet while nothing says yet: 4 batches, or as many as a flat count of files needs.
-  if (eta === null) return batchesSince(ctx.features, disruption.catchUpFromMs) < (isTime ? 4 : FLAT_POINTS) ? CLEAR : null;
   // The budget is for the whole catch-up, from its start (a restart's giant first batch counts).
   const elapsedSec = (ctx.latest.t + ctx.latest.d - disruption.catchUpFromMs) / 1000;
-  if (elapsedSec + eta <= TUNING.catchUpBudgetSec) return CLEAR;
+  // Quiet while nothing says yet (4 batches, or as many as a flat count of files needs), unless the
+  // budget is spent with the residue still there: it did not drain in time, whatever its pace (after
+  // a long downtime an uncapped catch-up's first batches can take the budget in two).
+  if (eta === null && elapsedSec <= TUNING.catchUpBudgetSec) {
+    return batchesSince(ctx.features, disruption.catchUpFromMs) < (isTime ? 4 : FLAT_POINTS) ? CLEAR : null;
+  }
+  if (eta !== null && elapsedSec + eta <= TUNING.catchUpBudgetSec) return CLEAR;
   const info = aftermathInfo(ctx, disruption);
   const stallMs = info.stallOpenedAt !== undefined ? Date.parse(info.stallOpenedAt) : Number.NaN;
   // A hung batch says nothing about capacity or partitions; a restart's giant first batch is itself
@@ -158,7 +162,7 @@ function aftermathFinding(
   const head = `Catching up after ${what}: ${waitingText(ctx, behind)} waiting`;
   const pace = drainPace(ctx, catchUpFromMs);
   if (drained) result.summary = `Catching up after ${what}: back to about the usual level before it (${waitingText(ctx, behind)} waiting)`;
-  else if (eta === null) result.summary = head;
+  else if (eta === null) result.summary = elapsedSec > budget ? `${head} ${fmt.seconds(elapsedSec)} into the catch-up, past its ${fmt.seconds(budget)} budget` : head;
   else if (!Number.isFinite(eta)) result.summary = `${head} and not draining${notDrainingWhy(ctx, pace)}`;
   else {
     const over = elapsedSec + eta > budget;
