@@ -263,7 +263,7 @@ const FILE_RISE_S = 18;
 /**
  * A capped Delta or Auto Loader query whose new files outrun its cap: each of the last batches read
  * the cap and the files (or bytes) waiting rose by two files or more on the whole, to their highest
- * now, never falling or with a Mann–Kendall trend (FILE_RISE_S; files are listed at planning, so
+ * now and above all the run read before (`newHigh`), never falling or with a Mann–Kendall trend (FILE_RISE_S; files are listed at planning, so
  * noisy arrivals can leave one file fewer for a batch without the rise starting over), not counting
  * what a pause left behind (`pauseResidue`). The file count moves in steps, so the window is longer
  * than Kafka's and the rise need not show at every batch.
@@ -282,6 +282,7 @@ export function fileAdmissionEvidence(ctx: DetectorContext): boolean {
   // The residue last: most batches of a capped file source fail on the rise alone.
   if (last < highest || last - backlogs[0]! < fileRiseNeeded(analysis.signal) || pausesMadeRise(recent, backlogs, analysis.signal)) return false;
   if (!risesOnTheWhole(backlogs)) return false;
+  if (!newHigh(ctx, last)) return false;
   // Files waiting that were, batch after batch, what arrived while that batch ran (Auto Loader
   // counting after each batch, which says what each batch read) left nothing at a cap: a rise of
   // them follows the arrivals during the batches. Ground lost at the cap adds a backlog on top,
@@ -293,6 +294,29 @@ export function fileAdmissionEvidence(ctx: DetectorContext): boolean {
   // like a cap. Ground lost at a cap rises per ms of batch too (the batches at a cap take about as
   // long each); files that only follow the durations do not.
   return perMs.length < FILE_ADMISSION_WINDOW || risesOnTheWhole(perMs);
+}
+
+/** Counts of the run before the window that must be known before `newHigh` judges by them. */
+const NEW_HIGH_BEFORE = 8;
+
+/**
+ * Whether `last` is above every count of the same run the ring holds before the file window (true
+ * while fewer than NEW_HIGH_BEFORE are known). Counts that wander around a level rise for 8
+ * batches now and then, a one-sided 1.6 % test run at every batch of a long steady run sees such a
+ * wander sooner or later; ground lost at a cap climbs out of the range the run read before.
+ */
+function newHigh(ctx: DetectorContext, last: number): boolean {
+  const n = ctx.features.length;
+  const from = Math.max(0, n - runLength(ctx));
+  let known = 0;
+  let highest = -Infinity;
+  for (let i = from; i < n - FILE_ADMISSION_WINDOW; i += 1) {
+    const value = ctx.analysis.seriesAt(i);
+    if (!Number.isFinite(value)) continue;
+    known += 1;
+    if (value > highest) highest = value;
+  }
+  return known < NEW_HIGH_BEFORE || last > highest;
 }
 
 /**
