@@ -1,7 +1,8 @@
 /**
  * Lag right after a stall or a restart after downtime (detectors/lag.ts; the disruption itself is
  * found in src/diagnosis/aftermath.ts): quiet while its backlog drains within the catch-up budget,
- * past it "Catching up after …" with the drain's ETA and the catch-up as the cause.
+ * past it "Catching up after …" with the drain's ETA (or, before one can be read, the budget spent)
+ * and the catch-up as the cause.
  */
 import { FLAT_POINTS, admittedSince, batchesSince, catchUpEtaSec, catchUpReadRate, giantFirstBatch, levelBefore, valuesBefore, withoutDisruption, type Disruption } from '../aftermath.js';
 import type { BatchFeatures } from '../batch-features.js';
@@ -17,9 +18,10 @@ import { LAG_SIGNALS, isTimeSignal, normalCeiling } from './lag-signal.js';
 
 /**
  * Lag right after a stall or a restart after downtime: quiet while the backlog it left drains within
- * the catch-up budget (or while nothing says yet, for the first few batches); past the budget, an
- * incident that says it is catching up, how long that takes, and causes drawn from the normal
- * batches only. Null leaves the judgement to the ordinary evidence (a small backlog).
+ * the catch-up budget (or while nothing says yet, for the first few batches, unless the budget is
+ * spent by then); past the budget, an incident that says it is catching up, how long that takes
+ * (or that the budget is spent before that can be read), and causes drawn from the normal batches
+ * only. Null leaves the judgement to the ordinary evidence (a small backlog).
  */
 export function judgeAftermath(ctx: DetectorContext, disruption: Disruption): Finding | null {
   const { analysis } = ctx;
@@ -27,7 +29,7 @@ export function judgeAftermath(ctx: DetectorContext, disruption: Disruption): Fi
   const behind = isTime ? analysis.timeBehindSec : (analysis.series[analysis.series.length - 1] ?? null);
   if (behind === null || !Number.isFinite(behind)) return null;
   // What the catch-up drains down to; a small excess over it is left to the ordinary evidence.
-  const before = countsBefore(valuesBefore(ctx.features, disruption, (i) => analysis.series[i]), disruption, analysis.signal);
+  const before = signalBefore(ctx, disruption);
   const level = levelBefore(before);
   if (isTime && (behind - level) * 1000 < Math.max(2 * 60_000, analysis.triggerMs)) return null;
   // A count (files, bytes) still what an open incident would call normal against the level before:
@@ -66,6 +68,12 @@ export function judgeAftermath(ctx: DetectorContext, disruption: Disruption): Fi
     aftermathCatchUpMs: disruption.catchUpFromMs,
   };
   return result;
+}
+
+/** The lag signal's values before the disruption (`countsBefore`). */
+function signalBefore(ctx: DetectorContext, disruption: Disruption): number[] {
+  const { analysis } = ctx;
+  return countsBefore(valuesBefore(ctx.features, disruption, (i) => analysis.series[i]), disruption, analysis.signal);
 }
 
 /**
@@ -126,9 +134,14 @@ export function ongoingAftermath(ctx: DetectorContext, memo: Record<string, numb
     durationMs: memo.aftermathDurationMs ?? 0,
   };
   if (memo.aftermathStallMs) info.stallOpenedAt = fmt.iso(memo.aftermathStallMs);
-  const { analysis } = ctx;
-  const eta = analysis.drainEtaSec ?? (analysis.trendPerMin !== null && analysis.trendPerMin > 0 ? Infinity : null);
-  const features = ctx.disruption ? withoutDisruption(ctx.features, ctx.disruption) : ctx.features;
+  const { analysis, disruption } = ctx;
+  // While the disruption it opened on is still known, the catch-up's own ETA (from its batches, down
+  // to the level before it): the trend window also reads the jump into the catch-up, as a rise.
+  const eta =
+    disruption !== null && disruption.catchUpFromMs === memo.aftermathCatchUpMs
+      ? catchUpEta(ctx, disruption, behind, levelBefore(signalBefore(ctx, disruption)), isTimeSignal(analysis.signal))
+      : (analysis.drainEtaSec ?? (analysis.trendPerMin !== null && analysis.trendPerMin > 0 ? Infinity : null));
+  const features = disruption ? withoutDisruption(ctx.features, disruption) : ctx.features;
   const elapsedSec = (ctx.latest.t + ctx.latest.d - (memo.aftermathCatchUpMs ?? ctx.latest.t)) / 1000;
   const drained = backAtLevel(ctx, memo, behind);
   return aftermathFinding({ ...ctx, features }, info, behind, drained ? null : eta, elapsedSec, memo.aftermathCatchUpMs ?? null, drained);
@@ -161,8 +174,15 @@ function aftermathFinding(
   const budget = TUNING.catchUpBudgetSec;
   const head = `Catching up after ${what}: ${waitingText(ctx, behind)} waiting`;
   const pace = drainPace(ctx, catchUpFromMs);
+  // Spent before an ETA can be read (a long downtime's giant first batches): the catch-up is the
+  // cause all the same.
+  const pastBudget = eta === null && !drained && elapsedSec > budget;
   if (drained) result.summary = `Catching up after ${what}: back to about the usual level before it (${waitingText(ctx, behind)} waiting)`;
-  else if (eta === null) result.summary = elapsedSec > budget ? `${head} ${fmt.seconds(elapsedSec)} into the catch-up, past its ${fmt.seconds(budget)} budget` : head;
+  else if (eta === null) {
+    result.summary = pastBudget
+      ? `Catching up after ${what}: ${waitingText(ctx, behind)} still waiting ${fmt.seconds(elapsedSec)} into the catch-up (its ${fmt.seconds(budget)} budget spent; how long it still needs cannot be read yet)`
+      : head;
+  }
   else if (!Number.isFinite(eta)) result.summary = `${head} and not draining${notDrainingWhy(ctx, pace)}`;
   else {
     const over = elapsedSec + eta > budget;
@@ -176,7 +196,7 @@ function aftermathFinding(
     withoutUnexplained(result);
     result.advice = [capHolds, ...result.advice.filter((a) => a.setting !== capHolds.setting)];
   }
-  if (eta !== null && Number.isFinite(eta) && ctx.explain) {
+  if (((eta !== null && Number.isFinite(eta)) || pastBudget) && ctx.explain) {
     // The catch-up explains it: no "the source reports too little".
     withoutUnexplained(result);
     const { cause, advice } = catchingUp(ctx, info, behind, eta, elapsedSec, catchUpFromMs);
@@ -236,7 +256,11 @@ function aftermathMetrics(result: Finding, eta: number | null, drained: boolean)
     delete metrics.timeBehindTrendSecPerMin;
     return;
   }
-  if (eta === null) return;
+  // Not known yet: no figure, rather than one the summary does not say (the trend's, or "not draining").
+  if (eta === null) {
+    delete metrics.drainEtaSec;
+    return;
+  }
   metrics.drainEtaSec = Number.isFinite(eta) ? Math.round(eta) : null;
   // Kafka's time behind divides by an arrival estimate that falls back after the disruption, so it
   // can read as growing while the offsets drain; the ETA is the judgement.
@@ -282,12 +306,11 @@ function catchingUp(
   ctx: DetectorContext,
   info: AftermathInfo,
   behindSec: number,
-  etaSec: number,
+  etaSec: number | null,
   elapsedSec: number,
   catchUpFromMs: number | null,
 ): { cause: Cause; advice: Advice[] } {
   const budget = TUNING.catchUpBudgetSec;
-  const over = elapsedSec + etaSec > budget;
   const advice: Advice[] = [];
   if (info.what === 'stall') {
     advice.push({
@@ -296,7 +319,8 @@ function catchingUp(
   }
   // Only after a giant first batch: equal reads since are a cap already binding.
   const giant = catchUpFromMs !== null && giantFirstBatch(ctx.features, catchUpFromMs);
-  advice.push(...drainAdvice(ctx, etaSec, catchUpFromMs, giant));
+  // Without an ETA there is no figure to advise a drain with; the cap advice below still holds.
+  if (etaSec !== null) advice.push(...drainAdvice(ctx, etaSec, catchUpFromMs, giant));
   if (giant && ctx.analysis.cappedRows === null && ctx.facts.sourceKinds.includes('kafka') && ctx.analysis.capacity !== null) {
     const target = Math.max(ctx.analysis.triggerMs, 10_000);
     const value = fmt.niceCeil((ctx.analysis.capacity * target) / 1000);
@@ -311,10 +335,19 @@ function catchingUp(
     cause: {
       code: 'catching_up',
       confidence: 0.85,
-      evidence: `the ${waitingText(ctx, behindSec)} waiting is what remains of the backlog from ${since}; at the pace the batches since have read it, it needs about ${fmt.seconds(etaSec)} more${over ? ` (${fmt.seconds(elapsedSec + etaSec)} in all, past the ${fmt.seconds(budget)} catch-up budget)` : ''}.`,
+      evidence: `the ${waitingText(ctx, behindSec)} waiting is what remains of the backlog from ${since}; ${needs(etaSec, elapsedSec, budget)}.`,
     },
     advice,
   };
+}
+
+/** How long the catch-up still needs, against its budget: the catching_up cause's second half. */
+function needs(etaSec: number | null, elapsedSec: number, budget: number): string {
+  if (etaSec === null) {
+    return `${fmt.seconds(elapsedSec)} into the catch-up, past the ${fmt.seconds(budget)} catch-up budget, and how much longer it needs cannot be read from its few batches yet`;
+  }
+  const over = elapsedSec + etaSec > budget;
+  return `at the pace the batches since have read it, it needs about ${fmt.seconds(etaSec)} more${over ? ` (${fmt.seconds(elapsedSec + etaSec)} in all, past the ${fmt.seconds(budget)} catch-up budget)` : ''}`;
 }
 
 /** The least throughput factor worth advising: below it the worker count rounds to what it is. */

@@ -263,14 +263,16 @@ const FILE_RISE_S = 18;
 /**
  * A capped Delta or Auto Loader query whose new files outrun its cap: each of the last batches read
  * the cap and the files (or bytes) waiting rose by two files or more on the whole, to their highest
- * now and above all the run read before (`newHigh`), never falling or with a Mann–Kendall trend (FILE_RISE_S; files are listed at planning, so
- * noisy arrivals can leave one file fewer for a batch without the rise starting over), not counting
- * what a pause left behind (`pauseResidue`). The file count moves in steps, so the window is longer
- * than Kafka's and the rise need not show at every batch.
+ * now and out of the range the run wandered in before (`newHigh`), never falling or with a
+ * Mann–Kendall trend (FILE_RISE_S; files are listed at planning, so noisy arrivals can leave one
+ * file fewer for a batch without the rise starting over), not counting what a pause left behind
+ * (`pauseResidue`). The file count moves in steps, so the window is longer than Kafka's and the
+ * rise need not show at every batch.
  */
 export function fileAdmissionEvidence(ctx: DetectorContext): boolean {
   const { analysis } = ctx;
-  if (ctx.features.length < FILE_ADMISSION_WINDOW || runLength(ctx) < FILE_ADMISSION_WINDOW + 2) return false;
+  const run = runLength(ctx);
+  if (ctx.features.length < FILE_ADMISSION_WINDOW || run < FILE_ADMISSION_WINDOW + 2) return false;
   const window = fileWindowAtCap(ctx);
   if (window === null) return false;
   const { recent, backlogs } = window;
@@ -282,7 +284,7 @@ export function fileAdmissionEvidence(ctx: DetectorContext): boolean {
   // The residue last: most batches of a capped file source fail on the rise alone.
   if (last < highest || last - backlogs[0]! < fileRiseNeeded(analysis.signal) || pausesMadeRise(recent, backlogs, analysis.signal)) return false;
   if (!risesOnTheWhole(backlogs)) return false;
-  if (!newHigh(ctx, last)) return false;
+  if (!newHigh(ctx, run, last)) return false;
   // Files waiting that were, batch after batch, what arrived while that batch ran (Auto Loader
   // counting after each batch, which says what each batch read) left nothing at a cap: a rise of
   // them follows the arrivals during the batches. Ground lost at the cap adds a backlog on top,
@@ -300,23 +302,28 @@ export function fileAdmissionEvidence(ctx: DetectorContext): boolean {
 const NEW_HIGH_BEFORE = 8;
 
 /**
- * Whether `last` is above every count of the same run the ring holds before the file window (true
- * while fewer than NEW_HIGH_BEFORE are known). Counts that wander around a level rise for 8
- * batches now and then, a one-sided 1.6 % test run at every batch of a long steady run sees such a
- * wander sooner or later; ground lost at a cap climbs out of the range the run read before.
+ * Whether `last` is above the range the run's counts wandered in before the file window: above
+ * every count of the run (`run` batches) the ring holds before it, leaving out those past what an
+ * open incident would call normal against their lower quartile (a catch-up's residue, a pause's
+ * spike and the slow drain of it at a cap: no level a wander keeps to, and they may fill half the
+ * ring). True while fewer than NEW_HIGH_BEFORE counts are known. Counts that wander around a level
+ * rise over 8 batches now and then. A one-sided 1.6 % test run at every batch of a long steady run
+ * meets such a rise sooner or later, while ground lost at a cap climbs out of the range.
  */
-function newHigh(ctx: DetectorContext, last: number): boolean {
+function newHigh(ctx: DetectorContext, run: number, last: number): boolean {
+  const { analysis } = ctx;
   const n = ctx.features.length;
-  const from = Math.max(0, n - runLength(ctx));
-  let known = 0;
-  let highest = -Infinity;
-  for (let i = from; i < n - FILE_ADMISSION_WINDOW; i += 1) {
-    const value = ctx.analysis.seriesAt(i);
-    if (!Number.isFinite(value)) continue;
-    known += 1;
-    if (value > highest) highest = value;
+  const before: number[] = [];
+  for (let i = Math.max(0, n - run); i < n - FILE_ADMISSION_WINDOW; i += 1) {
+    const value = analysis.seriesAt(i);
+    if (Number.isFinite(value)) before.push(value);
   }
-  return known < NEW_HIGH_BEFORE || last > highest;
+  if (before.length < NEW_HIGH_BEFORE) return true;
+  const level = quantile(before, 0.25);
+  const ceiling = normalCeiling(level, level, analysis.signal);
+  let highest = -Infinity;
+  for (const value of before) if (value <= ceiling && value > highest) highest = value;
+  return last > highest;
 }
 
 /**
