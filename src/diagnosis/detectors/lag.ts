@@ -21,9 +21,9 @@
  *   input leaves them lower for a batch now and then, the newest too), by steps of a like size
  *   (what arrives beyond the cap, exactly, with no arrival estimate);
  *   a capped Delta or Auto Loader query reads its cap in 8 batches while the files waiting never fall
- *   or rise with a Mann–Kendall trend at about 1.6 %, out of the range the run wandered in before
- *   (what a pause left behind, a jump at or right after a slow batch that a usual one ended or that
- *   is one of the newest 2, not counted), per ms of batch too (files counted after each batch follow
+ *   or rise with a Mann–Kendall trend at about 1.6 % (what a pause left behind, a jump at or right
+ *   after a slow batch that a usual one ended or that is one of the newest 2, not counted), to above
+ *   the range the run wandered in before, per ms of batch too (files counted after each batch follow
  *   the batches' durations), and not while the files waiting are each batch's own arrivals (Auto
  *   Loader, counted after the batch), or hold above their usual range at each of the 8 without
  *   coming down (a jump at the onset that noise then hides from the rise to a new high);
