@@ -6,15 +6,13 @@
  * from generated streams.
  */
 import { describe, expect, it } from 'vitest';
-import { QueryTracker } from '../../src/diagnosis/query-tracker.js';
-import { parseProgress } from '../../src/progress/parse-progress.js';
-import { StreamSimulator, steppedRate } from '../../src/simulator/index.js';
-import { MIN, START } from './run-stream.js';
+import { steppedRate } from '../../src/simulator/index.js';
+import { MIN, START, opened, runStream } from './run-stream.js';
 
 /** Batches from the first one after the input steps up to the lag opening, or null. */
 function openingAfterStep(seed: number, gcAtBatch: number): { afterStep: number | null; falseAlarm: boolean } {
   const change = START + 12 * MIN;
-  const sim = new StreamSimulator(
+  const run = runStream(
     {
       name: 'orders_bronze',
       arrival: steppedRate(4_900, [{ atMs: change, rowsPerSec: 6_200 }]),
@@ -24,22 +22,15 @@ function openingAfterStep(seed: number, gcAtBatch: number): { afterStep: number 
       source: { kind: 'delta', rowsPerFile: 3_281, maxFilesPerTrigger: 18 },
       events: [{ type: 'gc', atBatch: gcAtBatch, pauseMs: 60_000 }],
     },
-    { startMs: START, seed },
+    200,
+    {},
+    seed,
   );
-  const tracker = QueryTracker.create('q', 'orders_bronze');
-  let first: number | null = null;
-  for (let index = 0; index < 200; index += 1) {
-    const batch = sim.next();
-    if (first === null && batch.truth.startMs >= change) first = index;
-    const parsed = parseProgress(JSON.parse(batch.json));
-    if (!parsed.ok) throw new Error(parsed.error);
-    for (const c of tracker.observe(parsed.progress)) {
-      if (c.type !== 'opened' || c.incident.kind !== 'lag') continue;
-      if (first === null) return { afterStep: null, falseAlarm: true };
-      return { afterStep: index - first, falseAlarm: false };
-    }
-  }
-  return { afterStep: null, falseAlarm: false };
+  const first = run.batches.findIndex((b) => b.truth.startMs >= change);
+  const lag = opened(run, 'lag')[0];
+  if (lag === undefined) return { afterStep: null, falseAlarm: false };
+  if (lag.index < first) return { afterStep: null, falseAlarm: true };
+  return { afterStep: lag.index - first, falseAlarm: false };
 }
 
 describe('a capped file source overloaded soon after a pause', () => {

@@ -8,16 +8,8 @@
  * quiet families on Delta (judged ranges 694000–695999 and 699000–701999).
  */
 import { describe, expect, it } from 'vitest';
-import { runRandomEngine } from '../../src/simulator/evaluation/index.js';
-import { drawScenario, simulateRandom } from '../../src/simulator/random/index.js';
 import type { Family } from '../../src/simulator/random/types.js';
-
-function lagOpenings(seed: number, family: Family): string[] {
-  const sim = simulateRandom(drawScenario(seed, { family, mode: 'delta-files' }));
-  return runRandomEngine(sim).flatMap((run) =>
-    run.changes.filter((c) => c.change.type === 'opened' && c.change.incident.kind === 'lag').map((c) => `#${c.index} ${c.change.incident.summary}`),
-  );
-}
+import { drawnLagOpenings } from './run-stream.js';
 
 describe('files waiting that wander around their level at steady reads', () => {
   it.each([
@@ -26,6 +18,6 @@ describe('files waiting that wander around their level at steady reads', () => {
     [699_166, 'near-capacity'],
     [700_697, 'utilization'],
   ] as [number, Family][])('draw %i (%s) opens no lag', (seed, family) => {
-    expect(lagOpenings(seed, family)).toEqual([]);
+    expect(drawnLagOpenings(seed, family, 'delta-files').openings).toEqual([]);
   });
 });

@@ -311,19 +311,23 @@ const NEW_HIGH_BEFORE = 8;
  * meets such a rise sooner or later, while ground lost at a cap climbs out of the range.
  */
 function newHigh(ctx: DetectorContext, run: number, last: number): boolean {
-  const { analysis } = ctx;
-  const n = ctx.features.length;
-  const before: number[] = [];
-  for (let i = Math.max(0, n - run); i < n - FILE_ADMISSION_WINDOW; i += 1) {
-    const value = analysis.seriesAt(i);
-    if (Number.isFinite(value)) before.push(value);
-  }
+  const before = valuesBeforeWindow(ctx, Math.max(0, ctx.features.length - run));
   if (before.length < NEW_HIGH_BEFORE) return true;
   const level = quantile(before, 0.25);
-  const ceiling = normalCeiling(level, level, analysis.signal);
+  const ceiling = normalCeiling(level, level, ctx.analysis.signal);
   let highest = -Infinity;
   for (const value of before) if (value <= ceiling && value > highest) highest = value;
   return last > highest;
+}
+
+/** The lag signal's finite values from ring index `from` up to the file window, oldest first. */
+function valuesBeforeWindow(ctx: DetectorContext, from: number): number[] {
+  const values: number[] = [];
+  for (let i = from; i < ctx.features.length - FILE_ADMISSION_WINDOW; i += 1) {
+    const value = ctx.analysis.seriesAt(i);
+    if (Number.isFinite(value)) values.push(value);
+  }
+  return values;
 }
 
 /**
@@ -361,11 +365,7 @@ export function fileHoldEvidence(ctx: DetectorContext): boolean {
   // it read that down: a drain the medians can miss. Held ground shows as well without one.
   const slow = SLOW_BATCH * median(recent.map((f) => f.d));
   if (ctx.features[n - FILE_ADMISSION_WINDOW - 1]!.d > slow || recent.some((f) => f.d > slow)) return false;
-  const before: number[] = [];
-  for (let i = 0; i < n - FILE_ADMISSION_WINDOW; i += 1) {
-    const value = analysis.seriesAt(i);
-    if (Number.isFinite(value)) before.push(value);
-  }
+  const before = valuesBeforeWindow(ctx, 0);
   if (before.length < FILE_USUAL_MIN) return false;
   // A usual range is a level: a run still climbing to its steady count has none yet.
   const older = before.slice(0, before.length >> 1);
