@@ -495,6 +495,7 @@ export function creepEvidence(ctx: DetectorContext): boolean {
   const longest = durations.indexOf(Math.max(...durations));
   if (longest < durations.length - 1 && durations[longest]! > SPIKE_FACTOR * median(durations)) return false;
   if (oneBatchSpike(durations)) return false;
+  if (jumpOutOfLevel(durations)) return false;
   // Batches no longer than the query's earlier ones have been: its noise, not a creep.
   if (withinHistory(ctx, ctx.features.map((f) => f.d), durations[durations.length - 1]!, ctx.features.length - recent.length)) return false;
   // Near capacity (ρ ≈ 0.9–0.97) noise alone makes runs of overrunning, lengthening batches, but
@@ -510,6 +511,23 @@ export function creepEvidence(ctx: DetectorContext): boolean {
   const rho = ctx.analysis.loadFactor;
   if (ctx.analysis.cappedRows === null && rho !== null && rho < 0.98) return false;
   return mannKendallS(durations, 0.002) >= mannKendallCritical(durations.length);
+}
+
+/** A rise in one batch past this factor is a jump (a burst, a step in load), not a creep's step. */
+const CREEP_JUMP = 1.5;
+
+/** Batches at the newest end of the creep window in which a jump (CREEP_JUMP) rules a creep out. */
+const CREEP_JUMP_BATCHES = 3;
+
+/**
+ * One of the newest CREEP_JUMP_BATCHES batches ran CREEP_JUMP times the one before it or longer:
+ * a burst, or a step in load, which the trend judges. A creep's batches get longer a little at
+ * each (state, GC), noise aside.
+ */
+function jumpOutOfLevel(durations: readonly number[]): boolean {
+  const n = durations.length;
+  for (let i = Math.max(1, n - CREEP_JUMP_BATCHES); i < n; i += 1) if (durations[i]! >= CREEP_JUMP * durations[i - 1]!) return true;
+  return false;
 }
 
 /** Batches back over which a file backlog that fell says the query gains ground. */

@@ -9,8 +9,9 @@
  *   from its start does not pass them all);
  * - creep: batches overrun the trigger interval and keep getting longer (state, GC) within the
  *   current run, past its first YOUNG_RUN batches, with no one outsized batch among them (a pause
- *   and its catch-up), time behind is clearly past one trigger interval (`creepBacklogTriggers`),
- *   and the files waiting (on a file source) did not fall over the last 4 batches;
+ *   and its catch-up) nor a jump among the newest 3 (a burst, a step), time behind is clearly past
+ *   one trigger interval (`creepBacklogTriggers`), and the files waiting (on a file source) did not
+ *   fall over the last 4 batches;
  * - drift: a slow steady rise over 24 batches that the rates confirm (arrivals above what is
  *   admitted or processed) and that does not slow down over the window (a query settling towards
  *   its steady batch duration after a start, o/(1−ρ), rises ever more slowly) nor stop in its
