@@ -7,6 +7,8 @@
  *   --random N        how many draws (1–100000)
  *   --seed-base B     seeds B … B+N−1 (default 100000; tests use 900000+, tuning 1–5000: see src/simulator/README.md)
  *   --only FAMILY     force every draw's family      --mode MODE   force every draw's reporting mode
+ *   --file-size-spread S   Delta and Auto Loader files whose rows vary by up to S (0–0.9) of their
+ *                     mean either way, as real files do (default 0: every file the same size)
  *   --json            the per-draw scores and the summaries as JSON
  *   --dump DIR        also write DIR/SEED.jsonl (what `streamdoctor diagnose` reads) and DIR/SEED.labels.json
  *   --worst K         worst draws to list per family and problem (default 3; 0 = none)
@@ -45,6 +47,7 @@ interface RandomArgs {
   seedBase: number;
   only?: Family;
   mode?: ReportingMode;
+  fileSizeSpread: number;
   json: boolean;
   dumpDir?: string;
   worst: number;
@@ -78,6 +81,11 @@ function parseArgs(args: string[]): RandomArgs {
   if (mode !== undefined && !(REPORTING_MODES as readonly string[]).includes(mode)) {
     throw new UsageError(`--mode needs a reporting mode: ${REPORTING_MODES.join(', ')} (not "${mode}")`);
   }
+  const spreadText = value('--file-size-spread');
+  const fileSizeSpread = spreadText === undefined ? 0 : Number(spreadText);
+  if (!/^\d*\.?\d+$/.test(spreadText ?? '0') || !(fileSizeSpread >= 0 && fileSizeSpread <= 0.9)) {
+    throw new UsageError(`--file-size-spread needs a number from 0 to 0.9, not "${spreadText}"`);
+  }
   const shardText = value('--shard');
   let shard: RandomArgs['shard'];
   if (shardText !== undefined) {
@@ -90,6 +98,7 @@ function parseArgs(args: string[]): RandomArgs {
     seedBase: integer('--seed-base', 0, 2_000_000_000, 100_000),
     only: only as Family | undefined,
     mode: mode as ReportingMode | undefined,
+    fileSizeSpread,
     json: args.includes('--json'),
     dumpDir: value('--dump'),
     worst: integer('--worst', 0, 1_000, 3),
@@ -133,7 +142,7 @@ function dump(dir: string, sim: SimulatedRandom): void {
 
 function scoreSeeds(a: RandomArgs, seeds: number[]): DrawScore[] {
   return seeds.map((seed) => {
-    const sim = simulateRandom(drawScenario(seed, { family: a.only, mode: a.mode }));
+    const sim = simulateRandom(drawScenario(seed, { family: a.only, mode: a.mode, fileSizeSpread: a.fileSizeSpread }));
     if (a.dumpDir) dump(a.dumpDir, sim);
     return scoreRandom(sim, runRandomEngine(sim));
   });
@@ -191,11 +200,11 @@ export async function runRandomEval(rawArgs: string[]): Promise<number> {
   const overall = summarize('all', draws);
   const targets = judgeTargets(draws);
   if (a.json) {
-    await writeOut(`${JSON.stringify({ seeds: [a.seedBase, a.seedBase + a.count - 1], byFamily, byMode, byCap, overall, targets, draws }, null, 2)}\n`);
+    await writeOut(`${JSON.stringify({ seeds: [a.seedBase, a.seedBase + a.count - 1], fileSizeSpread: a.fileSizeSpread, byFamily, byMode, byCap, overall, targets, draws }, null, 2)}\n`);
     return 0;
   }
   const out: string[] = [
-    `${a.count} random draws, seeds ${a.seedBase}–${a.seedBase + a.count - 1}${a.only ? `, family ${a.only}` : ''}${a.mode ? `, mode ${a.mode}` : ''}`,
+    `${a.count} random draws, seeds ${a.seedBase}–${a.seedBase + a.count - 1}${a.only ? `, family ${a.only}` : ''}${a.mode ? `, mode ${a.mode}` : ''}${a.fileSizeSpread > 0 ? `, file sizes ±${Math.round(a.fileSizeSpread * 100)} %` : ''}`,
     '',
     table('family', byFamily.map((g) => ({ ...g, group: isQuietFamily(g.group) ? `${g.group} (quiet)` : g.group }))),
     '',

@@ -61,6 +61,10 @@ export function validateSpec(spec: StreamSpec): StreamSpec {
     }
   } else if (source.kind === 'delta' || source.kind === 'autoloader') {
     if (source.rowsPerFile !== undefined) check(problems, isPositive(source.rowsPerFile), 'source.rowsPerFile', 'a number > 0', source.rowsPerFile);
+    if (source.rowsPerFileSpread !== undefined) {
+      const spread = source.rowsPerFileSpread;
+      check(problems, Number.isFinite(spread) && spread >= 0 && spread <= 0.9, 'source.rowsPerFileSpread', 'a number from 0 to 0.9', spread);
+    }
     if (source.maxFilesPerTrigger !== undefined && source.maxFilesPerTrigger !== null) {
       check(problems, isPositive(source.maxFilesPerTrigger), 'source.maxFilesPerTrigger', 'a number > 0 or null', source.maxFilesPerTrigger);
     }

@@ -82,8 +82,10 @@ export interface FileSourceSpec {
   kind: 'delta' | 'autoloader';
   /** Table path or input directory in the description. @defaultValue "s3://acme-lake/bronze/events" */
   path?: string;
-  /** Rows per arriving file. @defaultValue 5000 */
+  /** Rows per arriving file (their mean when `rowsPerFileSpread` is set). @defaultValue 5000 */
   rowsPerFile?: number;
+  /** Each file's rows vary by up to this share of `rowsPerFile` either way (0 to 0.9). @defaultValue 0 */
+  rowsPerFileSpread?: number;
   /** Bytes per arriving file. @defaultValue 8388608 (8 MiB) */
   bytesPerFile?: number;
   /** `maxFilesPerTrigger`; Delta and Auto Loader default to 1000. @defaultValue 1000 */

@@ -33,6 +33,12 @@ const INTERLEAVED_OTHERS: QueryFamily[] = ['utilization', 'near-capacity', 'burs
 export interface DrawOptions {
   family?: Family;
   mode?: ReportingMode;
+  /**
+   * Delta and Auto Loader files whose rows vary by up to this share of their mean either way (0 to
+   * 0.9), as real files do; set after the draw, so the rest of it is unchanged. A file cap then
+   * reads a different number of rows in each batch. @defaultValue 0 (every file the same size)
+   */
+  fileSizeSpread?: number;
 }
 
 export function drawScenario(seed: number, options: DrawOptions = {}): RandomScenario {
@@ -58,5 +64,14 @@ export function drawScenario(seed: number, options: DrawOptions = {}): RandomSce
   } else {
     queries = [make(family, 0)];
   }
+  const spread = options.fileSizeSpread ?? 0;
+  if (spread > 0) queries = queries.map((q) => withFileSizeSpread(q, spread));
   return { seed, family, mode, startMs, queries };
+}
+
+/** `query` with its files varying in size by `spread` when it reads a file source. */
+function withFileSizeSpread(query: RandomQuery, spread: number): RandomQuery {
+  const { source } = query.spec;
+  if (source.kind !== 'delta' && source.kind !== 'autoloader') return query;
+  return { ...query, spec: { ...query.spec, source: { ...source, rowsPerFileSpread: spread } } };
 }

@@ -25,6 +25,17 @@ export class FileSource implements SimSource {
   private plannedEnd = 0;
   private filesAtPlan = 0;
   private readonly countedAtEnd: boolean;
+  /** Each file's size varies by up to this share of rowsPerUnit either way (0: all equal). */
+  private readonly spread: number;
+  private readonly sizeSeed: number;
+  /**
+   * Cumulative rows at the end of file `base + i`, for the files not yet read; `baseRows` ends file
+   * `base − 1` (what was read), so the list holds only what is waiting.
+   */
+  private ends: number[] = [];
+  private base = 0;
+  private baseRows = 0;
+  private arrivedCount = 0;
 
   constructor(spec: FileSourceSpec, random: SeededRandom, startMs: number) {
     this.kind = spec.kind;
@@ -35,14 +46,43 @@ export class FileSource implements SimSource {
     this.cap = spec.maxFilesPerTrigger === undefined ? 1_000 : spec.maxFilesPerTrigger;
     this.filesPerVersion = Math.max(1, spec.filesPerVersion ?? 10);
     this.countedAtEnd = spec.backlogCountedAt === 'end';
+    this.spread = spec.rowsPerFileSpread ?? 0;
     this.reservoirId = random.uuid();
+    // From the id already drawn: no draw of its own, so equal files leave a seed's stream as it was.
+    this.sizeSeed = parseInt(this.reservoirId.slice(0, 8), 16);
     this.startedMs = startMs;
     // One task per file up to the cluster's parallelism; the simulator bounds it by cores.
     this.inputTasks = Number.MAX_SAFE_INTEGER;
   }
 
+  /** Rows of file `index`: rowsPerUnit, varied by `spread` (a hash of the index, so reruns agree). */
+  private fileRows(index: number): number {
+    if (this.spread === 0) return this.rowsPerUnit;
+    let h = (index * 2654435761 + this.sizeSeed) >>> 0;
+    h = Math.imul(h ^ (h >>> 16), 2246822507) >>> 0;
+    h = Math.imul(h ^ (h >>> 13), 3266489909) >>> 0;
+    const u = ((h ^ (h >>> 16)) >>> 0) / 2 ** 32;
+    return Math.max(1, Math.round(this.rowsPerUnit * (1 + this.spread * (2 * u - 1))));
+  }
+
+  /** Cumulative rows at the end of file `index` (from `base − 1` on; −1 ends at 0 rows). */
+  private endRows(index: number): number {
+    if (index < this.base) return index < 0 ? 0 : this.baseRows;
+    while (this.ends.length <= index - this.base) {
+      const prev = this.ends.length === 0 ? this.baseRows : this.ends[this.ends.length - 1]!;
+      this.ends.push(prev + this.fileRows(this.base + this.ends.length));
+    }
+    return this.ends[index - this.base]!;
+  }
+
   private filesArrived(): number {
-    return Math.floor(this.rowsArrived / this.rowsPerUnit);
+    while (this.endRows(this.arrivedCount) <= this.rowsArrived) this.arrivedCount += 1;
+    return this.arrivedCount;
+  }
+
+  /** Rows of files [from, to), `from` at least `base`. */
+  private rowsOf(from: number, to: number): number {
+    return to <= from ? 0 : this.endRows(to - 1) - this.endRows(from - 1);
   }
 
   receive(rows: number): void {
@@ -51,7 +91,7 @@ export class FileSource implements SimSource {
 
   availableRows(): number {
     const files = this.filesArrived() - this.filesConsumed;
-    return (this.cap === null ? files : Math.min(files, this.cap)) * this.rowsPerUnit;
+    return this.rowsOf(this.filesConsumed, this.filesConsumed + (this.cap === null ? files : Math.min(files, this.cap)));
   }
 
   plan(): number {
@@ -60,15 +100,19 @@ export class FileSource implements SimSource {
     const waiting = this.filesAtPlan - this.filesConsumed;
     const files = this.cap === null ? waiting : Math.min(waiting, this.cap);
     this.plannedEnd = this.filesConsumed + files;
-    return files * this.rowsPerUnit;
+    return this.rowsOf(this.plannedStart, this.plannedEnd);
   }
 
   commit(): void {
     this.filesConsumed = this.plannedEnd;
+    // What was read is only its total now.
+    this.baseRows = this.endRows(this.filesConsumed - 1);
+    this.ends.splice(0, Math.max(0, this.filesConsumed - this.base));
+    this.base = Math.max(this.base, this.filesConsumed);
   }
 
   backlogRows(): number {
-    return this.rowsArrived - this.filesConsumed * this.rowsPerUnit;
+    return this.rowsArrived - this.consumedRows();
   }
 
   arrivedRows(): number {
@@ -76,7 +120,7 @@ export class FileSource implements SimSource {
   }
 
   consumedRows(): number {
-    return this.filesConsumed * this.rowsPerUnit;
+    return this.endRows(this.filesConsumed - 1);
   }
 
   private offset(files: number): Record<string, unknown> {
@@ -99,9 +143,12 @@ export class FileSource implements SimSource {
 
   render(ctx: SourceRenderContext): Record<string, unknown> {
     // Rendered once the batch ended: the files that arrived while it ran are listed by then.
-    const outstanding = Math.max(0, (this.countedAtEnd ? this.filesArrived() : this.filesAtPlan) - this.plannedEnd);
+    const listed = this.countedAtEnd ? this.filesArrived() : this.filesAtPlan;
+    const outstanding = Math.max(0, listed - this.plannedEnd);
+    // Bytes follow each file's rows.
+    const bytes = Math.round((this.rowsOf(this.plannedEnd, Math.max(listed, this.plannedEnd)) / this.rowsPerUnit) * this.bytesPerFile);
     const metrics = sortedMap<string>([
-      ['numBytesOutstanding', javaLongToString(outstanding * this.bytesPerFile)],
+      ['numBytesOutstanding', javaLongToString(bytes)],
       ['numFilesOutstanding', javaLongToString(outstanding)],
     ]);
     return sourceProgress(
