@@ -6,7 +6,7 @@
 import { unreportedCatchUp, type UnreportedCatchUp } from '../aftermath.js';
 import { admitsLess } from '../cap-binding.js';
 import type { DetectorContext } from '../detectors/detector.js';
-import { notComingDown } from '../detectors/lag-evidence.js';
+import { heldFileReads, notComingDown } from '../detectors/lag-evidence.js';
 import { TUNING } from '../engine-options.js';
 import * as fmt from '../format.js';
 import { shownPerSec } from '../input-ramp.js';
@@ -117,9 +117,13 @@ function rateLimitTooLow(ctx: DetectorContext): Explained | null {
   const estimate = analysis.cappedSource ? analysis.cappedSource.arrival : analysis.arrivalRate;
   const fromBacklog = analysis.cappedSource ? null : arrivalFromBacklog(ctx.features.slice(-5));
   const arrival = estimate === null ? fromBacklog : Math.max(estimate, fromBacklog ?? 0);
-  if (cap === null) return null;
   const interval = intervalSec(ctx);
-  if (analysis.signal === 'files' || analysis.signal === 'bytes') return fileCapTooLow(ctx, cap, interval);
+  if (analysis.signal === 'files' || analysis.signal === 'bytes') {
+    // A cap of files whose sizes vary reads about as many rows each batch, not exactly.
+    const held = cap === null ? heldFileReads(ctx) : null;
+    return cap !== null || held !== null ? fileCapTooLow(ctx, cap ?? held!, interval, cap !== null) : null;
+  }
+  if (cap === null) return null;
   // The typical recent batch, not the latest alone: one slow batch does not make them back to back.
   const typicalMs = median(ctx.features.slice(-5).map((f) => f.d));
   if (ctx.capBound !== null) return unreportedCapTooLow(ctx, ctx.capBound.cap, interval, typicalMs);
@@ -244,7 +248,8 @@ function restartCapTooLow(ctx: DetectorContext, catchUp: UnreportedCatchUp, cap:
  * every batch reads the same amount while the outstanding files keep growing, or hold (the newest
  * 3 batches' median not under the oldest 3's: what jumped at the onset is not taken down).
  */
-function fileCapTooLow(ctx: DetectorContext, cap: number, interval: number): Explained | null {
+/** `exact`: every batch read `cap` rows; otherwise about that many (files of varying size). */
+function fileCapTooLow(ctx: DetectorContext, cap: number, interval: number, exact: boolean): Explained | null {
   const { features, facts, latest } = ctx;
   const recent = features.slice(-8);
   const first = recent[0]!;
@@ -269,7 +274,11 @@ function fileCapTooLow(ctx: DetectorContext, cap: number, interval: number): Exp
     cause: {
       code: 'rate_limit_too_low',
       confidence: held ? (durationShare <= 0.8 ? 0.75 : 0.5) : durationShare <= 0.8 ? 0.85 : 0.55,
-      evidence: `each of the last batches read exactly ${fmt.count(cap)} rows (the admission cap) in ${fmt.ms(latest.d)} of a ${fmt.seconds(interval)} interval, while the outstanding backlog ${change}.`,
+      evidence: `${
+        exact
+          ? `each of the last batches read exactly ${fmt.count(cap)} rows (the admission cap)`
+          : `the last batches read about ${fmt.count(cap)} rows each (the files an admission cap lets through, their sizes varying), no more as files piled up,`
+      } in ${fmt.ms(latest.d)} of a ${fmt.seconds(interval)} interval, while the outstanding backlog ${change}.`,
     },
     advice: [{ text: `Raise ${setting} (or maxBytesPerTrigger) so each batch ${take} to drain the ${amount(after)} outstanding${room}.`, setting }],
   };

@@ -599,6 +599,57 @@ function rampedPast(ctx: DetectorContext, load: number): boolean {
 /** The load factor an uncapped query's rising trend needs (a 10 % overload reads about 1.1). */
 const TREND_MIN_LOAD = 1.05;
 
+/** The most the newer half of the trend window's reads may be over the older half's and still hold back. */
+const READS_HELD = 1.1;
+/**
+ * The least the newer half's reads (their median) may be of the most a batch of the run read: at a
+ * cap the reads cluster at one level, and the run's largest read of them, the files' sizes scattering
+ * them, is up to about a fifth above it (files 60–140 % of their mean, 10 a batch, 400 batches).
+ */
+const READS_AT_HIGH = 0.8;
+
+/**
+ * The rows the newest batches read (the median of the newest 4) when those reads, of files of
+ * varying size, held their level over the trend window, at about the most the run reads, on a file source with
+ * files waiting; null otherwise. A file cap counts files, whose rows vary with their sizes, so
+ * `cappedRows`, which wants equal reads, does not see it.
+ */
+export function heldFileReads(ctx: DetectorContext): number | null {
+  if (isTimeSignal(ctx.analysis.signal)) return null;
+  const n = ctx.features.length;
+  if (n < TUNING.lagWindow) return null;
+  const rows = (from: number) => median([0, 1, 2, 3].map((k) => ctx.features[from + k]!.rows));
+  // Files of one size make reads in whole files, a count or two apart, which `cappedRows` judges;
+  // files of varying size make nearly every read a different sum.
+  if (new Set([1, 2, 3, 4].map((k) => ctx.features[n - k]!.rows)).size < 3) return null;
+  const newer = rows(n - 4);
+  if (newer > READS_HELD * rows(n - TUNING.lagWindow)) return null;
+  // At the most the run reads (a cap's files, their sizes aside), not below it (a burst that a cap
+  // only clips at its peak, reads that dip for a while).
+  return newer >= READS_AT_HIGH * ctx.runMaxRows ? newer : null;
+}
+
+/**
+ * Files (or bytes) left at a cap that `cappedRows` does not see: the reads held (`heldFileReads`)
+ * while the files waiting rose per ms of batch too. Each batch then left files that a source
+ * without a cap reads at its next planning (it reads all that is listed, so its reads rise with
+ * what waits), and the reads are no arrival rate: the load factor, which takes them for one, says
+ * nothing of the arrivals. Counted after each batch, what arrived while it ran waits too and follows
+ * the batches' durations; files left at a cap rise per ms of batch as well.
+ */
+function leftAtUnseenCap(ctx: DetectorContext): boolean {
+  // A young run's files climb from its start with its batches' durations (YOUNG_RUN).
+  if (runLength(ctx) < YOUNG_RUN || heldFileReads(ctx) === null) return false;
+  const perMs: number[] = [];
+  for (let i = ctx.features.length - TUNING.lagWindow; i < ctx.features.length; i += 1) {
+    const f = ctx.features[i]!;
+    const value = signalValue(f, ctx.analysis.signal);
+    if (!(f.d > 0) || !Number.isFinite(value)) return false;
+    perMs.push(value / f.d);
+  }
+  return risesOnTheWhole(perMs);
+}
+
 /** `values`: the window's finite values, the first at index `from` of the series. */
 export function trendEvidence(
   ctx: DetectorContext,
@@ -639,7 +690,7 @@ export function trendEvidence(
   // Near capacity the noise alone makes durations wander (an AR(1) with ρ close to 1), so an
   // uncapped query must also show arrivals clearly above its measured capacity: over the few
   // batches of such an excursion, noisy input at 86-95 % load runs 3-4 % above it.
-  if (analysis.cappedRows === null && analysis.loadFactor !== null && analysis.loadFactor < TREND_MIN_LOAD) return false;
+  if (analysis.cappedRows === null && analysis.loadFactor !== null && analysis.loadFactor < TREND_MIN_LOAD && !leftAtUnseenCap(ctx)) return false;
   if (analysis.signal === 'kafka' && !offsetsRise(finiteWindow(ctx, n))) return false;
   // Backlog inside the batches: they must overrun the trigger.
   return !backlogInBatches(analysis, ctx.latest) || overrunning(ctx);
