@@ -277,7 +277,7 @@ function fileCapTooLow(ctx: DetectorContext, cap: number, interval: number, exac
       evidence: `${
         exact
           ? `each of the last batches read exactly ${fmt.count(cap)} rows (the admission cap)`
-          : `the last batches read about ${fmt.count(cap)} rows each (the files an admission cap lets through, their sizes varying), no more as files piled up,`
+          : `the last batches read about ${fmt.count(cap)} rows each (about: the files an admission cap lets through), no more ${held ? 'while files waited' : 'as files piled up'},`
       } in ${fmt.ms(latest.d)} of a ${fmt.seconds(interval)} interval, while the outstanding backlog ${change}.`,
     },
     advice: [{ text: `Raise ${setting} (or maxBytesPerTrigger) so each batch ${take} to drain the ${amount(after)} outstanding${room}.`, setting }],

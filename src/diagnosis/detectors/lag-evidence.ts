@@ -599,31 +599,36 @@ function rampedPast(ctx: DetectorContext, load: number): boolean {
 /** The load factor an uncapped query's rising trend needs (a 10 % overload reads about 1.1). */
 const TREND_MIN_LOAD = 1.05;
 
-/** The most the newer half of the trend window's reads may be over the older half's and still hold back. */
+/** The most the newest reads (their median) may be over those before them and still hold back (`heldFileReads`). */
 const READS_HELD = 1.1;
 /**
- * The least the newer half's reads (their median) may be of the most a batch of the run read: at a
- * cap the reads cluster at one level, and the run's largest read of them, the files' sizes scattering
+ * The least the newest reads (their median) may be of the most a batch of the run read: at a cap
+ * the reads cluster at one level, and the run's largest read of them, the files' sizes scattering
  * them, is up to about a fifth above it (files 60–140 % of their mean, 10 a batch, 400 batches).
+ * A longer run, fewer files a batch or sizes scattered more widely take the largest read further
+ * up, and this test then fails sooner: it errs towards leaving the veto in place.
  */
 const READS_AT_HIGH = 0.8;
 
+/** Batches in each half of the reads `heldFileReads` compares. */
+const READS_HALF = 4;
+
 /**
- * The rows the newest batches read (the median of the newest 4) when those reads, of files of
- * varying size, held their level over the trend window, at about the most the run reads, on a file source with
- * files waiting; null otherwise. A file cap counts files, whose rows vary with their sizes, so
- * `cappedRows`, which wants equal reads, does not see it.
+ * The rows the newest READS_HALF batches read (their median) when those reads held their level
+ * against the READS_HALF before them, at about the most the run reads, past the run's first
+ * YOUNG_RUN batches, on a file source with files waiting; null otherwise. A file cap counts files,
+ * whose rows vary with their sizes, so `cappedRows` (equal reads) does not see it. Reads of files of
+ * one size come in whole files, a count or two apart, which `cappedRows` judges: the newest reads
+ * must be 3 or more different sums.
  */
 export function heldFileReads(ctx: DetectorContext): number | null {
-  if (isTimeSignal(ctx.analysis.signal)) return null;
+  if (isTimeSignal(ctx.analysis.signal) || ctx.runMaxRows <= 0) return null;
   const n = ctx.features.length;
-  if (n < TUNING.lagWindow) return null;
+  if (n < 2 * READS_HALF || runLength(ctx) < YOUNG_RUN) return null;
   const rows = (from: number) => median([0, 1, 2, 3].map((k) => ctx.features[from + k]!.rows));
-  // Files of one size make reads in whole files, a count or two apart, which `cappedRows` judges;
-  // files of varying size make nearly every read a different sum.
   if (new Set([1, 2, 3, 4].map((k) => ctx.features[n - k]!.rows)).size < 3) return null;
-  const newer = rows(n - 4);
-  if (newer > READS_HELD * rows(n - TUNING.lagWindow)) return null;
+  const newer = rows(n - READS_HALF);
+  if (newer > READS_HELD * rows(n - 2 * READS_HALF)) return null;
   // At the most the run reads (a cap's files, their sizes aside), not below it (a burst that a cap
   // only clips at its peak, reads that dip for a while).
   return newer >= READS_AT_HIGH * ctx.runMaxRows ? newer : null;
@@ -638,8 +643,7 @@ export function heldFileReads(ctx: DetectorContext): number | null {
  * the batches' durations; files left at a cap rise per ms of batch as well.
  */
 function leftAtUnseenCap(ctx: DetectorContext): boolean {
-  // A young run's files climb from its start with its batches' durations (YOUNG_RUN).
-  if (runLength(ctx) < YOUNG_RUN || heldFileReads(ctx) === null) return false;
+  if (heldFileReads(ctx) === null) return false;
   const perMs: number[] = [];
   for (let i = ctx.features.length - TUNING.lagWindow; i < ctx.features.length; i += 1) {
     const f = ctx.features[i]!;

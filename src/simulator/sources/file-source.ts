@@ -25,17 +25,14 @@ export class FileSource implements SimSource {
   private plannedEnd = 0;
   private filesAtPlan = 0;
   private readonly countedAtEnd: boolean;
-  /** Each file's size varies by up to this share of rowsPerUnit either way (0: all equal). */
-  private readonly spread: number;
-  private readonly sizeSeed: number;
   /**
-   * Cumulative rows at the end of file `base + i`, for the files not yet read; `baseRows` ends file
-   * `base − 1` (what was read), so the list holds only what is waiting.
+   * Each file's rows vary by up to this share of `rowsPerUnit` either way (0: all equal), following
+   * `wave`: a zero-sum pattern of SIZE_PERIOD files, so the rows of any run of files have a closed
+   * form and a backlog of millions of files costs no more than one of a few.
    */
-  private ends: number[] = [];
-  private base = 0;
-  private baseRows = 0;
-  private arrivedCount = 0;
+  private readonly spread: number;
+  /** Sum of the size deviations of the first `k` files of each period, k = 0 … SIZE_PERIOD (0 at both ends). */
+  private readonly wave: number[];
 
   constructor(spec: FileSourceSpec, random: SeededRandom, startMs: number) {
     this.kind = spec.kind;
@@ -46,43 +43,34 @@ export class FileSource implements SimSource {
     this.cap = spec.maxFilesPerTrigger === undefined ? 1_000 : spec.maxFilesPerTrigger;
     this.filesPerVersion = Math.max(1, spec.filesPerVersion ?? 10);
     this.countedAtEnd = spec.backlogCountedAt === 'end';
-    this.spread = spec.rowsPerFileSpread ?? 0;
     this.reservoirId = random.uuid();
+    this.spread = spec.rowsPerFileSpread ?? 0;
     // From the id already drawn: no draw of its own, so equal files leave a seed's stream as it was.
-    this.sizeSeed = parseInt(this.reservoirId.slice(0, 8), 16);
+    this.wave = this.spread > 0 ? sizeWave(parseInt(this.reservoirId.slice(0, 8), 16)) : [];
     this.startedMs = startMs;
     // One task per file up to the cluster's parallelism; the simulator bounds it by cores.
     this.inputTasks = Number.MAX_SAFE_INTEGER;
   }
 
-  /** Rows of file `index`: rowsPerUnit, varied by `spread` (a hash of the index, so reruns agree). */
-  private fileRows(index: number): number {
-    if (this.spread === 0) return this.rowsPerUnit;
-    let h = (index * 2654435761 + this.sizeSeed) >>> 0;
-    h = Math.imul(h ^ (h >>> 16), 2246822507) >>> 0;
-    h = Math.imul(h ^ (h >>> 13), 3266489909) >>> 0;
-    const u = ((h ^ (h >>> 16)) >>> 0) / 2 ** 32;
-    return Math.max(1, Math.round(this.rowsPerUnit * (1 + this.spread * (2 * u - 1))));
+  /** Rows of files [0, k): each `rowsPerUnit`, varied by `spread` along `wave`. */
+  private rowsBefore(k: number): number {
+    return Math.round(this.rowsPerUnit * (k + this.spread * this.wave[k % SIZE_PERIOD]!));
   }
 
-  /** Cumulative rows at the end of file `index` (from `base − 1` on; −1 ends at 0 rows). */
-  private endRows(index: number): number {
-    if (index < this.base) return index < 0 ? 0 : this.baseRows;
-    while (this.ends.length <= index - this.base) {
-      const prev = this.ends.length === 0 ? this.baseRows : this.ends[this.ends.length - 1]!;
-      this.ends.push(prev + this.fileRows(this.base + this.ends.length));
-    }
-    return this.ends[index - this.base]!;
+  /** Rows of files [from, to). */
+  private rowsOf(from: number, to: number): number {
+    if (this.spread === 0) return (to - from) * this.rowsPerUnit;
+    return this.rowsBefore(to) - this.rowsBefore(from);
   }
 
   private filesArrived(): number {
-    while (this.endRows(this.arrivedCount) <= this.rowsArrived) this.arrivedCount += 1;
-    return this.arrivedCount;
-  }
-
-  /** Rows of files [from, to), `from` at least `base`. */
-  private rowsOf(from: number, to: number): number {
-    return to <= from ? 0 : this.endRows(to - 1) - this.endRows(from - 1);
+    const whole = Math.floor(this.rowsArrived / this.rowsPerUnit);
+    if (this.spread === 0) return whole;
+    // Within a few files of it: the wave's sums stay within a few files' worth.
+    let k = whole;
+    while (k > 0 && this.rowsBefore(k) > this.rowsArrived) k -= 1;
+    while (this.rowsBefore(k + 1) <= this.rowsArrived) k += 1;
+    return k;
   }
 
   receive(rows: number): void {
@@ -99,16 +87,13 @@ export class FileSource implements SimSource {
     this.plannedStart = this.filesConsumed;
     const waiting = this.filesAtPlan - this.filesConsumed;
     const files = this.cap === null ? waiting : Math.min(waiting, this.cap);
-    this.plannedEnd = this.filesConsumed + files;
+    // Whole files (a cap restarts may set is not checked to be one).
+    this.plannedEnd = this.filesConsumed + (this.spread === 0 ? files : Math.floor(files));
     return this.rowsOf(this.plannedStart, this.plannedEnd);
   }
 
   commit(): void {
     this.filesConsumed = this.plannedEnd;
-    // What was read is only its total now.
-    this.baseRows = this.endRows(this.filesConsumed - 1);
-    this.ends.splice(0, Math.max(0, this.filesConsumed - this.base));
-    this.base = Math.max(this.base, this.filesConsumed);
   }
 
   backlogRows(): number {
@@ -120,7 +105,7 @@ export class FileSource implements SimSource {
   }
 
   consumedRows(): number {
-    return this.endRows(this.filesConsumed - 1);
+    return this.spread === 0 ? this.filesConsumed * this.rowsPerUnit : this.rowsBefore(this.filesConsumed);
   }
 
   private offset(files: number): Record<string, unknown> {
@@ -146,7 +131,7 @@ export class FileSource implements SimSource {
     const listed = this.countedAtEnd ? this.filesArrived() : this.filesAtPlan;
     const outstanding = Math.max(0, listed - this.plannedEnd);
     // Bytes follow each file's rows.
-    const bytes = Math.round((this.rowsOf(this.plannedEnd, Math.max(listed, this.plannedEnd)) / this.rowsPerUnit) * this.bytesPerFile);
+    const bytes = this.spread === 0 ? outstanding * this.bytesPerFile : Math.round((this.rowsOf(this.plannedEnd, this.plannedEnd + outstanding) / this.rowsPerUnit) * this.bytesPerFile);
     const metrics = sortedMap<string>([
       ['numBytesOutstanding', javaLongToString(bytes)],
       ['numFilesOutstanding', javaLongToString(outstanding)],
@@ -160,4 +145,28 @@ export class FileSource implements SimSource {
       metrics,
     );
   }
+}
+
+/** Files in one period of the size pattern (a prime: no cap or batch lines up with it). */
+const SIZE_PERIOD = 97;
+
+/**
+ * Running sums of SIZE_PERIOD size deviations in [−1, 1] that add up to 0 over the period, drawn
+ * from `seed` by a hash: wave[k] is the sum of the first k (wave[0] = wave[SIZE_PERIOD] = 0).
+ */
+function sizeWave(seed: number): number[] {
+  const raw: number[] = [];
+  for (let i = 0; i < SIZE_PERIOD; i += 1) {
+    let h = (Math.imul(i + 1, 2654435761) + seed) >>> 0;
+    h = Math.imul(h ^ (h >>> 16), 2246822507) >>> 0;
+    h = Math.imul(h ^ (h >>> 13), 3266489909) >>> 0;
+    raw.push((((h ^ (h >>> 16)) >>> 0) / 2 ** 32) * 2 - 1);
+  }
+  const mean = raw.reduce((a, b) => a + b, 0) / SIZE_PERIOD;
+  const centred = raw.map((v) => v - mean);
+  const scale = Math.max(...centred.map(Math.abs));
+  const wave = [0];
+  for (const v of centred) wave.push(wave[wave.length - 1]! + v / scale);
+  wave[SIZE_PERIOD] = 0;
+  return wave;
 }
