@@ -625,8 +625,8 @@ export function heldFileReads(ctx: DetectorContext): number | null {
   if (isTimeSignal(ctx.analysis.signal) || ctx.runMaxRows <= 0) return null;
   const n = ctx.features.length;
   if (n < 2 * READS_HALF || runLength(ctx) < YOUNG_RUN) return null;
-  const rows = (from: number) => median([0, 1, 2, 3].map((k) => ctx.features[from + k]!.rows));
-  if (new Set([1, 2, 3, 4].map((k) => ctx.features[n - k]!.rows)).size < 3) return null;
+  const rows = (from: number) => median(ctx.features.slice(from, from + READS_HALF).map((f) => f.rows));
+  if (new Set(ctx.features.slice(n - READS_HALF).map((f) => f.rows)).size < 3) return null;
   const newer = rows(n - READS_HALF);
   if (newer > READS_HELD * rows(n - 2 * READS_HALF)) return null;
   // At the most the run reads (a cap's files, their sizes aside), not below it (a burst that a cap

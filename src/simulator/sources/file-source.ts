@@ -79,7 +79,8 @@ export class FileSource implements SimSource {
 
   availableRows(): number {
     const files = this.filesArrived() - this.filesConsumed;
-    return this.rowsOf(this.filesConsumed, this.filesConsumed + (this.cap === null ? files : Math.min(files, this.cap)));
+    const admitted = this.cap === null ? files : Math.min(files, this.cap);
+    return this.rowsOf(this.filesConsumed, this.filesConsumed + (this.spread === 0 ? admitted : Math.floor(admitted)));
   }
 
   plan(): number {
