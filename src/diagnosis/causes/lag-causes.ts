@@ -119,9 +119,10 @@ function rateLimitTooLow(ctx: DetectorContext): Explained | null {
   const arrival = estimate === null ? fromBacklog : Math.max(estimate, fromBacklog ?? 0);
   const interval = intervalSec(ctx);
   if (analysis.signal === 'files' || analysis.signal === 'bytes') {
+    if (cap !== null) return fileCapTooLow(ctx, cap, interval, true);
     // A cap of files whose sizes vary reads about as many rows each batch, not exactly.
-    const held = cap === null ? heldFileReads(ctx) : null;
-    return cap !== null || held !== null ? fileCapTooLow(ctx, cap ?? held!, interval, cap !== null) : null;
+    const held = heldFileReads(ctx);
+    return held === null ? null : fileCapTooLow(ctx, held, interval, false);
   }
   if (cap === null) return null;
   // The typical recent batch, not the latest alone: one slow batch does not make them back to back.

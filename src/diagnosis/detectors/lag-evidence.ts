@@ -277,8 +277,7 @@ export function fileAdmissionEvidence(ctx: DetectorContext): boolean {
   if (window === null) return false;
   const { recent, backlogs } = window;
   // The backlog per ms of its batch (see below).
-  const perMs: number[] = [];
-  for (let i = 0; i < recent.length; i += 1) if (recent[i]!.d > 0) perMs.push(backlogs[i]! / recent[i]!.d);
+  const perMs = perMsOfBatch(recent, backlogs);
   const highest = Math.max(...backlogs);
   const last = backlogs[backlogs.length - 1]!;
   // The residue last: most batches of a capped file source fail on the rise alone.
@@ -392,6 +391,13 @@ function fileWindowAtCap(ctx: DetectorContext): { recent: readonly BatchFeatures
   return { recent, backlogs };
 }
 
+/** Each backlog over the duration of its batch, for the batches that ran (longer than 0 ms). */
+function perMsOfBatch(recent: readonly BatchFeatures[], backlogs: readonly number[]): number[] {
+  const perMs: number[] = [];
+  for (let i = 0; i < recent.length; i += 1) if (recent[i]!.d > 0) perMs.push(backlogs[i]! / recent[i]!.d);
+  return perMs;
+}
+
 /** A backlog that has not come down: the median of its newest 3 values at least that of its oldest 3. */
 export function notComingDown(values: readonly number[]): boolean {
   return median(values.slice(-3)) >= median(values.slice(0, 3));
@@ -489,12 +495,11 @@ export function creepEvidence(ctx: DetectorContext): boolean {
   // Material growth over the window: near capacity, durations settle above the trigger (o/(1−ρ))
   // and wander there with the input's noise without getting longer on the whole.
   if (durations[durations.length - 1]! < 1.2 * median(durations.slice(0, 4))) return false;
-  // One outsized batch (a GC pause, a slow commit) and the capped catch-up after it, or such a
-  // batch newest of all: not a creep, whose batches get longer step by step (its longest is the
-  // newest, and no batch jumps fourfold).
+  // One outsized batch (a GC pause, a slow commit) and the capped catch-up after it: not a creep,
+  // whose batches get longer step by step (its longest is the newest). Nor is a jump among the
+  // newest batches (a burst, a step, such a batch newest of all: `jumpOutOfLevel`).
   const longest = durations.indexOf(Math.max(...durations));
   if (longest < durations.length - 1 && durations[longest]! > SPIKE_FACTOR * median(durations)) return false;
-  if (oneBatchSpike(durations)) return false;
   if (jumpOutOfLevel(durations)) return false;
   // Batches no longer than the query's earlier ones have been: its noise, not a creep.
   if (withinHistory(ctx, ctx.features.map((f) => f.d), durations[durations.length - 1]!, ctx.features.length - recent.length)) return false;
@@ -644,14 +649,11 @@ export function heldFileReads(ctx: DetectorContext): number | null {
  */
 function leftAtUnseenCap(ctx: DetectorContext): boolean {
   if (heldFileReads(ctx) === null) return false;
-  const perMs: number[] = [];
-  for (let i = ctx.features.length - TUNING.lagWindow; i < ctx.features.length; i += 1) {
-    const f = ctx.features[i]!;
-    const value = signalValue(f, ctx.analysis.signal);
-    if (!(f.d > 0) || !Number.isFinite(value)) return false;
-    perMs.push(value / f.d);
-  }
-  return risesOnTheWhole(perMs);
+  const recent = ctx.features.slice(-TUNING.lagWindow);
+  const backlogs = recent.map((f) => signalValue(f, ctx.analysis.signal));
+  if (!backlogs.every(Number.isFinite)) return false;
+  const perMs = perMsOfBatch(recent, backlogs);
+  return perMs.length === recent.length && risesOnTheWhole(perMs);
 }
 
 /** `values`: the window's finite values, the first at index `from` of the series. */
