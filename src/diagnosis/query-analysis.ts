@@ -39,6 +39,12 @@ export interface Analysis {
   inputRamp: InputRamp | null;
   /** Rows every recent batch read when they all read the same (an admission cap reached). */
   cappedRows: number | null;
+  /**
+   * Files every recent batch read when they all read the same count with files left waiting (Auto
+   * Loader, whose offsets say what a batch read): a `maxFilesPerTrigger` cap reached, which the rows
+   * do not show when the files' sizes vary.
+   */
+  cappedFiles: number | null;
   /** With several Kafka sources: the one whose reads are capped, with its own arrival rate. */
   cappedSource: { index: number; rows: number; arrival: number | null } | null;
   timeBehindSec: number | null;
@@ -46,6 +52,11 @@ export interface Analysis {
   trendPerMin: number | null;
   /** Seconds until the backlog drains at the current trend; null = not draining. */
   drainEtaSec: number | null;
+}
+
+/** Whether recent batches read an admission cap, in rows or in files: their reads are what it admits, no arrival rate. */
+export function atACap(analysis: Pick<Analysis, 'cappedRows' | 'cappedFiles'>): boolean {
+  return analysis.cappedRows !== null || analysis.cappedFiles !== null;
 }
 
 /** Rows/s arriving per Kafka source (several sources only), from each one's latest offsets. */
@@ -450,6 +461,7 @@ class LazyAnalysis implements Analysis {
   private arrivalMemo: number | null | undefined;
   private capacityMemo: number | null | undefined;
   private cappedMemo: number | null | undefined;
+  private cappedFilesMemo: number | null | undefined;
   private rampMemo: InputRamp | null | undefined;
   private trendMemo: { trendPerMin: number | null; drainEtaSec: number | null } | undefined;
 
@@ -530,7 +542,7 @@ class LazyAnalysis implements Analysis {
 
   get inputRamp(): InputRamp | null {
     // A cap's reads are what it admits, not what arrived.
-    if (this.rampMemo === undefined) this.rampMemo = this.cappedRows === null ? inputRamp(this.features) : null;
+    if (this.rampMemo === undefined) this.rampMemo = this.cappedRows === null && this.cappedFiles === null ? inputRamp(this.features) : null;
     return this.rampMemo;
   }
 
@@ -563,6 +575,11 @@ class LazyAnalysis implements Analysis {
       if (this.cappedMemo === null) this.cappedMemo = this.cappedSource?.rows ?? null;
     }
     return this.cappedMemo;
+  }
+
+  get cappedFiles(): number | null {
+    if (this.cappedFilesMemo === undefined) this.cappedFilesMemo = filesCapIn(this.features);
+    return this.cappedFilesMemo;
   }
 
   /** A Kafka source (of several) that read the same number of offsets in each recent batch. */
@@ -609,6 +626,32 @@ class LazyAnalysis implements Analysis {
     if (this.trendMemo === undefined) this.trendMemo = trendOf(this.features, this.series);
     return this.trendMemo;
   }
+}
+
+/** Batches that must read the same count of files, with files waiting, for a file cap to count. */
+const FILE_CAP_BATCHES = 5;
+
+/**
+ * The files each of the newest FILE_CAP_BATCHES batches read when they read the same count, the
+ * newest left files waiting and no batch of the run the ring holds read more: a file cap, whose
+ * rows vary with the files' sizes. A source without a cap reads all it lists, and a count some batch
+ * exceeded is none (a steady feed of a few files a batch reads one count too, and the files it
+ * leaves come and go).
+ */
+function filesCapIn(features: readonly BatchFeatures[]): number | null {
+  const n = features.length;
+  if (n < FILE_CAP_BATCHES) return null;
+  const last = features[n - 1]!;
+  const cap = last.filesRead;
+  if (cap === null || cap <= 0 || last.filesOutstanding === null || last.filesOutstanding <= 0) return null;
+  for (let i = n - 1; i >= 0; i -= 1) {
+    const f = features[i]!;
+    if (i >= n - FILE_CAP_BATCHES && (f.filesRead !== cap || f.restart)) return null;
+    // A run's first batch may replay one planned before the restart.
+    if (f.restart) break;
+    if (f.filesRead !== null && f.filesRead > cap) return null;
+  }
+  return cap;
 }
 
 /** Trend against wall time over the trend window of the same run segment, and the drain ETA. */

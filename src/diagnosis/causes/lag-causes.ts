@@ -119,10 +119,12 @@ function rateLimitTooLow(ctx: DetectorContext): Explained | null {
   const arrival = estimate === null ? fromBacklog : Math.max(estimate, fromBacklog ?? 0);
   const interval = intervalSec(ctx);
   if (analysis.signal === 'files' || analysis.signal === 'bytes') {
-    if (cap !== null) return fileCapTooLow(ctx, cap, interval, true);
-    // A cap of files whose sizes vary reads about as many rows each batch, not exactly.
+    if (cap !== null) return fileCapTooLow(ctx, { rows: cap }, interval);
+    // A cap of files whose sizes vary: Auto Loader's offsets say each batch read as many files;
+    // other sources read about as many rows each batch, not exactly.
+    if (analysis.cappedFiles !== null) return fileCapTooLow(ctx, { files: analysis.cappedFiles }, interval);
     const held = heldFileReads(ctx);
-    return held === null ? null : fileCapTooLow(ctx, held, interval, false);
+    return held === null ? null : fileCapTooLow(ctx, { aboutRows: held }, interval);
   }
   if (cap === null) return null;
   // The typical recent batch, not the latest alone: one slow batch does not make them back to back.
@@ -250,7 +252,10 @@ function restartCapTooLow(ctx: DetectorContext, catchUp: UnreportedCatchUp, cap:
  * 3 batches' median not under the oldest 3's: what jumped at the onset is not taken down).
  */
 /** `exact`: every batch read `cap` rows; otherwise about that many (files of varying size). */
-function fileCapTooLow(ctx: DetectorContext, cap: number, interval: number, exact: boolean): Explained | null {
+/** What each batch at a file cap read: exactly as many rows, as many files, or about as many rows. */
+type FileCapReads = { rows: number } | { files: number } | { aboutRows: number };
+
+function fileCapTooLow(ctx: DetectorContext, reads: FileCapReads, interval: number): Explained | null {
   const { features, facts, latest } = ctx;
   const recent = features.slice(-8);
   const first = recent[0]!;
@@ -276,9 +281,11 @@ function fileCapTooLow(ctx: DetectorContext, cap: number, interval: number, exac
       code: 'rate_limit_too_low',
       confidence: held ? (durationShare <= 0.8 ? 0.75 : 0.5) : durationShare <= 0.8 ? 0.85 : 0.55,
       evidence: `${
-        exact
-          ? `each of the last batches read exactly ${fmt.count(cap)} rows (the admission cap)`
-          : `the last batches read about ${fmt.count(cap)} rows each (about: the files an admission cap lets through), no more ${held ? 'while files waited' : 'as files piled up'},`
+        'rows' in reads
+          ? `each of the last batches read exactly ${fmt.count(reads.rows)} rows (the admission cap)`
+          : 'files' in reads
+            ? `each of the last batches read exactly ${fmt.count(reads.files)} ${reads.files === 1 ? 'file' : 'files'} (the admission cap)`
+            : `the last batches read about ${fmt.count(reads.aboutRows)} rows each (about: the files an admission cap lets through), no more ${held ? 'while files waited' : 'as files piled up'},`
       } in ${fmt.ms(latest.d)} of a ${fmt.seconds(interval)} interval, while the outstanding backlog ${change}.`,
     },
     advice: [{ text: `Raise ${setting} (or maxBytesPerTrigger) so each batch ${take} to drain the ${amount(after)} outstanding${room}.`, setting }],

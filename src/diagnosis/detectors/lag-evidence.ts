@@ -6,7 +6,7 @@
 import { TUNING } from '../engine-options.js';
 import type { BatchFeatures } from '../batch-features.js';
 import { RAMP_WINDOW, inputRamp, shownPerSec, type InputRamp } from '../input-ramp.js';
-import { LOST_PACE, capacityLoss, countedAfterBatch, medianArrival, signalValue, type LagSignalKind } from '../query-analysis.js';
+import { LOST_PACE, atACap, capacityLoss, countedAfterBatch, medianArrival, signalValue, type LagSignalKind } from '../query-analysis.js';
 import { mannKendallCritical, mannKendallS, mannKendallZ, median, quantile, theilSen } from '../statistics.js';
 import type { DetectorContext } from './detector.js';
 import { MIN_ABS, backlogInBatches, isTimeSignal, normalCeiling } from './lag-signal.js';
@@ -380,12 +380,14 @@ export function fileHoldEvidence(ctx: DetectorContext): boolean {
 function fileWindowAtCap(ctx: DetectorContext): { recent: readonly BatchFeatures[]; backlogs: number[] } | null {
   const { analysis } = ctx;
   const cap = analysis.cappedRows;
-  if (cap === null || (analysis.signal !== 'files' && analysis.signal !== 'bytes')) return null;
+  const files = analysis.cappedFiles;
+  if ((cap === null && files === null) || (analysis.signal !== 'files' && analysis.signal !== 'bytes')) return null;
   const recent = ctx.features.slice(-FILE_ADMISSION_WINDOW);
   const backlogs: number[] = [];
   for (const f of recent) {
     const backlog = signalValue(f, analysis.signal);
-    if (!Number.isFinite(backlog) || f.restart || Math.abs(f.rows - cap) > 0.01 * cap) return null;
+    const atCap = (cap !== null && Math.abs(f.rows - cap) <= 0.01 * cap) || (files !== null && f.filesRead === files);
+    if (!Number.isFinite(backlog) || f.restart || !atCap) return null;
     backlogs.push(backlog);
   }
   return { recent, backlogs };
@@ -514,7 +516,7 @@ export function creepEvidence(ctx: DetectorContext): boolean {
   // estimate falling back after a burst, can rise meanwhile).
   if (ctx.analysis.signal === 'kafka' && offsetsDraining(features)) return false;
   const rho = ctx.analysis.loadFactor;
-  if (ctx.analysis.cappedRows === null && rho !== null && rho < 0.98) return false;
+  if (!atACap(ctx.analysis) && rho !== null && rho < 0.98) return false;
   return mannKendallS(durations, 0.002) >= mannKendallCritical(durations.length);
 }
 
@@ -559,7 +561,7 @@ function fileBacklogFell(ctx: DetectorContext): boolean {
  */
 export function converging(ctx: DetectorContext): boolean {
   const { analysis } = ctx;
-  if (analysis.cappedRows !== null) return false;
+  if (atACap(analysis)) return false;
   // Arrivals clearly past the measured capacity while batches overrun the trigger (back to back,
   // every batch does): the fit below, on eight noisy pairs, is the weaker witness (a 10 % overload
   // with 14 % noise often reads ρ < 0.97). The capacity is rows per second of busy time, so a
@@ -696,7 +698,7 @@ export function trendEvidence(
   // Near capacity the noise alone makes durations wander (an AR(1) with ρ close to 1), so an
   // uncapped query must also show arrivals clearly above its measured capacity: over the few
   // batches of such an excursion, noisy input at 86-95 % load runs 3-4 % above it.
-  if (analysis.cappedRows === null && analysis.loadFactor !== null && analysis.loadFactor < TREND_MIN_LOAD && !leftAtUnseenCap(ctx)) return false;
+  if (!atACap(analysis) && analysis.loadFactor !== null && analysis.loadFactor < TREND_MIN_LOAD && !leftAtUnseenCap(ctx)) return false;
   if (analysis.signal === 'kafka' && !offsetsRise(finiteWindow(ctx, n))) return false;
   // Backlog inside the batches: they must overrun the trigger.
   return !backlogInBatches(analysis, ctx.latest) || overrunning(ctx);
@@ -724,7 +726,7 @@ export function trendEvidence(
 export function rampEvidence(ctx: DetectorContext): boolean {
   const { analysis, features } = ctx;
   const n = features.length;
-  if (analysis.cappedRows !== null || n <= RAMP_WINDOW) return false;
+  if (atACap(analysis) || n <= RAMP_WINDOW) return false;
   const last = features[n - 1]!.d;
   // Backlog inside the batches: they overrun the trigger, the newest clearly.
   if (!overrunning(ctx) || last < 1.1 * analysis.triggerMs) return false;
