@@ -45,6 +45,12 @@ export interface Analysis {
    * do not show when the files' sizes vary.
    */
   cappedFiles: number | null;
+  /**
+   * Each of the newest batches left files waiting at planning where the run before them mostly left
+   * none (Delta counts them at planning, and a source without a cap reads all it lists): a cap of
+   * files or bytes binds, which reads of varying size do not show and Delta's offsets do not count.
+   */
+  filesLeftAtPlanning: boolean;
   /** With several Kafka sources: the one whose reads are capped, with its own arrival rate. */
   cappedSource: { index: number; rows: number; arrival: number | null } | null;
   timeBehindSec: number | null;
@@ -54,9 +60,12 @@ export interface Analysis {
   drainEtaSec: number | null;
 }
 
-/** Whether recent batches read an admission cap, in rows or in files: their reads are what it admits, no arrival rate. */
-export function atACap(analysis: Pick<Analysis, 'cappedRows' | 'cappedFiles'>): boolean {
-  return analysis.cappedRows !== null || analysis.cappedFiles !== null;
+/**
+ * Whether recent batches read an admission cap (in rows, in files, or leaving files at planning):
+ * their reads are what it admits, no arrival rate.
+ */
+export function atACap(analysis: Pick<Analysis, 'cappedRows' | 'cappedFiles' | 'filesLeftAtPlanning'>): boolean {
+  return analysis.cappedRows !== null || analysis.cappedFiles !== null || analysis.filesLeftAtPlanning;
 }
 
 /** Rows/s arriving per Kafka source (several sources only), from each one's latest offsets. */
@@ -462,6 +471,7 @@ class LazyAnalysis implements Analysis {
   private capacityMemo: number | null | undefined;
   private cappedMemo: number | null | undefined;
   private cappedFilesMemo: number | null | undefined;
+  private filesLeftMemo: boolean | undefined;
   private rampMemo: InputRamp | null | undefined;
   private trendMemo: { trendPerMin: number | null; drainEtaSec: number | null } | undefined;
 
@@ -542,7 +552,7 @@ class LazyAnalysis implements Analysis {
 
   get inputRamp(): InputRamp | null {
     // A cap's reads are what it admits, not what arrived.
-    if (this.rampMemo === undefined) this.rampMemo = this.cappedRows === null && this.cappedFiles === null ? inputRamp(this.features) : null;
+    if (this.rampMemo === undefined) this.rampMemo = !atACap(this) ? inputRamp(this.features) : null;
     return this.rampMemo;
   }
 
@@ -575,6 +585,11 @@ class LazyAnalysis implements Analysis {
       if (this.cappedMemo === null) this.cappedMemo = this.cappedSource?.rows ?? null;
     }
     return this.cappedMemo;
+  }
+
+  get filesLeftAtPlanning(): boolean {
+    if (this.filesLeftMemo === undefined) this.filesLeftMemo = filesLeftIn(this.features);
+    return this.filesLeftMemo;
   }
 
   get cappedFiles(): number | null {
@@ -652,6 +667,39 @@ function filesCapIn(features: readonly BatchFeatures[]): number | null {
     if (f.filesRead !== null && f.filesRead > cap) return null;
   }
   return cap;
+}
+
+/** Counts of the run before the newest FILE_CAP_BATCHES that `filesLeftIn` needs, and the share of them at 0. */
+const LEFT_BEFORE = 8;
+const LEFT_NONE_SHARE = 0.5;
+
+/**
+ * Whether the newest batches left files waiting, FILE_CAP_BATCHES or more in a row, while at least
+ * half of the run's batches the ring holds before that stretch (LEFT_BEFORE or more counted) left
+ * none: files counted at planning, which a source without a cap reads all of, so those left now are
+ * a cap's. Not where the files are counted after each batch (`countedAfterBatch`): what arrived
+ * while a batch ran waits there whatever the cap.
+ */
+function filesLeftIn(features: readonly BatchFeatures[]): boolean {
+  const n = features.length;
+  let i = n - 1;
+  for (; i >= 0; i -= 1) {
+    const f = features[i]!;
+    if (f.filesOutstanding === null || f.filesOutstanding <= 0) break;
+    if (f.restart) return false;
+  }
+  if (n - 1 - i < FILE_CAP_BATCHES) return false;
+  let known = 0;
+  let none = 0;
+  for (; i >= 0; i -= 1) {
+    const f = features[i]!;
+    if (f.filesOutstanding !== null) {
+      known += 1;
+      if (f.filesOutstanding === 0) none += 1;
+    }
+    if (f.restart) break;
+  }
+  return known >= LEFT_BEFORE && none >= LEFT_NONE_SHARE * known && !countedAfterBatch(features);
 }
 
 /** Trend against wall time over the trend window of the same run segment, and the drain ETA. */

@@ -124,7 +124,8 @@ function rateLimitTooLow(ctx: DetectorContext): Explained | null {
     // other sources read about as many rows each batch, not exactly.
     if (analysis.cappedFiles !== null) return fileCapTooLow(ctx, { files: analysis.cappedFiles }, interval);
     const held = heldFileReads(ctx);
-    return held === null ? null : fileCapTooLow(ctx, { aboutRows: held }, interval);
+    if (held !== null) return fileCapTooLow(ctx, { aboutRows: held }, interval);
+    return analysis.filesLeftAtPlanning ? fileCapTooLow(ctx, { left: true }, interval) : null;
   }
   if (cap === null) return null;
   // The typical recent batch, not the latest alone: one slow batch does not make them back to back.
@@ -252,8 +253,11 @@ function restartCapTooLow(ctx: DetectorContext, catchUp: UnreportedCatchUp, cap:
  * 3 batches' median not under the oldest 3's: what jumped at the onset is not taken down).
  */
 /** `exact`: every batch read `cap` rows; otherwise about that many (files of varying size). */
-/** What each batch at a file cap read: exactly as many rows, as many files, or about as many rows. */
-type FileCapReads = { rows: number } | { files: number } | { aboutRows: number };
+/**
+ * What says each batch read a file cap: exactly as many rows, as many files, about as many rows, or
+ * files left at planning.
+ */
+type FileCapReads = { rows: number } | { files: number } | { aboutRows: number } | { left: true };
 
 function fileCapTooLow(ctx: DetectorContext, reads: FileCapReads, interval: number): Explained | null {
   const { features, facts, latest } = ctx;
@@ -285,7 +289,9 @@ function fileCapTooLow(ctx: DetectorContext, reads: FileCapReads, interval: numb
           ? `each of the last batches read exactly ${fmt.count(reads.rows)} rows (the admission cap)`
           : 'files' in reads
             ? `each of the last batches read exactly ${fmt.count(reads.files)} ${reads.files === 1 ? 'file' : 'files'} (the admission cap)`
-            : `the last batches read about ${fmt.count(reads.aboutRows)} rows each (about: the files an admission cap lets through), no more ${held ? 'while files waited' : 'as files piled up'},`
+            : 'left' in reads
+              ? 'each of the last batches left files waiting at planning, which a source without a cap reads all of (an admission cap lets only so many through),'
+              : `the last batches read about ${fmt.count(reads.aboutRows)} rows each (about: the files an admission cap lets through), no more ${held ? 'while files waited' : 'as files piled up'},`
       } in ${fmt.ms(latest.d)} of a ${fmt.seconds(interval)} interval, while the outstanding backlog ${change}.`,
     },
     advice: [{ text: `Raise ${setting} (or maxBytesPerTrigger) so each batch ${take} to drain the ${amount(after)} outstanding${room}.`, setting }],

@@ -381,12 +381,13 @@ function fileWindowAtCap(ctx: DetectorContext): { recent: readonly BatchFeatures
   const { analysis } = ctx;
   const cap = analysis.cappedRows;
   const files = analysis.cappedFiles;
-  if ((cap === null && files === null) || (analysis.signal !== 'files' && analysis.signal !== 'bytes')) return null;
+  const left = analysis.filesLeftAtPlanning;
+  if ((cap === null && files === null && !left) || (analysis.signal !== 'files' && analysis.signal !== 'bytes')) return null;
   const recent = ctx.features.slice(-FILE_ADMISSION_WINDOW);
   const backlogs: number[] = [];
   for (const f of recent) {
     const backlog = signalValue(f, analysis.signal);
-    const atCap = (cap !== null && Math.abs(f.rows - cap) <= 0.01 * cap) || (files !== null && f.filesRead === files);
+    const atCap = (cap !== null && Math.abs(f.rows - cap) <= 0.01 * cap) || (files !== null && f.filesRead === files) || (left && f.filesOutstanding !== null && f.filesOutstanding > 0);
     if (!Number.isFinite(backlog) || f.restart || !atCap) return null;
     backlogs.push(backlog);
   }

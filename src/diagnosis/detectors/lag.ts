@@ -53,9 +53,10 @@
  *   (a sudden one waits for its drain to show when the rates say it will drain in half of it).
  * Trends are vetoed when uncapped durations are only converging to o/(1−ρ) with ρ < 1 (unless
  * the arrivals, or a ramp of them read so at two batches in a row, are clearly past capacity), the
- * load factor says capacity is comfortably above arrivals (not where files waiting rise while the
- * reads hold at the run's high: a cap of files whose sizes vary, which the reads do not show as
- * one, `leftAtUnseenCap`), Kafka's time behind rises while its
+ * load factor of an uncapped query says capacity is comfortably above arrivals (a cap in rows, in
+ * Auto Loader's files, or files left at planning: `atACap`; nor where files waiting rise while the
+ * reads hold at the run's high: a cap of files whose sizes vary that nothing else shows,
+ * `leftAtUnseenCap`), Kafka's time behind rises while its
  * offsets behind do not (a drift or a creep: while they fall batch after batch), or (a drift) the
  * rise is one outsized batch (lag-evidence.ts). After a stall
  * or a restart after downtime the aftermath is judged first (lag-aftermath.ts, on the disruption
