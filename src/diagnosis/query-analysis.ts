@@ -9,7 +9,7 @@
 import { capFromReads, capTolerance } from './admission-cap.js';
 import type { BatchFeatures } from './batch-features.js';
 import { inputRamp, type InputRamp } from './input-ramp.js';
-import { median, quantileInPlace, theilSen } from './statistics.js';
+import { mannKendallCritical, mannKendallS, median, quantileInPlace, theilSen } from './statistics.js';
 
 export type LagSignalKind = 'kafka' | 'kinesis' | 'files' | 'bytes' | 'duration';
 
@@ -40,15 +40,15 @@ export interface Analysis {
   /** Rows every recent batch read when they all read the same (an admission cap reached). */
   cappedRows: number | null;
   /**
-   * Files every recent batch read when they all read the same count with files left waiting (Auto
+   * Files every recent batch read when they all read the same count, each leaving files waiting (Auto
    * Loader, whose offsets say what a batch read): a `maxFilesPerTrigger` cap reached, which the rows
    * do not show when the files' sizes vary.
    */
   cappedFiles: number | null;
   /**
-   * Each of the newest batches left files waiting at planning where the run before them mostly left
-   * none (Delta counts them at planning, and a source without a cap reads all it lists): a cap of
-   * files or bytes binds, which reads of varying size do not show and Delta's offsets do not count.
+   * The newest batches left files waiting, more of them per ms of batch, where the run before them
+   * mostly left none (counted at planning, a source without a cap reads all it lists): a cap of files
+   * or bytes binds, which reads of varying size do not show and Delta's offsets do not count.
    */
   filesLeftAtPlanning: boolean;
   /** With several Kafka sources: the one whose reads are capped, with its own arrival rate. */
@@ -647,21 +647,21 @@ class LazyAnalysis implements Analysis {
 const FILE_CAP_BATCHES = 5;
 
 /**
- * The files each of the newest FILE_CAP_BATCHES batches read when they read the same count, the
- * newest left files waiting and no batch of the run the ring holds read more: a file cap, whose
- * rows vary with the files' sizes. A source without a cap reads all it lists, and a count some batch
- * exceeded is none (a steady feed of a few files a batch reads one count too, and the files it
- * leaves come and go).
+ * The files each of the newest FILE_CAP_BATCHES batches read when they read the same count, each
+ * left files waiting and no batch of the run the ring holds read more: a file cap, whose rows vary
+ * with the files' sizes. A source without a cap reads all it lists, and a count some batch exceeded
+ * is none (a steady feed of a file or two a batch reads one count too, and the files it leaves come
+ * and go).
  */
 function filesCapIn(features: readonly BatchFeatures[]): number | null {
   const n = features.length;
   if (n < FILE_CAP_BATCHES) return null;
-  const last = features[n - 1]!;
-  const cap = last.filesRead;
-  if (cap === null || cap <= 0 || last.filesOutstanding === null || last.filesOutstanding <= 0) return null;
+  const cap = features[n - 1]!.filesRead;
+  if (cap === null || cap <= 0) return null;
   for (let i = n - 1; i >= 0; i -= 1) {
     const f = features[i]!;
-    if (i >= n - FILE_CAP_BATCHES && (f.filesRead !== cap || f.restart)) return null;
+    const left = f.filesOutstanding !== null && f.filesOutstanding > 0;
+    if (i >= n - FILE_CAP_BATCHES && (f.filesRead !== cap || !left || f.restart)) return null;
     // A run's first batch may replay one planned before the restart.
     if (f.restart) break;
     if (f.filesRead !== null && f.filesRead > cap) return null;
@@ -669,29 +669,48 @@ function filesCapIn(features: readonly BatchFeatures[]): number | null {
   return cap;
 }
 
-/** Counts of the run before the newest FILE_CAP_BATCHES that `filesLeftIn` needs, and the share of them at 0. */
+/** Counts of the run before the newest FILE_CAP_BATCHES that `filesLeftIn` reads, and the share of them at 0. */
 const LEFT_BEFORE = 8;
 const LEFT_NONE_SHARE = 0.5;
+/** Newest batches whose files left per ms of batch must rise (those of the stretch that left files). */
+const LEFT_RISE_BATCHES = 8;
+/** The most of that rise one batch may make. */
+const LEFT_ONE_STEP = 0.6;
 
 /**
- * Whether the newest batches left files waiting, FILE_CAP_BATCHES or more in a row, while at least
- * half of the run's batches the ring holds before that stretch (LEFT_BEFORE or more counted) left
- * none: files counted at planning, which a source without a cap reads all of, so those left now are
- * a cap's. Not where the files are counted after each batch (`countedAfterBatch`): what arrived
- * while a batch ran waits there whatever the cap.
+ * Whether each of the newest FILE_CAP_BATCHES batches left files waiting, more of them per ms of
+ * batch on the whole (never falling, or a Mann–Kendall trend at 1 %, over the newest batches that
+ * left files, up to LEFT_RISE_BATCHES; no one batch making more than LEFT_ONE_STEP of the rise),
+ * while at least half of the run's batches the ring holds before them (LEFT_BEFORE or more counted)
+ * left none: files counted at planning, which a source without a cap reads all of, so a pile-up of
+ * them now is a cap's. Counted after each batch, what arrived while it ran waits whatever the cap:
+ * a sparse feed that steps up then counts files at every batch where it counted none, but as many
+ * per ms of batch as arrive, up once at the step and not more and more. Not for a source whose
+ * offsets say what each batch read (Auto Loader: `cappedFiles`).
  */
 function filesLeftIn(features: readonly BatchFeatures[]): boolean {
   const n = features.length;
-  let i = n - 1;
-  for (; i >= 0; i -= 1) {
+  if (n < FILE_CAP_BATCHES + LEFT_BEFORE) return false;
+  const perMs: number[] = [];
+  for (let i = n - 1; i >= 0 && perMs.length < LEFT_RISE_BATCHES; i -= 1) {
     const f = features[i]!;
-    if (f.filesOutstanding === null || f.filesOutstanding <= 0) break;
-    if (f.restart) return false;
+    const left = f.filesOutstanding !== null && f.filesOutstanding > 0 && f.d > 0 && !f.restart;
+    if (f.filesRead !== null || (!left && i >= n - FILE_CAP_BATCHES)) return false;
+    if (!left) break;
+    perMs.unshift(f.filesOutstanding! / f.d);
   }
-  if (n - 1 - i < FILE_CAP_BATCHES) return false;
+  let falls = false;
+  let largestStep = 0;
+  for (let k = 1; k < perMs.length; k += 1) {
+    falls ||= perMs[k]! < perMs[k - 1]!;
+    largestStep = Math.max(largestStep, perMs[k]! - perMs[k - 1]!);
+  }
+  if (falls && mannKendallS(perMs) < mannKendallCritical(perMs.length)) return false;
+  // Built over batches: arrivals that step up, counted after each batch, jump once and stay.
+  if (largestStep > LEFT_ONE_STEP * (perMs[perMs.length - 1]! - perMs[0]!)) return false;
   let known = 0;
   let none = 0;
-  for (; i >= 0; i -= 1) {
+  for (let i = n - FILE_CAP_BATCHES - 1; i >= 0; i -= 1) {
     const f = features[i]!;
     if (f.filesOutstanding !== null) {
       known += 1;
@@ -699,7 +718,7 @@ function filesLeftIn(features: readonly BatchFeatures[]): boolean {
     }
     if (f.restart) break;
   }
-  return known >= LEFT_BEFORE && none >= LEFT_NONE_SHARE * known && !countedAfterBatch(features);
+  return known >= LEFT_BEFORE && none >= LEFT_NONE_SHARE * known;
 }
 
 /** Trend against wall time over the trend window of the same run segment, and the drain ETA. */

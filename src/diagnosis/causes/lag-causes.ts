@@ -10,6 +10,7 @@ import { heldFileReads, notComingDown } from '../detectors/lag-evidence.js';
 import { TUNING } from '../engine-options.js';
 import * as fmt from '../format.js';
 import { shownPerSec } from '../input-ramp.js';
+import { atACap } from '../query-analysis.js';
 import { median } from '../statistics.js';
 import type { Advice, Cause } from '../types.js';
 import { clamp, rank, type Explained } from './explained.js';
@@ -38,7 +39,7 @@ export function explainLag(ctx: DetectorContext): { causes: Cause[]; advice: Adv
   const capBinds = capped !== null && capped.cause.confidence >= 0.5;
   const capacity = lost ? capacityLostUnderCap(ctx, lost) : insufficientCapacity(ctx, capBinds);
   // Lag without an admission cap in the way is a throughput shortage, whatever ρ reads this batch.
-  const capacityBound = capacity !== null || ctx.analysis.cappedRows === null;
+  const capacityBound = capacity !== null || !atACap(ctx.analysis);
   const explained = rank([
     capped,
     capacity,
@@ -248,17 +249,16 @@ function restartCapTooLow(ctx: DetectorContext, catchUp: UnreportedCatchUp, cap:
 }
 
 /**
- * File sources: the input rate is the admitted rate, so arrivals are unknown; the evidence is that
- * every batch reads the same amount while the outstanding files keep growing, or hold (the newest
- * 3 batches' median not under the oldest 3's: what jumped at the onset is not taken down).
- */
-/** `exact`: every batch read `cap` rows; otherwise about that many (files of varying size). */
-/**
- * What says each batch read a file cap: exactly as many rows, as many files, about as many rows, or
- * files left at planning.
+ * What says the batches read a file cap: each exactly as many rows, as many files, about as many
+ * rows, or files left at planning.
  */
 type FileCapReads = { rows: number } | { files: number } | { aboutRows: number } | { left: true };
 
+/**
+ * File sources: the input rate is the admitted rate, so arrivals are unknown; the evidence is that
+ * the batches read the cap (`reads`) while the outstanding files keep growing, or hold (the newest
+ * 3 batches' median not under the oldest 3's: what jumped at the onset is not taken down).
+ */
 function fileCapTooLow(ctx: DetectorContext, reads: FileCapReads, interval: number): Explained | null {
   const { features, facts, latest } = ctx;
   const recent = features.slice(-8);
@@ -269,7 +269,7 @@ function fileCapTooLow(ctx: DetectorContext, reads: FileCapReads, interval: numb
   if (before === null || after === null || after <= 0) return null;
   const durationShare = latest.d / 1000 / interval;
   const setting = facts.sourceKinds.includes('autoloader') ? 'cloudFiles.maxFilesPerTrigger' : 'maxFilesPerTrigger';
-  const amount = (value: number) => (unit === 'files' ? `${fmt.count(value)} files` : fmt.bytes(value));
+  const amount = (value: number) => (unit === 'files' ? `${fmt.count(value)} ${value === 1 ? 'file' : 'files'}` : fmt.bytes(value));
   const room = durationShare <= 0.8 ? `; batches finish in ${fmt.percent(durationShare)} of the interval, so there is room` : '; batches already fill most of the interval, so the cluster also needs more throughput';
   const held = after <= before;
   const waiting = recent.map((f) => (unit === 'files' ? f.filesOutstanding : f.bytesOutstanding) ?? NaN);
@@ -290,7 +290,7 @@ function fileCapTooLow(ctx: DetectorContext, reads: FileCapReads, interval: numb
           : 'files' in reads
             ? `each of the last batches read exactly ${fmt.count(reads.files)} ${reads.files === 1 ? 'file' : 'files'} (the admission cap)`
             : 'left' in reads
-              ? 'each of the last batches left files waiting at planning, which a source without a cap reads all of (an admission cap lets only so many through),'
+              ? 'the last batches were planned with files still waiting (a source without a cap reads all it lists, so an admission cap holds them back); the newest ran'
               : `the last batches read about ${fmt.count(reads.aboutRows)} rows each (about: the files an admission cap lets through), no more ${held ? 'while files waited' : 'as files piled up'},`
       } in ${fmt.ms(latest.d)} of a ${fmt.seconds(interval)} interval, while the outstanding backlog ${change}.`,
     },

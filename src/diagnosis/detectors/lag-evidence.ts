@@ -373,9 +373,10 @@ export function fileHoldEvidence(ctx: DetectorContext): boolean {
 }
 
 /**
- * The newest FILE_ADMISSION_WINDOW batches of a capped Delta or Auto Loader query, each reading the
- * cap (within 1 %) with no restart among them, and the files (or bytes) waiting after each; null
- * when the source is no capped file source or a batch of the window does not qualify.
+ * The newest FILE_ADMISSION_WINDOW batches of a capped Delta or Auto Loader query, each at the cap
+ * (reading its rows within 1 %, reading its count of files, or, where files left at planning show
+ * the cap, leaving files waiting) with no restart among them, and the files (or bytes) waiting after
+ * each; null when the source is no capped file source or a batch of the window does not qualify.
  */
 function fileWindowAtCap(ctx: DetectorContext): { recent: readonly BatchFeatures[]; backlogs: number[] } | null {
   const { analysis } = ctx;
