@@ -261,7 +261,10 @@ type FileCapReads = { rows: number } | { files: number } | { aboutRows: number }
  */
 function fileCapTooLow(ctx: DetectorContext, reads: FileCapReads, interval: number): Explained | null {
   const { features, facts, latest } = ctx;
-  const recent = features.slice(-8);
+  // Since a catch-up began, not across it: the files a stall or downtime left are no cap's.
+  const from = ctx.disruption?.catchUpFromMs ?? -Infinity;
+  const recent = features.slice(-8).filter((f) => f.t >= from);
+  if (recent.length < 2) return null;
   const first = recent[0]!;
   const unit = ctx.analysis.signal === 'files' ? 'files' : 'bytes';
   const before = unit === 'files' ? first.filesOutstanding : first.bytesOutstanding;

@@ -399,8 +399,8 @@ function drainAdvice(ctx: DetectorContext, etaSec: number, catchUpFromMs: number
 }
 
 /**
- * A catch-up a file cap holds back (a Delta or Auto Loader source reading its cap, or reading equal
- * counts since the catch-up began): raise the cap, not the throughput. The factor drains what the
+ * A catch-up a file cap holds back (a Delta or Auto Loader source reading its cap in rows or in
+ * files, or reading equal counts since the catch-up began): raise the cap, not the throughput. The factor drains what the
  * catch-up left (the files beyond their level before it) within the budget, from the rows a file holds
  * (what the batches at the cap read over the files they read, when the offsets say: Auto Loader);
  * without those, the advice says so without a figure. Null when no file cap binds.
@@ -411,11 +411,20 @@ function fileCapAdvice(ctx: DetectorContext, capacity: number, arrival: number):
   // Before a run of equal reads shows the cap, the catch-up's own: equal reads since it began.
   const since = ctx.features.filter((f) => f.t >= ctx.disruption!.catchUpFromMs && f.rows > 0 && !f.restart);
   const equal = since.length >= 2 && since.every((f) => Math.abs(f.rows - since[0]!.rows) <= 0.01 * since[0]!.rows);
-  const cap = analysis.cappedRows ?? (equal ? median(since.map((f) => f.rows)) : null);
+  // A cap in files whose sizes vary (Auto Loader's offsets count them), or one count of files read
+  // since the catch-up began with files left: the rows it admits are what its batches read, in the median.
+  const first = since[0]?.filesRead ?? null;
+  const equalFiles = since.length >= 2 && first !== null && first > 0 && since.every((f) => f.filesRead === first && (f.filesOutstanding ?? 0) > 0);
+  const files = analysis.cappedFiles ?? (equalFiles ? first : null);
+  const atFileCap = files === null ? [] : ctx.features.slice(-8).filter((f) => f.filesRead === files && !f.restart);
+  const cap = analysis.cappedRows ?? (equal ? median(since.map((f) => f.rows)) : atFileCap.length > 0 ? median(atFileCap.map((f) => f.rows)) : null);
   if (cap === null) return null;
   const setting = facts.sourceKinds.includes('autoloader') ? 'cloudFiles.maxFilesPerTrigger' : 'maxFilesPerTrigger';
   const admitted = admittedSince(ctx.features, ctx.disruption, cap, analysis.triggerMs);
-  const filesRead = ctx.features.slice(-8).flatMap((f) => (f.filesRead !== null && f.filesRead > 0 && Math.abs(f.rows - cap) <= 0.01 * cap ? [f.filesRead] : []));
+  const exactRows = analysis.cappedRows !== null || equal;
+  const filesRead = exactRows
+    ? ctx.features.slice(-8).flatMap((f) => (f.filesRead !== null && f.filesRead > 0 && Math.abs(f.rows - cap) <= 0.01 * cap ? [f.filesRead] : []))
+    : atFileCap.map((f) => f.filesRead!);
   // What the catch-up drains: the files waiting beyond the level they stood at before it.
   const before = ctx.disruption.countsBefore?.files ?? [];
   const excess = ctx.latest.filesOutstanding === null ? null : ctx.latest.filesOutstanding - (before.length >= 4 ? median(before) : 0);
