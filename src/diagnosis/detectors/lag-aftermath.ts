@@ -400,10 +400,11 @@ function drainAdvice(ctx: DetectorContext, etaSec: number, catchUpFromMs: number
 
 /**
  * A catch-up a file cap holds back (a Delta or Auto Loader source reading its cap in rows or in
- * files, or reading equal counts since the catch-up began): raise the cap, not the throughput. The factor drains what the
- * catch-up left (the files beyond their level before it) within the budget, from the rows a file holds
- * (what the batches at the cap read over the files they read, when the offsets say: Auto Loader);
- * without those, the advice says so without a figure. Null when no file cap binds.
+ * files, or reading equal counts since the catch-up began): raise the cap, not the throughput. The
+ * factor drains what the catch-up left (the files beyond their level before it) within the budget,
+ * from the rows a file holds (what the batches at the cap read over the files they read, when the
+ * offsets say: Auto Loader); without those, the advice says so without a figure. Null when no file
+ * cap binds.
  */
 function fileCapAdvice(ctx: DetectorContext, capacity: number, arrival: number): Advice | null {
   const { analysis, facts } = ctx;
