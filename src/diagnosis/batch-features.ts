@@ -30,6 +30,12 @@ export interface BatchFeatures {
   msBehind: number | null;
   /** Files this batch read (Auto Loader: growth of the offset's seqNum); null when unknown. */
   filesRead: number | null;
+  /**
+   * Files a Delta source's batch read when its start and end offsets lie in one table version
+   * (growth of `index`); null otherwise: a batch across versions read the rest of one whose size
+   * the offsets do not give.
+   */
+  filesInCommit: number | null;
   /** Total state rows / bytes over all stateful operators (null when stateless). */
   stateRows: number | null;
   stateBytes: number | null;
@@ -109,6 +115,23 @@ function seqNumGrowth(start: unknown, end: unknown): number | null {
   return a !== null && b !== null && b >= a ? b - a : null;
 }
 
+/**
+ * Delta offsets name a table version and the index of the last file read in it (-1: none yet;
+ * -20 and -19 mark schema changes; a version read to its end moves on to the next one's -1):
+ * within one version, end − start is the files a batch read.
+ */
+function indexGrowth(start: unknown, end: unknown): number | null {
+  if (typeof start !== 'object' || start === null || typeof end !== 'object' || end === null) return null;
+  const a = start as Record<string, unknown>;
+  const b = end as Record<string, unknown>;
+  if (a.reservoirId !== b.reservoirId || typeof a.reservoirVersion !== 'number' || a.reservoirVersion !== b.reservoirVersion || a.isStartingVersion !== b.isStartingVersion) return null;
+  const from = a.index;
+  const to = b.index;
+  // Safe integers: an index near the end of the long range marks a version's end, never a file.
+  if (typeof from !== 'number' || typeof to !== 'number' || !Number.isSafeInteger(from) || !Number.isSafeInteger(to) || from < -1 || to < from) return null;
+  return to - from;
+}
+
 function metric(source: SourceProgress, key: string): number | null {
   const value = source.metrics[key];
   return typeof value === 'number' ? value : null;
@@ -125,6 +148,8 @@ export function extractFeatures(p: Progress, previousRunId: string | null): Batc
   let bytesOutstanding: number | null = null;
   let msBehind: number | null = null;
   let filesRead: number | null = null;
+  let filesInCommit: number | null = null;
+  let deltaSpansVersions = false;
   let latestComplete = true;
   // Per-source figures only when several Kafka sources report (one source is the totals).
   let kafkaSources = 0;
@@ -166,12 +191,18 @@ export function extractFeatures(p: Progress, previousRunId: string | null): Batc
       if (bytes !== null) bytesOutstanding = (bytesOutstanding ?? 0) + bytes;
       const read = seqNumGrowth(source.startOffset, source.endOffset);
       if (read !== null) filesRead = (filesRead ?? 0) + read;
+      if (source.kind === 'delta') {
+        const within = indexGrowth(source.startOffset, source.endOffset);
+        if (within === null) deltaSpansVersions = true;
+        else filesInCommit = (filesInCommit ?? 0) + within;
+      }
     } else if (source.kind === 'kinesis') {
       const ms = metric(source, 'maxMsBehindLatest');
       if (ms !== null) msBehind = Math.max(msBehind ?? 0, ms);
     }
   }
   if (!latestComplete) kafkaLatest = null;
+  if (deltaSpansVersions) filesInCommit = null;
 
   let stateRows: number | null = null;
   let stateBytes: number | null = null;
@@ -204,6 +235,7 @@ export function extractFeatures(p: Progress, previousRunId: string | null): Batc
     bytesOutstanding,
     msBehind,
     filesRead,
+    filesInCommit,
     stateRows,
     stateBytes,
     stateRemoved,

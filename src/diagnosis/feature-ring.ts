@@ -39,6 +39,7 @@ const KEYS = [
   'kRows',
   'kArrival',
   'filesRead',
+  'filesInCommit',
 ] as const satisfies readonly (keyof BatchFeatures | null)[];
 
 const ARRAY_KEYS = new Set<string>(['kLatest', 'kBehind', 'kRows', 'kArrival']);

@@ -645,26 +645,72 @@ class LazyAnalysis implements Analysis {
 
 /** Batches that must read the same count of files, with files waiting, for a file cap to count. */
 const FILE_CAP_BATCHES = 5;
+/**
+ * The smallest cap read from Delta's counts. Delta's files waiting are judged by their count (its
+ * time behind is unknown), and at a cap of one file a feed near capacity wanders by the 2 files
+ * the file windows take for a rise.
+ */
+const DELTA_FILE_CAP_MIN = 2;
+/** Of the FILE_CAP_BATCHES counts from Delta's offsets, how many must show files held back (`heldBack`). */
+const DELTA_HELD_BACK = 2;
 
 /**
- * The files each of the newest FILE_CAP_BATCHES batches read when they read the same count, each
- * left files waiting and no batch of the run the ring holds read more: a file cap, whose rows vary
- * with the files' sizes. A source without a cap reads all it lists, and a count some batch exceeded
- * is none (a steady feed of a file or two a batch reads one count too, and the files it leaves come
- * and go).
+ * Whether batch `i` read fewer files than the report before it counted waiting. A source without a
+ * cap reads all it sees, at least that many; one at its cap leaves some. Delta's counts need it:
+ * only batches within one table version give one, so the batches that crossed a version, which
+ * may have read more, do not bound the cap as Auto Loader's every batch does.
+ */
+function heldBack(features: readonly BatchFeatures[], i: number, read: number): boolean {
+  const waited = i > 0 ? features[i - 1]!.filesOutstanding : null;
+  return waited !== null && waited > read;
+}
+
+/**
+ * The files batch `f` read where its offsets say: Auto Loader's always, Delta's within one table
+ * version; null otherwise.
+ */
+export function filesReadOf(f: BatchFeatures): number | null {
+  return f.filesRead ?? f.filesInCommit;
+}
+
+/**
+ * The files each of the newest FILE_CAP_BATCHES batches whose offsets say what they read (within
+ * the newest twice as many: a Delta batch across table versions is passed over) read when they read
+ * the same count, every batch back to the oldest of them left files waiting, and no batch of the
+ * run the ring holds read more: a file cap, whose rows vary with the files' sizes. A source without
+ * a cap reads all it lists, and a count some batch exceeded is none (a steady feed of a file or two
+ * a batch reads one count too, and the files it leaves come and go). From Delta's counts, a cap of
+ * DELTA_FILE_CAP_MIN or more with files held back (`heldBack`). A cap of more than half a table
+ * version's files leaves too few batches within one version to show.
  */
 function filesCapIn(features: readonly BatchFeatures[]): number | null {
   const n = features.length;
-  if (n < FILE_CAP_BATCHES) return null;
-  const cap = features[n - 1]!.filesRead;
-  if (cap === null || cap <= 0) return null;
-  for (let i = n - 1; i >= 0; i -= 1) {
+  let cap: number | null = null;
+  let equal = 0;
+  let fromDelta = 0;
+  let held = 0;
+  let i = n - 1;
+  for (; i >= 0 && equal < FILE_CAP_BATCHES && n - i <= 2 * FILE_CAP_BATCHES; i -= 1) {
     const f = features[i]!;
-    const left = f.filesOutstanding !== null && f.filesOutstanding > 0;
-    if (i >= n - FILE_CAP_BATCHES && (f.filesRead !== cap || !left || f.restart)) return null;
+    if (f.filesOutstanding === null || !(f.filesOutstanding > 0) || f.restart) return null;
+    const read = filesReadOf(f);
+    if (read === null) continue;
+    cap ??= read;
+    if (read !== cap || cap <= 0) return null;
+    if (f.filesRead === null) {
+      if (cap < DELTA_FILE_CAP_MIN) return null;
+      fromDelta += 1;
+      if (heldBack(features, i, read)) held += 1;
+    }
+    equal += 1;
+  }
+  if (cap === null || equal < FILE_CAP_BATCHES || held < Math.min(DELTA_HELD_BACK, fromDelta)) return null;
+  for (; i >= 0; i -= 1) {
+    const f = features[i]!;
     // A run's first batch may replay one planned before the restart.
     if (f.restart) break;
-    if (f.filesRead !== null && f.filesRead > cap) return null;
+    const read = filesReadOf(f);
+    if (read !== null && read > cap) return null;
   }
   return cap;
 }

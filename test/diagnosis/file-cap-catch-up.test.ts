@@ -7,6 +7,7 @@
  * files: the advice is the same (it asked for 246 times the throughput before).
  */
 import { describe, expect, it } from 'vitest';
+import type { FileSourceSpec } from '../../src/simulator/spec.js';
 import { runStream } from './run-stream.js';
 
 /**
@@ -14,7 +15,7 @@ import { runStream } from './run-stream.js';
  * 20 minutes. `spread`: the files' sizes vary by up to that share of their mean, so the reads at the
  * cap are 60 files but not 60,000 rows (its offsets say the files).
  */
-function run(spread: number) {
+function run(spread: number, source: FileSourceSpec = { kind: 'autoloader' }) {
   return runStream(
     {
       name: 'events_bronze',
@@ -22,7 +23,7 @@ function run(spread: number) {
       arrivalNoise: 0.02,
       processing: { rowsPerSecPerCore: 1_250, cores: 4, overheadMs: 1_000 },
       triggerMs: 60_000,
-      source: { kind: 'autoloader', rowsPerFile: 1_000, rowsPerFileSpread: spread, maxFilesPerTrigger: 60 },
+      source: { ...source, rowsPerFile: 1_000, rowsPerFileSpread: spread, maxFilesPerTrigger: 60 },
       events: [{ type: 'stall', atBatch: 40, durationMs: 20 * 60_000 }],
     },
     90,
@@ -58,5 +59,20 @@ describe.each([0, 0.4])('a catch-up a file cap holds back (file sizes ±%s)', (s
       }
     }
     expect(lag.some((c) => c.incident.summary.includes('not draining'))).toBe(true);
+  });
+});
+
+// Delta's offsets count files within one table version: the same catch-up on a table whose upstream
+// commits hold many files is read at the cap in files too (it asked for 246 times the throughput).
+describe('a catch-up a Delta file cap holds back (file sizes ±0.4, 1,000 files per table version)', () => {
+  const lag = run(0.4, { kind: 'delta', filesPerVersion: 1_000 }).changes.filter((c) => c.incident.kind === 'lag');
+
+  it('advises a larger file cap, never more throughput', () => {
+    expect(lag.filter((c) => c.type === 'opened')).toHaveLength(1);
+    expect(lag[0]!.incident.summary).toMatch(/^Catching up after a 20m stall/);
+    for (const change of lag) {
+      expect(change.incident.advice.filter((a) => a.throughputFactor !== undefined).map((a) => a.text)).toEqual([]);
+    }
+    expect(lag.some((c) => c.incident.advice.some((a) => a.setting === 'maxFilesPerTrigger' && /to about 1\.\d× its current value/.test(a.text)))).toBe(true);
   });
 });

@@ -1,9 +1,10 @@
 /**
  * A Delta source counts the files waiting when a batch is planned, and without a cap each batch
  * reads all it lists, leaving none. A capped one whose files vary in size reads a different number
- * of rows each batch, and Delta's offsets do not say how many files a batch read, so neither
- * `cappedRows` nor `cappedFiles` sees the cap; at 2 files a batch the reads also scatter too widely
- * for `heldFileReads`. Files left at planning batch after batch, more of them per ms of batch,
+ * of rows each batch, and where each upstream commit holds one file Delta's offsets never say how
+ * many files a batch read (only a batch within one table version does), so neither `cappedRows` nor
+ * `cappedFiles` sees the cap; at 2 files a batch the reads also scatter too widely for
+ * `heldFileReads`. Files left at planning batch after batch, more of them per ms of batch,
  * where the run left none before, are the cap's (`filesLeftAtPlanning`); files counted after each
  * batch, which hold what arrived while it ran, are not. Generated streams: 2 files of about 20,000 rows (60–140 %)
  * a batch, a 4 s trigger (10,000 rows/s admitted).
@@ -23,7 +24,7 @@ function spec(after: number): StreamSpec {
     arrivalNoise: 0.05,
     processing: { rowsPerSecPerCore: 10_000, cores: 4, overheadMs: 700 },
     triggerMs: 4_000,
-    source: { kind: 'delta', path: 's3://acme-lake/silver/orders', rowsPerFile: 20_000, rowsPerFileSpread: 0.4, maxFilesPerTrigger: 2 },
+    source: { kind: 'delta', path: 's3://acme-lake/silver/orders', rowsPerFile: 20_000, rowsPerFileSpread: 0.4, maxFilesPerTrigger: 2, filesPerVersion: 1 },
     platform: 'dbr-17.1',
   };
 }

@@ -194,7 +194,7 @@ function batch(over: Partial<BatchFeatures>): BatchFeatures {
     batchId: 0, t: 0, d: 10_000, rows: 100_000, inRate: null, procRate: null, addBatchMs: 5_000, sinkCommitMs: 0,
     kafkaLatest: null, kafkaEnd: null, kafkaBehind: null, filesOutstanding: null, bytesOutstanding: null, msBehind: null,
     stateRows: null, stateBytes: null, stateRemoved: 0, stateUpdated: 0, stateCommitMs: 0, repartitionMs: null,
-    watermark: 0, restart: 0, arrival: null, timeBehindSec: null, kLatest: [], kBehind: [], kRows: [], kArrival: [], filesRead: null,
+    watermark: 0, restart: 0, arrival: null, timeBehindSec: null, kLatest: [], kBehind: [], kRows: [], kArrival: [], filesRead: null, filesInCommit: null,
     ...over,
   } as BatchFeatures;
 }

@@ -44,7 +44,7 @@ function batch(batchId: number, t: number, d: number): BatchFeatures {
   return {
     batchId, t, d, rows: 10_000, inRate: null, procRate: null, addBatchMs: d, sinkCommitMs: 0,
     kafkaLatest: null, kafkaEnd: null, kafkaBehind: null, filesOutstanding: null, bytesOutstanding: null, msBehind: null,
-    filesRead: null, stateRows: null, stateBytes: null, stateRemoved: 0, stateUpdated: 0, stateCommitMs: 0, repartitionMs: null,
+    filesRead: null, filesInCommit: null, stateRows: null, stateBytes: null, stateRemoved: 0, stateUpdated: 0, stateCommitMs: 0, repartitionMs: null,
     watermark: 0, restart: 0, arrival: null, timeBehindSec: null, kLatest: [], kBehind: [], kRows: [], kArrival: [],
   };
 }

@@ -121,8 +121,8 @@ function rateLimitTooLow(ctx: DetectorContext): Explained | null {
   const interval = intervalSec(ctx);
   if (analysis.signal === 'files' || analysis.signal === 'bytes') {
     if (cap !== null) return fileCapTooLow(ctx, { rows: cap }, interval);
-    // A cap of files whose sizes vary: Auto Loader's offsets say each batch read as many files;
-    // other sources read about as many rows each batch, not exactly.
+    // A cap of files whose sizes vary: Auto Loader's offsets say each batch read as many files, and
+    // Delta's each batch within one table version; otherwise batches read about as many rows each.
     if (analysis.cappedFiles !== null) return fileCapTooLow(ctx, { files: analysis.cappedFiles }, interval);
     const held = heldFileReads(ctx);
     if (held !== null) return fileCapTooLow(ctx, { aboutRows: held }, interval);
@@ -291,7 +291,7 @@ function fileCapTooLow(ctx: DetectorContext, reads: FileCapReads, interval: numb
         'rows' in reads
           ? `each of the last batches read exactly ${fmt.count(reads.rows)} rows (the admission cap)`
           : 'files' in reads
-            ? `each of the last batches read exactly ${fmt.count(reads.files)} ${reads.files === 1 ? 'file' : 'files'} (the admission cap)`
+            ? `each of the last batches${facts.sourceKinds.includes('delta') && !facts.sourceKinds.includes('autoloader') ? ' that stayed within one table version' : ''} read exactly ${fmt.count(reads.files)} ${reads.files === 1 ? 'file' : 'files'} (the admission cap)`
             : 'left' in reads
               ? 'the last batches were planned with files still waiting (a source without a cap reads all it lists, so an admission cap holds them back); the newest ran'
               : `the last batches read about ${fmt.count(reads.aboutRows)} rows each (about: the files an admission cap lets through), no more ${held ? 'while files waited' : 'as files piled up'},`

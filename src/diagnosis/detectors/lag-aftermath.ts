@@ -9,7 +9,7 @@ import type { BatchFeatures } from '../batch-features.js';
 import { withoutUnexplained } from '../causes/lag-causes.js';
 import { TUNING } from '../engine-options.js';
 import * as fmt from '../format.js';
-import { fileArrivalsPerSec, type LagSignalKind } from '../query-analysis.js';
+import { fileArrivalsPerSec, filesReadOf, type LagSignalKind } from '../query-analysis.js';
 import { median, quantile } from '../statistics.js';
 import type { Advice, AftermathInfo, Cause } from '../types.js';
 import { CLEAR, type DetectorContext, type Finding } from './detector.js';
@@ -402,9 +402,9 @@ function drainAdvice(ctx: DetectorContext, etaSec: number, catchUpFromMs: number
  * A catch-up a file cap holds back (a Delta or Auto Loader source reading its cap in rows or in
  * files, or reading equal counts since the catch-up began): raise the cap, not the throughput. The
  * factor drains what the catch-up left (the files beyond their level before it) within the budget,
- * from the rows a file holds (what the batches at the cap read over the files they read, when the
- * offsets say: Auto Loader); without those, the advice says so without a figure. Null when no file
- * cap binds.
+ * from the rows a file holds (what the batches at the cap read over the files they read, where the
+ * offsets say: Auto Loader's, Delta's within one table version); without those, the advice says so
+ * without a figure. Null when no file cap binds.
  */
 function fileCapAdvice(ctx: DetectorContext, capacity: number, arrival: number): Advice | null {
   const { analysis, facts } = ctx;
@@ -412,20 +412,25 @@ function fileCapAdvice(ctx: DetectorContext, capacity: number, arrival: number):
   // Before a run of equal reads shows the cap, the catch-up's own: equal reads since it began.
   const since = ctx.features.filter((f) => f.t >= ctx.disruption!.catchUpFromMs && f.rows > 0 && !f.restart);
   const equal = since.length >= 2 && since.every((f) => Math.abs(f.rows - since[0]!.rows) <= 0.01 * since[0]!.rows);
-  // A cap in files whose sizes vary (Auto Loader's offsets count them), or one count of files read
-  // since the catch-up began with files left: the rows it admits are what its batches read, in the median.
-  const first = since[0]?.filesRead ?? null;
-  const equalFiles = since.length >= 2 && first !== null && first > 0 && since.every((f) => f.filesRead === first && (f.filesOutstanding ?? 0) > 0);
+  // A cap in files whose sizes vary (the offsets count them: Auto Loader's always, Delta's within
+  // one table version), or one count of files read since the catch-up began, by each batch that
+  // says, with files left: the rows it admits are what its batches read, in the median.
+  const counted = since.filter((f) => filesReadOf(f) !== null);
+  const first = counted.length >= 2 ? filesReadOf(counted[0]!) : null;
+  const equalFiles = first !== null && first > 0 && counted.every((f) => filesReadOf(f) === first) && since.every((f) => (f.filesOutstanding ?? 0) > 0);
   const files = analysis.cappedFiles ?? (equalFiles ? first : null);
-  const atFileCap = files === null ? [] : ctx.features.slice(-8).filter((f) => f.filesRead === files && !f.restart);
+  const atFileCap = files === null ? [] : ctx.features.slice(-8).filter((f) => filesReadOf(f) === files && !f.restart);
   const cap = analysis.cappedRows ?? (equal ? median(since.map((f) => f.rows)) : atFileCap.length > 0 ? median(atFileCap.map((f) => f.rows)) : null);
   if (cap === null) return null;
   const setting = facts.sourceKinds.includes('autoloader') ? 'cloudFiles.maxFilesPerTrigger' : 'maxFilesPerTrigger';
   const admitted = admittedSince(ctx.features, ctx.disruption, cap, analysis.triggerMs);
   const exactRows = analysis.cappedRows !== null || equal;
   const filesRead = exactRows
-    ? ctx.features.slice(-8).flatMap((f) => (f.filesRead !== null && f.filesRead > 0 && Math.abs(f.rows - cap) <= 0.01 * cap ? [f.filesRead] : []))
-    : atFileCap.map((f) => f.filesRead!);
+    ? ctx.features.slice(-8).flatMap((f) => {
+        const read = filesReadOf(f);
+        return read !== null && read > 0 && Math.abs(f.rows - cap) <= 0.01 * cap ? [read] : [];
+      })
+    : atFileCap.map((f) => filesReadOf(f)!);
   // What the catch-up drains: the files waiting beyond the level they stood at before it.
   const before = ctx.disruption.countsBefore?.files ?? [];
   const excess = ctx.latest.filesOutstanding === null ? null : ctx.latest.filesOutstanding - (before.length >= 4 ? median(before) : 0);

@@ -6,7 +6,7 @@
 import { TUNING } from '../engine-options.js';
 import type { BatchFeatures } from '../batch-features.js';
 import { RAMP_WINDOW, inputRamp, shownPerSec, type InputRamp } from '../input-ramp.js';
-import { LOST_PACE, atACap, capacityLoss, countedAfterBatch, medianArrival, signalValue, type LagSignalKind } from '../query-analysis.js';
+import { LOST_PACE, atACap, capacityLoss, countedAfterBatch, filesReadOf, medianArrival, signalValue, type LagSignalKind } from '../query-analysis.js';
 import { mannKendallCritical, mannKendallS, mannKendallZ, median, quantile, theilSen } from '../statistics.js';
 import type { DetectorContext } from './detector.js';
 import { MIN_ABS, backlogInBatches, isTimeSignal, normalCeiling } from './lag-signal.js';
@@ -388,7 +388,10 @@ function fileWindowAtCap(ctx: DetectorContext): { recent: readonly BatchFeatures
   const backlogs: number[] = [];
   for (const f of recent) {
     const backlog = signalValue(f, analysis.signal);
-    const atCap = (cap !== null && Math.abs(f.rows - cap) <= 0.01 * cap) || (files !== null && f.filesRead === files) || (left && f.filesOutstanding !== null && f.filesOutstanding > 0);
+    const waiting = f.filesOutstanding !== null && f.filesOutstanding > 0;
+    // A Delta batch across table versions does not say what it read: at the cap when it left files.
+    const read = filesReadOf(f);
+    const atCap = (cap !== null && Math.abs(f.rows - cap) <= 0.01 * cap) || (files !== null && (read === files || (read === null && waiting))) || (left && waiting);
     if (!Number.isFinite(backlog) || f.restart || !atCap) return null;
     backlogs.push(backlog);
   }
