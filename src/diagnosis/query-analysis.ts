@@ -40,15 +40,16 @@ export interface Analysis {
   /** Rows every recent batch read when they all read the same (an admission cap reached). */
   cappedRows: number | null;
   /**
-   * Files every recent batch read when they all read the same count, each leaving files waiting (Auto
-   * Loader, whose offsets say what a batch read): a `maxFilesPerTrigger` cap reached, which the rows
-   * do not show when the files' sizes vary.
+   * Files every recent batch read when they all read the same count, each leaving files waiting
+   * (where the offsets say what a batch read: Auto Loader's always, Delta's within one table
+   * version): a `maxFilesPerTrigger` cap reached, which the rows do not show when the files' sizes vary.
    */
   cappedFiles: number | null;
   /**
    * The newest batches left files waiting, more of them per ms of batch, where the run before them
    * mostly left none (counted at planning, a source without a cap reads all it lists): a cap of files
-   * or bytes binds, which reads of varying size do not show and Delta's offsets do not count.
+   * or bytes binds, which reads of varying size do not show and Delta's offsets count only within
+   * one table version.
    */
   filesLeftAtPlanning: boolean;
   /** With several Kafka sources: the one whose reads are capped, with its own arrival rate. */

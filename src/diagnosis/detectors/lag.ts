@@ -54,7 +54,7 @@
  * Trends are vetoed when uncapped durations are only converging to o/(1−ρ) with ρ < 1 (unless
  * the arrivals, or a ramp of them read so at two batches in a row, are clearly past capacity), the
  * load factor of an uncapped query says capacity is comfortably above arrivals (a cap in rows, in
- * Auto Loader's files, or files left at planning: `atACap`; nor where files waiting rise while the
+ * files the offsets count, or files left at planning: `atACap`; nor where files waiting rise while the
  * reads hold at the run's high: a cap of files whose sizes vary that nothing else shows,
  * `leftAtUnseenCap`), Kafka's time behind rises while its
  * offsets behind do not (a drift or a creep: while they fall batch after batch), or (a drift) the
