@@ -147,7 +147,7 @@ function normalize(raw: RawProgress): ParseProgressResult {
     name: typeof raw.name === 'string' ? raw.name : null,
     timestampMs: ts,
     timestamp: typeof raw.timestamp === 'string' && !timestampMissing ? raw.timestamp : '',
-    batchId: integerOrNull(raw.batchId),
+    batchId: batchIdOf(raw.batchId, warnings),
     batchDurationMs,
     numInputRows,
     inputRowsPerSecond: rate(raw.inputRowsPerSecond, sources, 'inputRowsPerSecond'),
@@ -173,9 +173,17 @@ function plausibleDuration(value: unknown, field: string, bad: string[]): number
   return null;
 }
 
-function integerOrNull(value: unknown): number | null {
+/**
+ * The batch id, or null when the report has none (Spark 2.1/2.2) or one no batch can have: Spark
+ * numbers batches 0, 1, 2, … in a long, so a negative or a number past 2^53 is garbage, which the
+ * tracker would take for a batch's order and the alert would print (then a warning says so).
+ */
+function batchIdOf(value: unknown, warnings: string[]): number | null {
   const parsed = finiteNumber(value);
-  return parsed === null ? null : Math.trunc(parsed);
+  const id = parsed === null ? null : Math.trunc(parsed);
+  if (id !== null && id >= 0 && Number.isSafeInteger(id)) return id;
+  if (value !== undefined && value !== null) warnings.push(`implausible "batchId" ${JSON.stringify(value)} (a batch id is a whole number from 0); read as missing`);
+  return null;
 }
 
 /** A top-level rate, else the sum over sources when every source reports it (event log, Connect). */

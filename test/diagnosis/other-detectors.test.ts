@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resolveEngineOptions } from '../../src/diagnosis/engine.js';
+import { QueryTracker } from '../../src/diagnosis/query-tracker.js';
 import { parseProgress } from '../../src/progress/parse-progress.js';
 import { steppedRate } from '../../src/simulator/index.js';
 import { MIN, START, opened, runStream } from './run-stream.js';
@@ -151,6 +152,26 @@ describe('stalled', () => {
       40,
     );
     expect(run.tracker.tick(run.lastEndMs + 3 * 3_600_000)).toEqual([]);
+  });
+
+  it('is not judged on a query no report of which said when it ran (trimmed examples without a timestamp)', () => {
+    const run = runStream(
+      { arrival: 8_000, processing: cluster, triggerMs: 30_000, source: { kind: 'kafka', partitions: 16 } },
+      40,
+    );
+    // The same reports with their timestamps cut off, judged at the dated query's clock, as
+    // `diagnose` judges a file holding both: each is placed after the one before, from 1970.
+    const undated = QueryTracker.create('undated', null);
+    for (const line of run.json) {
+      const { timestamp: _cut, ...report } = JSON.parse(line) as Record<string, unknown>;
+      const parsed = parseProgress(report);
+      if (!parsed.ok) throw new Error(parsed.error);
+      undated.observe(parsed.progress);
+    }
+    expect(undated.report(run.lastEndMs).health).toBe('ok');
+    expect(undated.tick(run.lastEndMs + 30 * MIN)).toEqual([]);
+    // Dated, the same silence is a stall.
+    expect(run.tracker.tick(run.lastEndMs + 30 * MIN).map((c) => c.incident.kind)).toEqual(['stalled']);
   });
 
   it('resolves when progress resumes', () => {

@@ -73,6 +73,23 @@ describe('implausible durations', () => {
   });
 });
 
+describe('implausible batch ids', () => {
+  const base = rawReports(1)[0]!;
+
+  it.each([-1, -1e308, 1e20, 'abc'])('batchId %s is read as missing, with a warning', (value) => {
+    const { progress, warnings } = parsed({ ...base, batchId: value });
+    expect(progress.batchId).toBeNull();
+    expect(warnings).toEqual([`implausible "batchId" ${JSON.stringify(value)} (a batch id is a whole number from 0); read as missing`]);
+  });
+
+  it('keeps 0, a number printed as a string, and no batchId at all (Spark 2.1/2.2) without a word', () => {
+    expect(parsed({ ...base, batchId: 0 })).toMatchObject({ progress: { batchId: 0 }, warnings: [] });
+    expect(parsed({ ...base, batchId: '42' })).toMatchObject({ progress: { batchId: 42 }, warnings: [] });
+    const { batchId: _none, ...withoutId } = base;
+    expect(parsed(withoutId)).toMatchObject({ progress: { batchId: null }, warnings: [] });
+  });
+});
+
 describe('implausible timestamps', () => {
   const base = rawReports(1)[0]!;
 

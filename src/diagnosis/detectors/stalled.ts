@@ -3,6 +3,7 @@
  * arrives when a batch ends, so the expected silence grows with the batch durations; an idle query
  * (nothing arriving, nothing behind) may be silent as long as it likes.
  */
+import { MIN_TIMESTAMP_MS } from '../../progress/values.js';
 import { TUNING } from '../engine-options.js';
 import * as fmt from '../format.js';
 import { CLEAR, type DetectorContext, type Finding } from './detector.js';
@@ -39,7 +40,11 @@ function reportsInRun(features: DetectorContext['features']): number {
 
 export function detectStalled(ctx: DetectorContext): Finding {
   const { latest, analysis } = ctx;
-  const silentMs = ctx.nowMs - silentSinceMs(ctx);
+  const since = silentSinceMs(ctx);
+  // No report of this query said when it ran (trimmed examples have no timestamp: each is placed
+  // after the one before, from 1970): how long it has been silent is unknown, not 56 years.
+  if (since < MIN_TIMESTAMP_MS) return CLEAR;
+  const silentMs = ctx.nowMs - since;
   const threshold = stallThresholdMs(ctx);
   if (silentMs <= threshold) return CLEAR;
   const recentRows = ctx.features.slice(-5).some((f) => f.rows > 0);
