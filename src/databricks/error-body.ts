@@ -55,11 +55,17 @@ function parseBody(body: string): ParsedBody {
   return { message: plain || undefined, details: [] };
 }
 
-/** Parses `Retry-After` (integer seconds, or an HTTP date) to ms. */
+/**
+ * Parses `Retry-After` (seconds, or an HTTP date such as `Wed, 21 Oct 2026 07:28:00 GMT`) to ms;
+ * undefined for anything else, so the caller's own backoff applies. `Date.parse` alone takes `-5`
+ * or `5, 7` for dates long past: no wait at all.
+ */
 export function parseRetryAfter(value: unknown, nowMs: number): number | undefined {
   if (typeof value !== 'string' && typeof value !== 'number') return undefined;
   const text = String(value).trim();
   if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1_000);
+  // HTTP dates name the month (IMF-fixdate, RFC 850, asctime all do) and end in the time of day.
+  if (!/[A-Za-z]{3}/.test(text) || !/\d{2}:\d{2}:\d{2}/.test(text)) return undefined;
   const date = Date.parse(text);
   if (Number.isFinite(date)) return Math.max(0, date - nowMs);
   return undefined;

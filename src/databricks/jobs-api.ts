@@ -40,8 +40,9 @@ export class JobsApi {
     let pageToken: string | undefined;
     for (let page = 0; page < maxPages; page += 1) {
       const response = await this.listRuns({ ...request, pageToken });
-      runs.push(...(response.runs ?? []));
-      if (!response.has_more || !response.next_page_token) break;
+      // A `runs` that is no list is no runs (the caller reads each run it gets: job-runs-source.ts).
+      if (Array.isArray(response?.runs)) runs.push(...response.runs);
+      if (!response?.has_more || typeof response.next_page_token !== 'string' || !response.next_page_token) break;
       pageToken = response.next_page_token;
     }
     return runs;

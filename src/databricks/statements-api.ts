@@ -62,21 +62,19 @@ export class StatementsApi {
     await this.http.request({ method: 'POST', path: `${BASE}/${encodeURIComponent(statementId)}/cancel` });
   }
 
-  /** Runs a statement to completion and returns all its rows. */
+  /**
+   * Runs a statement to completion and returns all its rows. An answer that is not one the API
+   * gives (no status, a manifest or chunk of the wrong shape, chunk links that loop) is a
+   * `DatabricksApiError` with code MALFORMED_RESPONSE saying what was wrong: its rows cannot be
+   * trusted, and reading on would loop or return part of them as all.
+   */
   async query(request: ExecuteStatementRequest, options: QueryOptions = {}): Promise<QueryResult> {
     const timeoutMs = options.timeoutMs ?? 300_000;
     const maxPoll = options.maxPollIntervalMs ?? 2_000;
     let pollMs = options.pollIntervalMs ?? 200;
     const started = Date.now();
     let requests = 1;
-    let response = await this.execute(request);
-    if (!response || typeof response.statement_id !== 'string' || !response.status) {
-      throw new DatabricksApiError('Databricks answered a statement without statement_id/status', {
-        errorCode: 'MALFORMED_RESPONSE',
-        httpStatus: 200,
-        endpoint: `POST ${BASE}`,
-      });
-    }
+    let response = checkedStatus(await this.execute(request), `POST ${BASE}`);
     while (response.status.state === 'PENDING' || response.status.state === 'RUNNING') {
       if (Date.now() - started > timeoutMs) {
         await this.cancel(response.statement_id).catch(() => undefined);
@@ -88,12 +86,19 @@ export class StatementsApi {
       }
       await sleep(pollMs);
       pollMs = Math.min(maxPoll, Math.round(pollMs * 1.5));
-      response = await this.get(response.statement_id);
+      response = checkedStatus(await this.get(response.statement_id), `GET ${BASE}/{id}`);
       requests += 1;
     }
     if (response.status.state !== 'SUCCEEDED') throw statementError(response);
 
-    const columns = (response.manifest?.schema?.columns ?? [])
+    const statementId = response.statement_id;
+    const chunkEndpoint = `GET ${BASE}/{id}/result/chunks`;
+    const manifest = response.manifest;
+    const chunkCount = manifest?.total_chunk_count;
+    if (chunkCount !== undefined && !(Number.isSafeInteger(chunkCount) && chunkCount >= 0)) {
+      throw malformed(`statement ${statementId}'s result manifest with total_chunk_count ${JSON.stringify(chunkCount)}`, `GET ${BASE}/{id}`);
+    }
+    const columns = (manifest?.schema?.columns ?? [])
       .slice()
       .sort((a, b) => a.position - b.position)
       .map((column) => column.name);
@@ -101,48 +106,67 @@ export class StatementsApi {
     const rows: (string | null)[][] = [];
     let chunk: ResultData | undefined = response.result;
     // Some answers carry only the manifest; the first chunk is then fetched like the others.
-    if (!chunk && (response.manifest?.total_chunk_count ?? 0) > 0) {
-      chunk = await this.getChunk(response.statement_id, 0);
+    if (!chunk && (chunkCount ?? 0) > 0) {
+      chunk = await this.getChunk(statementId, 0);
       requests += 1;
     }
-    let truncated = response.manifest?.truncated === true;
-    // Bounded by the manifest's chunk count (plus one), whatever the links say.
-    const chunkBudget = (response.manifest?.total_chunk_count ?? 1) + 1;
-    for (let read = 0; chunk && read < chunkBudget; read += 1) {
+    let truncated = manifest?.truncated === true;
+    // Bounded by the manifest's chunk count, whatever the links say; a link seen before is a loop.
+    const chunkBudget = Math.max(chunkCount ?? 1, 1);
+    const followed = new Set<string>();
+    for (let read = 0; chunk; read += 1) {
+      if (typeof chunk !== 'object' || (chunk.data_array !== undefined && !Array.isArray(chunk.data_array))) {
+        throw malformed(`a chunk of statement ${statementId} whose data_array is not a list of rows`, chunkEndpoint);
+      }
       for (const row of chunk.data_array ?? []) rows.push(row);
       if (rows.length >= maxRows) {
         truncated = truncated || rows.length > maxRows || chunk.next_chunk_index !== undefined;
         rows.length = Math.min(rows.length, maxRows);
         break;
       }
+      const next = chunk.next_chunk_internal_link ? `link ${chunk.next_chunk_internal_link}` : typeof chunk.next_chunk_index === 'number' ? `index ${chunk.next_chunk_index}` : null;
+      if (next === null) break;
+      if (followed.has(next)) throw malformed(`statement ${statementId}'s result chunks naming chunk ${next} twice (a loop)`, chunkEndpoint);
+      // The manifest's chunks are read; links past them leave the rest for the next read.
+      if (read + 1 >= chunkBudget) {
+        truncated = true;
+        break;
+      }
+      followed.add(next);
       if (chunk.next_chunk_internal_link) {
         const { path, query } = splitLink(chunk.next_chunk_internal_link);
         chunk = await this.http.request<ResultData>({ method: 'GET', path, query });
-      } else if (typeof chunk.next_chunk_index === 'number') {
-        chunk = await this.getChunk(response.statement_id, chunk.next_chunk_index);
       } else {
-        chunk = undefined;
-        break;
+        chunk = await this.getChunk(statementId, chunk.next_chunk_index!);
       }
       requests += 1;
     }
-    return {
-      statementId: response.statement_id,
-      columns,
-      rows,
-      totalRowCount: response.manifest?.total_row_count ?? rows.length,
-      truncated,
-      requests,
-    };
+    const totalRowCount = typeof manifest?.total_row_count === 'number' ? manifest.total_row_count : rows.length;
+    // Fewer rows than the manifest counts (chunks it names that no link reached): the rest is unread.
+    if (rows.length < Math.min(totalRowCount, maxRows)) truncated = true;
+    return { statementId, columns, rows, totalRowCount, truncated, requests };
   }
 }
 
+/** A statement answer with an id and a state, or MALFORMED_RESPONSE. */
+function checkedStatus(response: StatementResponse | null | undefined, endpoint: string): StatementResponse {
+  if (!response || typeof response !== 'object' || typeof response.statement_id !== 'string' || !response.status || typeof response.status.state !== 'string') {
+    throw malformed('a statement without statement_id/status', endpoint);
+  }
+  return response;
+}
+
+function malformed(what: string, endpoint: string): DatabricksApiError {
+  return new DatabricksApiError(`Databricks answered ${what}`, { errorCode: 'MALFORMED_RESPONSE', httpStatus: 200, endpoint });
+}
+
 function statementError(response: StatementResponse): StatementFailedError {
-  const error = response.status.error ?? {};
-  const sqlState = response.status.sql_state ?? error.sql_state;
-  const said = error.message ?? `statement ended ${response.status.state}`;
+  const error = response.status.error && typeof response.status.error === 'object' ? response.status.error : {};
+  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
+  const sqlState = text(response.status.sql_state) ?? text(error.sql_state);
+  const said = text(error.message) ?? `statement ended ${response.status.state}`;
   return new StatementFailedError(`SQL statement ${response.status.state}: ${said.slice(0, 500)}`, {
-    errorCode: error.error_code ?? response.status.state,
+    errorCode: text(error.error_code) ?? response.status.state,
     httpStatus: 200,
     endpoint: `POST ${BASE}`,
     sqlState,

@@ -20,6 +20,7 @@ import type { DatabricksClient } from '../databricks/databricks-client.js';
 import { DatabricksApiError } from '../databricks/errors.js';
 import type { Run } from '../databricks/wire-types.js';
 import { redactSecrets } from '../observability/logger.js';
+import { isRecord } from '../progress/values.js';
 import type { WatchedJobState, PollResult, ProgressSource, SourceSignal } from './source.js';
 
 export interface WatchedJob {
@@ -95,6 +96,42 @@ function readFailureOf(err: unknown): { errorCode: string; httpStatus: number; k
   return { errorCode, httpStatus, kind: 'transient' };
 }
 
+/**
+ * The fields of a listed run this source reads, each of the type the API documents (a value of
+ * another type is dropped; a run id printed as digits is read as the number it is); null when `raw`
+ * has no run id. One odd run must not hide the job's real failures, nor break the stored cursor.
+ */
+function runOf(raw: unknown): Run | null {
+  if (!isRecord(raw)) return null;
+  const runId = typeof raw.run_id === 'string' && /^\d+$/.test(raw.run_id) ? Number(raw.run_id) : raw.run_id;
+  if (typeof runId !== 'number' || !Number.isSafeInteger(runId) || runId < 0) return null;
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  const time = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
+  const state = isRecord(raw.state) ? raw.state : {};
+  const status = isRecord(raw.status) ? raw.status : {};
+  const termination = isRecord(status.termination_details) ? status.termination_details : {};
+  return {
+    run_id: runId,
+    run_name: text(raw.run_name),
+    run_page_url: text(raw.run_page_url),
+    trigger: text(raw.trigger),
+    start_time: time(raw.start_time),
+    end_time: time(raw.end_time),
+    state: { life_cycle_state: text(state.life_cycle_state), result_state: text(state.result_state), state_message: text(state.state_message) },
+    status: { state: text(status.state), termination_details: { message: text(termination.message) } },
+  };
+}
+
+/** The runs of `raw` that are runs (`runOf`), and how many were not. */
+function readRuns(raw: readonly unknown[]): { runs: Run[]; dropped: number } {
+  const runs: Run[] = [];
+  for (const item of raw) {
+    const run = runOf(item);
+    if (run) runs.push(run);
+  }
+  return { runs, dropped: raw.length - runs.length };
+}
+
 function resultOf(run: Run): string | null {
   if (run.state?.result_state) return run.state.result_state;
   if (run.state?.life_cycle_state === 'INTERNAL_ERROR') return 'INTERNAL_ERROR';
@@ -142,6 +179,7 @@ export class JobRunsSource implements ProgressSource<JobRunsCursor> {
       if (result.status === 'fulfilled') {
         cursor.jobs[key] = result.value.entry;
         signals.push(...result.value.signals);
+        warnings.push(...result.value.warnings);
         read.push(key);
         if (entry?.unreadable) signals.push({ type: 'job_readable', jobId: job.jobId, ...this.nameField(job), atMs: now });
         return;
@@ -195,8 +233,12 @@ export class JobRunsSource implements ProgressSource<JobRunsCursor> {
 
   private async pollJob(job: WatchedJob, entry: JobRunsCursor['jobs'][string] | null, now: number) {
     const { jobs } = this.options.client;
-    const active = await jobs.listAllRuns({ jobId: job.jobId, activeOnly: true }, 4);
-    const completed = await jobs.listAllRuns({ jobId: job.jobId, completedOnly: true }, this.options.maxPages ?? 2);
+    const activeRead = readRuns(await jobs.listAllRuns({ jobId: job.jobId, activeOnly: true }, 4));
+    const completedRead = readRuns(await jobs.listAllRuns({ jobId: job.jobId, completedOnly: true }, this.options.maxPages ?? 2));
+    const active = activeRead.runs;
+    const completed = completedRead.runs;
+    const dropped = activeRead.dropped + completedRead.dropped;
+    const warnings = dropped > 0 ? [`job ${job.jobId}: ${dropped} of the runs Databricks listed ${dropped === 1 ? 'has' : 'have'} no run id; skipped`] : [];
     const endedAfterMs = entry?.endedAfterMs ?? now - (this.options.initialLookbackMs ?? 900_000);
     const reported = new Set(entry?.reported ?? []);
     const signals: SourceSignal[] = [];
@@ -250,6 +292,6 @@ export class JobRunsSource implements ProgressSource<JobRunsCursor> {
     }
     // Runs reported stay remembered only while they could still show up as "ended after" the bound.
     const keep = [...reported].filter((runId) => ended.some((run) => run.run_id === runId && run.end_time! >= newestEnd - 86_400_000));
-    return { entry: { endedAfterMs: newestEnd, reported: keep }, signals };
+    return { entry: { endedAfterMs: newestEnd, reported: keep }, signals, warnings };
   }
 }

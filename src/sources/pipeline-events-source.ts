@@ -15,6 +15,7 @@
 import type { DatabricksClient } from '../databricks/databricks-client.js';
 import type { PipelineEvent } from '../databricks/wire-types.js';
 import { parseProgress } from '../progress/parse-progress.js';
+import { isRecord } from '../progress/values.js';
 import { readPipelineEventsCursor, type PipelineCursorEntry, type PipelineEventsCursor } from './pipeline-events-cursor.js';
 import { byTriggerTime, type PollResult, type ProgressSource, type SourceSignal, type SourcedProgress } from './source.js';
 
@@ -45,6 +46,36 @@ interface UpdatesSeen {
 function numberOrNull(value: unknown): number | null {
   const number = typeof value === 'string' ? Number(value) : value;
   return typeof number === 'number' && Number.isFinite(number) ? number : null;
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * The fields of an event this source reads, each of the type the API documents (a value of another
+ * type is dropped, a numeric id kept as text: the cursor stores ids as text); null when `raw` is no
+ * event at all. One odd event must not fail the poll of every pipeline, at every poll.
+ */
+function eventOf(raw: unknown): PipelineEvent | null {
+  if (!isRecord(raw)) return null;
+  const origin = isRecord(raw.origin) ? raw.origin : {};
+  const error = isRecord(raw.error) ? raw.error : {};
+  const exceptions = Array.isArray(error.exceptions) ? error.exceptions.filter(isRecord).map((e) => ({ class_name: text(e.class_name), message: text(e.message) })) : [];
+  return {
+    id: typeof raw.id === 'number' && Number.isFinite(raw.id) ? String(raw.id) : text(raw.id),
+    timestamp: text(raw.timestamp),
+    event_type: text(raw.event_type),
+    message: text(raw.message),
+    origin: {
+      pipeline_name: text(origin.pipeline_name),
+      update_id: text(origin.update_id),
+      flow_name: text(origin.flow_name),
+      dataset_name: text(origin.dataset_name),
+    },
+    error: { exceptions },
+    ...(raw.details !== undefined ? { details: raw.details as Record<string, unknown> } : {}),
+  };
 }
 
 function detailsOf(event: PipelineEvent): Record<string, unknown> {
@@ -116,8 +147,15 @@ export class PipelineEventsSource implements ProgressSource<PipelineEventsCursor
         pipelineId,
         pageToken ? { pageToken, maxResults } : { maxResults, orderBy: ['timestamp asc'], filter: `timestamp >= '${new Date(fromMs).toISOString()}'` },
       );
-      const events = response.events ?? [];
-      for (const event of events) {
+      const listed: unknown = response?.events;
+      if (listed !== undefined && !Array.isArray(listed)) warnings.push(`pipeline ${pipelineId}: Databricks answered an event list that is not a list; read nothing from it`);
+      const events: unknown[] = Array.isArray(listed) ? listed : [];
+      for (const raw of events) {
+        const event = eventOf(raw);
+        if (event === null) {
+          warnings.push(`pipeline ${pipelineId}: an event that is not an object (${JSON.stringify(raw)?.slice(0, 40)}); skipped`);
+          continue;
+        }
         const atMs = Date.parse(event.timestamp ?? '');
         const id = event.id ?? `${event.timestamp}/${event.event_type}/${event.origin?.flow_name ?? ''}`;
         if (!Number.isFinite(atMs)) {
@@ -131,7 +169,7 @@ export class PipelineEventsSource implements ProgressSource<PipelineEventsCursor
         this.readEvent(pipelineId, id, atMs, event, progress, signals, warnings, updates);
       }
       // An empty page ends the listing even if a token came with it.
-      pageToken = events.length > 0 ? response.next_page_token || undefined : undefined;
+      pageToken = events.length > 0 ? text(response.next_page_token) || undefined : undefined;
       if (!pageToken) break;
     }
     const idsAtNewest = [...read].filter(([, atMs]) => atMs === newestMs).map(([id]) => id);

@@ -144,13 +144,27 @@ export class ProgressTableSource implements ProgressSource<ProgressTableCursor> 
       const [qi, ri, bi, ei, ii, pi] = PROGRESS_TABLE_COLUMNS.map((name) => column(result.columns, name)) as [number, number, number, number, number, number];
       // Taken after the statement: a row committed while it ran is stamped no later than this.
       const answeredAtMs = clock();
-      for (const row of result.rows) {
+      for (const row of result.rows as unknown[]) {
+        // Rows of a malformed answer are skipped one by one, never the page: the rows around them
+        // are read, and the position moves past them.
+        if (!Array.isArray(row)) {
+          warnings.push(`progress-table answer holds a row that is not a list of columns (${JSON.stringify(row)?.slice(0, 80)}); skipped`);
+          continue;
+        }
         const queryId = row[qi] ?? '';
         const runId = row[ri] ?? '';
         const batchText = row[bi];
-        const ingestedUs = Number(row[ii]);
+        const ingestedText = row[ii];
+        // SQL NULL (and "") is no time: Number() would read it as 1970.
+        const ingestedUs = typeof ingestedText === 'string' && ingestedText.trim() !== '' ? Number(ingestedText) : Number.NaN;
         if (!Number.isFinite(ingestedUs)) {
-          warnings.push(`progress row of query ${queryId} has no usable ingested_at (${String(row[ii])}); skipped`);
+          warnings.push(`progress row of query ${queryId} has no usable ingested_at (${String(ingestedText)}); skipped`);
+          continue;
+        }
+        // batch_id is a BIGINT: a cell that is no whole number would be kept as NaN among the
+        // batches read (and saved as null, which makes the stored cursor invalid).
+        if (batchText !== null && batchText !== undefined && !/^-?\d+$/.test(String(batchText).trim())) {
+          warnings.push(`progress row of query ${queryId} has a batch_id that is not a whole number (${JSON.stringify(batchText).slice(0, 40)}); skipped`);
           continue;
         }
         const eventText = row[ei] ?? null;

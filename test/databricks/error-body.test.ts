@@ -23,6 +23,11 @@ describe('errorFromResponse', () => {
     expect(parseRetryAfter('soon', 0)).toBeUndefined();
   });
 
+  it('reads no date into a Retry-After that is none (Date.parse takes -5 or "5, 7" for dates long past: no wait at all)', () => {
+    for (const value of ['-5', '5, 7', '-0.5', '1e3', 'Sept']) expect(parseRetryAfter(value, Date.UTC(2026, 8, 14)), value).toBeUndefined();
+    expect(parseRetryAfter('Mon, 14 Sep 2026 00:00:09 GMT', Date.UTC(2026, 8, 14))).toBe(9_000);
+  });
+
   it('handles legacy, HTML and ERROR_CODE: text bodies', () => {
     expect(errorFromResponse({ status: 400, headers: {}, body: '{"error":"Invalid job id"}', endpoint: 'GET /x' }).message).toContain('Invalid job id');
     const html = errorFromResponse({ status: 502, headers: {}, body: '<html><body><pre>Bad gateway from upstream</pre></body></html>', endpoint: 'GET /x' });
