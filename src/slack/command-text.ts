@@ -4,6 +4,7 @@
  * Anything that is not a command comes back as `{ name: 'invalid' }` with a short reason.
  */
 import { DurationError, parseDuration } from '../util/duration.js';
+import { truncateText } from '../util/truncate-text.js';
 import { inlineCode } from './mrkdwn.js';
 
 export type WatchScope = 'query' | 'job' | 'pipeline';
@@ -69,10 +70,26 @@ function stripQuotes(text: string): string {
   return trimmed;
 }
 
-function queryOrNull(rest: string): string | null {
-  const value = stripQuotes(unescapeSlackText(rest));
+/** Most of the typed text an error reply repeats: enough to recognise, not enough to flood. */
+const SHOWN_INPUT_CHARS = 40;
+
+/** Typed text quoted in an error reply, cut without splitting an emoji in half. */
+function shownInput(text: string): string {
+  return inlineCode(truncateText(text, SHOWN_INPUT_CHARS));
+}
+
+/** A name from text already unescaped: unescaping again would turn a typed `&lt;` into `<`. */
+function nameOrNull(unescaped: string): string | null {
+  const value = stripQuotes(unescaped);
   return value === '' ? null : value;
 }
+
+function queryOrNull(rest: string): string | null {
+  return nameOrNull(unescapeSlackText(rest));
+}
+
+/** An id of each kind, for replies that show what one looks like. */
+const EXAMPLE_IDS = { job: '19064954', pipeline: 'abcdef12-abcd-3456-7890-abcd1234ef56' } as const;
 
 function parseTarget(words: string[]): WatchTarget | null {
   if (words.length === 0) return null;
@@ -83,6 +100,8 @@ function parseTarget(words: string[]): WatchTarget | null {
   if ((lower === 'job' || lower === 'pipeline' || lower === 'query') && rest.length > 0) {
     return { scope: lower as WatchScope, id: stripQuotes(rest.join(' ')) };
   }
+  // A forgotten id: read as a query name, `job` would prefix-match a stream with a `job-…` id.
+  if (lower === 'job' || lower === 'pipeline') return { scope: lower, id: '' };
   return { scope: 'query', id: stripQuotes(words.join(' ')) };
 }
 
@@ -92,10 +111,10 @@ function parseTarget(words: string[]): WatchTarget | null {
  */
 export function watchIdProblem(target: WatchTarget): string | null {
   if (target.scope === 'job' && !/^[0-9]{1,20}$/.test(target.id)) {
-    return `a job id is the number in the job's URL, e.g. \`job 19064954\` (${inlineCode(target.id.slice(0, 40))} is not one)`;
+    return `a job id is the number in the job's URL, e.g. \`job ${EXAMPLE_IDS.job}\` (${shownInput(target.id)} is not one)`;
   }
   if (target.scope === 'pipeline' && !/^[0-9a-f-]{8,128}$/i.test(target.id)) {
-    return `a pipeline id is a UUID, e.g. \`pipeline abcdef12-abcd-3456-7890-abcd1234ef56\` (${inlineCode(target.id.slice(0, 40))} is not one)`;
+    return `a pipeline id is a UUID, e.g. \`pipeline ${EXAMPLE_IDS.pipeline}\` (${shownInput(target.id)} is not one)`;
   }
   return null;
 }
@@ -121,6 +140,9 @@ function parseWatch(name: 'watch' | 'unwatch', rest: string): StreamCommand {
     } else targetWords.push(word);
   }
   const target = parseTarget(targetWords);
+  if (target && target.id === '' && target.scope !== 'query') {
+    return { name: 'invalid', subcommand: name, reason: `say which ${target.scope}: add its id, e.g. \`${target.scope} ${EXAMPLE_IDS[target.scope]}\`` };
+  }
   if (!target || target.id === '') {
     return { name: 'invalid', subcommand: name, reason: `say what to ${name}: a query name, \`job <id>\` or \`pipeline <id>\`` };
   }
@@ -163,14 +185,15 @@ function parseMute(rest: string): StreamCommand {
   const last = words[words.length - 1]!;
   const found = trailingDuration(words);
   if (!found) {
-    return { name: 'invalid', subcommand: 'mute', reason: `end with a duration such as 30m, 2h, 1d or 2 hours (${inlineCode(last.slice(0, 40))} is not one)` };
+    return { name: 'invalid', subcommand: 'mute', reason: `end with a duration such as 30m, 2h, 1d or 2 hours (${shownInput(last)} is not one)` };
   }
   const { durationMs, taken } = found;
   if (durationMs <= 0) return { name: 'invalid', subcommand: 'mute', reason: 'the duration must be more than zero' };
   if (durationMs > MAX_MUTE_MS) return { name: 'invalid', subcommand: 'mute', reason: 'mute for at most 7d; `/stream unwatch` stops alerts for good' };
   const queryWords = words.slice(0, -taken);
   if (queryWords.length > 0 && queryWords[queryWords.length - 1]!.toLowerCase() === 'for') queryWords.pop();
-  return { name: 'mute', query: queryOrNull(queryWords.join(' ')), durationMs, durationText: words.slice(-taken).join(' ') };
+  // The words are unescaped already (above), like every other subcommand's text: once.
+  return { name: 'mute', query: nameOrNull(queryWords.join(' ')), durationMs, durationText: words.slice(-taken).join(' ') };
 }
 
 export function parseStreamCommand(rawText: string | undefined | null): StreamCommand {
@@ -204,6 +227,6 @@ export function parseStreamCommand(rawText: string | undefined | null): StreamCo
     case 'unwatch':
       return parseWatch(name, rest);
     default:
-      return { name: 'invalid', subcommand: null, reason: `${inlineCode(word.slice(0, 40))} is not a /stream command` };
+      return { name: 'invalid', subcommand: null, reason: `${shownInput(word)} is not a /stream command` };
   }
 }

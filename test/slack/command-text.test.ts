@@ -45,6 +45,39 @@ describe('parseStreamCommand', () => {
     expect(parseStreamCommand('unwatch job abc')).toMatchObject({ name: 'unwatch', target: { scope: 'job', id: 'abc' } });
   });
 
+  it('asks for the id when `job` or `pipeline` comes without one, instead of reading it as a query name', () => {
+    // As a query, `job` would prefix-match a stream whose id starts with `job-` and route that one.
+    expect(parseStreamCommand('watch job')).toEqual({ name: 'invalid', subcommand: 'watch', reason: expect.stringContaining('say which job') });
+    expect(parseStreamCommand('unwatch job')).toMatchObject({ name: 'invalid', subcommand: 'unwatch', reason: expect.stringContaining('say which job') });
+    expect(parseStreamCommand('watch pipeline')).toMatchObject({ name: 'invalid', subcommand: 'watch', reason: expect.stringContaining('say which pipeline') });
+    expect(parseStreamCommand('unwatch PIPELINE <#C0DATAALRT|data-alerts>')).toMatchObject({ name: 'invalid', reason: expect.stringContaining('say which pipeline') });
+    // A name that only starts with the keyword is still a query.
+    expect(parseStreamCommand('watch jobs')).toMatchObject({ name: 'watch', target: { scope: 'query', id: 'jobs' } });
+  });
+
+  it('undoes Slack escaping once for mute, as for unmute, status and ack', () => {
+    // Slack sends a typed `a&lt;b` as `a&amp;lt;b`; every subcommand must read the same name.
+    const typed = 'a&amp;lt;b';
+    expect(parseStreamCommand(`mute ${typed} 2h`)).toMatchObject({ name: 'mute', query: 'a&lt;b' });
+    expect(parseStreamCommand(`unmute ${typed}`)).toEqual({ name: 'unmute', query: 'a&lt;b' });
+    expect(parseStreamCommand(`status ${typed}`)).toMatchObject({ query: 'a&lt;b' });
+    expect(parseStreamCommand(`ack ${typed}`)).toEqual({ name: 'ack', query: 'a&lt;b' });
+    expect(parseStreamCommand('mute R&amp;amp;D for 2 hours')).toMatchObject({ query: 'R&amp;D' });
+    expect(parseStreamCommand('mute R&amp;D 2h')).toMatchObject({ query: 'R&D' });
+  });
+
+  it('cuts typed text quoted in an error reply without splitting an emoji', () => {
+    const long = `${'x'.repeat(39)}😀`;
+    const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+    for (const text of [long, `mute orders ${long}`, `watch job ${long}`, `watch pipeline ${long}`]) {
+      const command = parseStreamCommand(text);
+      expect(command).toMatchObject({ name: 'invalid', reason: expect.stringContaining(`\`${'x'.repeat(39)}…\``) });
+      expect(command.name === 'invalid' && command.reason).not.toMatch(loneSurrogate);
+    }
+    // Text within the limit is shown whole.
+    expect(parseStreamCommand(`${'x'.repeat(38)}😀`)).toMatchObject({ reason: `\`${'x'.repeat(38)}😀\` is not a /stream command` });
+  });
+
   it('reads watch targets and escaped channel links', () => {
     expect(parseStreamCommand('watch orders-enrich')).toEqual({ name: 'watch', target: { scope: 'query', id: 'orders-enrich' }, channel: null });
     expect(parseStreamCommand('watch job 812 <#C0DATAALRT|data-alerts>')).toEqual({ name: 'watch', target: { scope: 'job', id: '812' }, channel: 'C0DATAALRT' });

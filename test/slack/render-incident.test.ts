@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { incidentIdFromBlockId, renderIncidentMessage } from '../../src/slack/render/incident-message.js';
-import { renderResolvedReply } from '../../src/slack/render/incident-thread.js';
+import { renderAckReply, renderResolvedReply, renderSilenceReply } from '../../src/slack/render/incident-thread.js';
 import { renderAdviceMessage, renderAdviceModal } from '../../src/slack/render/advice.js';
 import { ACTION_IDS } from '../../src/slack/action-ids.js';
 import { blockKitViolations, blockText, hasRawInjection } from './helpers/block-kit-limits.js';
@@ -172,6 +172,29 @@ describe('renderIncidentMessage', () => {
     expect(blockKitViolations(message.blocks)).toEqual([]);
     expect(blockText(message.blocks)).toContain('110 more streams not shown');
     expect(message.text.length).toBeLessThanOrEqual(3000);
+  });
+});
+
+describe('thread notes', () => {
+  it('escapes the stream name in the notification text as in the blocks, so it never pings or links', () => {
+    const subject = '<!channel> <@U0EVIL> orders & <https://evil.example|click>';
+    const notes = [
+      renderAckReply('U024BE7LH', NOW, true, subject),
+      renderAckReply('U024BE7LH', NOW, false, subject),
+      renderSilenceReply('U024BE7LH', NOW + 3_600_000, NOW, subject),
+      renderSilenceReply('U024BE7LH', null, NOW, subject),
+    ];
+    expect(notes.map((note) => note.text)).toEqual([
+      'Acknowledged &lt;!channel&gt; &lt;@U0EVIL&gt; orders &amp; &lt;https://evil.example|click&gt;',
+      'Unacknowledged &lt;!channel&gt; &lt;@U0EVIL&gt; orders &amp; &lt;https://evil.example|click&gt;',
+      'Silenced &lt;!channel&gt; &lt;@U0EVIL&gt; orders &amp; &lt;https://evil.example|click&gt; for 1h',
+      'Unsilenced &lt;!channel&gt; &lt;@U0EVIL&gt; orders &amp; &lt;https://evil.example|click&gt;',
+    ]);
+    for (const note of notes) {
+      expect(hasRawInjection(note.text)).toBe(false);
+      expect(hasRawInjection(blockText(note.blocks, 'mrkdwn'))).toBe(false);
+    }
+    expect(renderAckReply('U024BE7LH', NOW, true).text).toBe('Acknowledged');
   });
 });
 

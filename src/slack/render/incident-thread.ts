@@ -59,12 +59,20 @@ export function renderSeverityReply(record: IncidentRecordView, subject?: string
 }
 
 /**
+ * ` name` for the fallback text, or nothing. That text is shown as notification text and Slack
+ * parses it, so it is escaped like the blocks: a stream name must not ping or link.
+ */
+function plainSubject(subject: string | undefined): string {
+  return subject === undefined ? '' : ` ${escapeMrkdwn(subject)}`;
+}
+
+/**
  * `subject`: the stream the note is about, named where the thread is shared by several (a storm
  * group's); without it the note is about the alert's own stream.
  */
 export function renderAckReply(userId: string, atMs: number, acknowledged: boolean, subject?: string): RenderedMessage {
   const of = subject === undefined ? '' : ` ${inlineCode(subject)}`;
-  const plain = subject === undefined ? '' : ` ${subject}`;
+  const plain = plainSubject(subject);
   return acknowledged
     ? reply(`👀 ${userMention(userId)} acknowledged${of} ${slackDate(atMs, '{time}')}.`, `Acknowledged${plain}`)
     : reply(`↩️ ${userMention(userId)} removed the acknowledgement${subject === undefined ? '' : ` of ${inlineCode(subject)}`} ${slackDate(atMs, '{time}')}.`, `Unacknowledged${plain}`);
@@ -72,7 +80,7 @@ export function renderAckReply(userId: string, atMs: number, acknowledged: boole
 
 export function renderSilenceReply(userId: string, untilMs: number | null, nowMs: number, subject?: string): RenderedMessage {
   const stream = subject === undefined ? 'this stream' : inlineCode(subject);
-  const plain = subject === undefined ? '' : ` ${subject}`;
+  const plain = plainSubject(subject);
   if (untilMs == null) return reply(`🔔 ${userMention(userId)} unsilenced ${stream}.`, `Unsilenced${plain}`);
   return reply(
     `🔕 ${userMention(userId)} silenced ${stream} for ${formatDuration(untilMs - nowMs)} (until ${slackDate(untilMs)}).`,
