@@ -22,6 +22,12 @@ export const SLACK_LIMITS = {
   modalTitle: 24,
   /** Top-level `text`: Slack truncates at 40 000, `chat.update` fails near 4 000 bytes; keep well under. */
   fallbackText: 3000,
+  /**
+   * Text of all a message's blocks together. Slack refuses a message past about 12-13 thousand
+   * characters of blocks with `msg_blocks_too_long`, each block within its own limits or not (its
+   * docs give no figure): keep under the lowest refusal seen.
+   */
+  messageText: 11_000,
   privateMetadata: 3000,
 } as const;
 
@@ -100,15 +106,19 @@ export function contextBlock(mrkdwnParts: string[]): ContextBlock {
 }
 
 /**
- * Splits lines into as few section blocks as possible, each ≤ 3000 characters; a single long line
- * is truncated rather than split mid-word.
+ * Splits lines into as few section blocks as possible, each ≤ 3000 characters, all together at most
+ * `maxChars`; a single long line is truncated rather than split mid-word.
  */
-export function linesToSections(lines: string[], maxBlocks: number): { blocks: SectionBlock[]; omitted: number } {
+export function linesToSections(lines: string[], maxBlocks: number, maxChars = Infinity): { blocks: SectionBlock[]; omitted: number } {
   const blocks: SectionBlock[] = [];
   let current = '';
   let used = 0;
+  let chars = 0;
   for (const line of lines) {
     const piece = truncate(line, SLACK_LIMITS.sectionText);
+    // Within the message's share of text given (`maxChars`): the rest is counted as omitted.
+    if (chars + piece.length > maxChars) break;
+    chars += piece.length + 1;
     if (current !== '' && current.length + 1 + piece.length > SLACK_LIMITS.sectionText) {
       if (blocks.length + 1 >= maxBlocks) break;
       blocks.push(sectionBlock(current));
@@ -122,13 +132,43 @@ export function linesToSections(lines: string[], maxBlocks: number): { blocks: S
   return { blocks, omitted: lines.length - used };
 }
 
+/** Characters of text in `block`: every mrkdwn and plain_text string it holds (what Slack counts). */
+export function blockTextLength(block: unknown): number {
+  if (Array.isArray(block)) return block.reduce((sum: number, item) => sum + blockTextLength(item), 0);
+  if (!block || typeof block !== 'object') return 0;
+  const record = block as Record<string, unknown>;
+  if ((record.type === 'mrkdwn' || record.type === 'plain_text') && typeof record.text === 'string') return record.text.length;
+  let sum = 0;
+  for (const value of Object.values(record)) sum += blockTextLength(value);
+  return sum;
+}
+
+/** Room kept for the line that says how many blocks were left out. */
+const MORE_LINE_ROOM = 60;
+
 /**
- * Final safety net: keeps at most `max` blocks; when cut, the last kept block says how many were
- * left out. Renderers cut their lists with counts first, so this rarely fires.
+ * Final safety net: keeps at most `max` blocks and, in a message, at most `maxText` characters of
+ * text in all (`SLACK_LIMITS.messageText`; views have no such limit: pass Infinity); when cut, the
+ * last kept block says how many were left out. Renderers cut their lists with counts first, so this
+ * rarely fires.
  */
-export function capBlocks(blocks: KnownBlock[], max: number = SLACK_LIMITS.messageBlocks): KnownBlock[] {
-  if (blocks.length <= max) return blocks;
-  const kept = blocks.slice(0, max - 1);
+export function capBlocks(blocks: KnownBlock[], max: number = SLACK_LIMITS.messageBlocks, maxText: number = SLACK_LIMITS.messageText): KnownBlock[] {
+  let text = 0;
+  let fit = 0;
+  for (const block of blocks) {
+    const next = text + blockTextLength(block);
+    if (fit >= max || next > maxText) break;
+    text = next;
+    fit += 1;
+  }
+  if (fit === blocks.length) return blocks;
+  // Room for the count line: within the block limit, and within the text limit.
+  let keep = Math.min(fit, max - 1);
+  while (keep > 0 && text + MORE_LINE_ROOM > maxText) {
+    keep -= 1;
+    text -= blockTextLength(blocks[keep]);
+  }
+  const kept = blocks.slice(0, keep);
   kept.push(contextBlock([`_…${blocks.length - kept.length} more blocks not shown._`]));
   return kept;
 }

@@ -92,6 +92,19 @@ describe('digest', () => {
     expect(blockKitViolations(message.blocks)).toEqual([]);
   });
 
+  it('stays within the text Slack takes in one message when every name is long, and counts what it leaves out', () => {
+    const long = manyStreams(25).map((stream, index) => ({ ...stream, name: `warehouse-ingest-${index}-${'x'.repeat(140)}`, runPageUrl: `https://adb-1234567890123456.7.azuredatabricks.net/jobs/${index}/runs/${index * 1000}` }));
+    const incidents = Array.from({ length: 20 }, (_, index) => stateRecord({ id: `i${index}`, queryName: `warehouse-ingest-${index}-${'y'.repeat(250)}`, openedAt: NOW - index * 60_000 }));
+    const message = renderDigest({ channelLabel: '#data-alerts', nowMs: NOW, streams: long, incidents });
+    expect(blockKitViolations(message.blocks)).toEqual([]);
+    const text = blockText(message.blocks);
+    const shownStreams = long.filter((stream) => text.includes(stream.name!)).length;
+    const shownIncidents = incidents.filter((record) => text.includes(record.queryName!)).length;
+    expect(shownStreams).toBeGreaterThan(5);
+    expect(text).toContain(`${25 - shownStreams} more streams not shown`);
+    expect(text).toContain(`${20 - shownIncidents} more incidents not shown`);
+  });
+
   it('stays ≤ 50 blocks with 300 streams and 200 incidents and counts the rest', () => {
     const incidents = Array.from({ length: 200 }, (_, index) => stateRecord({ id: `i${index}`, queryName: `q-${index}`, openedAt: NOW - index * 60_000 }));
     const message = renderDigest({ channelLabel: '#big', nowMs: NOW, streams: manyStreams(300), incidents });

@@ -102,6 +102,18 @@ describe('chat.postMessage', () => {
     expect(slack.messages(ALERTS)).toHaveLength(1);
   });
 
+  it('refuses blocks holding more than 12,000 characters of text in all, each block within its limits (msg_blocks_too_long)', async () => {
+    const sections = (count: number, chars: number) => Array.from({ length: count }, () => ({ type: 'section', text: { type: 'mrkdwn', text: 'x'.repeat(chars) } }));
+    for (const method of ['chat.postMessage', 'chat.postEphemeral'] as const) {
+      const over = await callApi(slack.apiUrl, method, { channel: ALERTS, user: MARIA, text: 'x', blocks: sections(5, 2_401) });
+      expect(over.json).toMatchObject({ ok: false, error: 'msg_blocks_too_long' });
+    }
+    const posted = await callApi(slack.apiUrl, 'chat.postMessage', { channel: ALERTS, text: 'x', blocks: sections(4, 3_000) });
+    expect(posted.json.ok).toBe(true);
+    const updated = await callApi(slack.apiUrl, 'chat.update', { channel: ALERTS, ts: posted.json.ts, text: 'x', blocks: sections(5, 2_401) });
+    expect(updated.json).toMatchObject({ ok: false, error: 'msg_blocks_too_long' });
+  });
+
   it('rejects invalid blocks with the explanation Slack gives', async () => {
     const tooMany = Array.from({ length: 51 }, () => ({ type: 'divider' }));
     const res = await callApi(slack.apiUrl, 'chat.postMessage', { channel: ALERTS, text: 'x', blocks: tooMany });

@@ -48,7 +48,7 @@ function liveBlocks(record: IncidentRecordView, live: NonNullable<AdviceOptions[
   return { now, thenLabel };
 }
 
-function adviceBlocks(record: IncidentRecordView, options: AdviceOptions, maxBlocks: number): KnownBlock[] {
+function adviceBlocks(record: IncidentRecordView, options: AdviceOptions, maxBlocks: number, maxText: number): KnownBlock[] {
   const { incident } = record;
   const name = displayName(record, options.queryName);
   const blocks: KnownBlock[] = [headerBlock(`🛠 Tuning advice · ${name}`)];
@@ -81,7 +81,7 @@ function adviceBlocks(record: IncidentRecordView, options: AdviceOptions, maxBlo
   if (incident.advice.length > maxAdvice) blocks.push(contextBlock([moreLine(incident.advice.length - maxAdvice, 'advice item')]));
   const stall = stallReference(record);
   blocks.push(contextBlock([...(stall ? [stall] : []), `Incident ${inlineCode(record.id)} · query id ${inlineCode(record.queryId)}`]));
-  return capBlocks(blocks, maxBlocks);
+  return capBlocks(blocks, maxBlocks, maxText);
 }
 
 /** Ephemeral message (≤ 50 blocks). */
@@ -90,7 +90,7 @@ export function renderAdviceMessage(record: IncidentRecordView, options: AdviceO
   const first = record.incident.advice[0]?.text ?? record.incident.summary;
   return {
     text: fallbackText(`Tuning advice for ${escapeMrkdwn(name)}: ${escapeMrkdwn(first)}`),
-    blocks: adviceBlocks(record, options, SLACK_LIMITS.messageBlocks),
+    blocks: adviceBlocks(record, options, SLACK_LIMITS.messageBlocks, SLACK_LIMITS.messageText),
   };
 }
 
@@ -102,7 +102,7 @@ export function renderAdviceModal(record: IncidentRecordView, options: AdviceOpt
     title: plainText('Tuning advice', SLACK_LIMITS.modalTitle),
     close: plainText('Close', SLACK_LIMITS.modalTitle),
     ...(options.shareable ? { submit: plainText('Share in thread', SLACK_LIMITS.modalTitle) } : {}),
-    blocks: adviceBlocks(record, options, SLACK_LIMITS.viewBlocks),
+    blocks: adviceBlocks(record, options, SLACK_LIMITS.viewBlocks, Infinity),
     private_metadata: JSON.stringify({ incidentId: record.id }).slice(0, SLACK_LIMITS.privateMetadata),
   };
 }

@@ -118,5 +118,5 @@ export function renderAppHome(input: AppHomeInput): HomeView {
     blocks.push(sectionBlock(lines.join('\n')));
   }
   blocks.push(refreshActions(), contextBlock(['`/stream help` lists the commands.']));
-  return { type: 'home', blocks: capBlocks(blocks, SLACK_LIMITS.viewBlocks) };
+  return { type: 'home', blocks: capBlocks(blocks, SLACK_LIMITS.viewBlocks, Infinity) };
 }

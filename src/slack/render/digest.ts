@@ -1,7 +1,8 @@
 /**
  * The daily digest for one channel: overall health, one line per stream (worst first), the incidents
  * of the last 24 hours with their durations. The chart is a separate PNG upload
- * (src/slack/chart/time-behind-chart.ts). At most 50 blocks; long lists end with a count.
+ * (src/slack/chart/time-behind-chart.ts). At most 50 blocks and Slack's text per message; long lists
+ * end with a count.
  */
 import type { KnownBlock } from '@slack/types';
 import { formatSpan, healthEmoji, kindLabel, toMs } from '../format.js';
@@ -37,6 +38,12 @@ export interface DigestInput {
   maxIncidents?: number;
 }
 
+/**
+ * Characters each list (streams, incidents) may take: both, with the header and the lines around
+ * them, stay within the text Slack takes in one message's blocks (`SLACK_LIMITS.messageText`).
+ */
+const LIST_CHARS = 4_500;
+
 const HEALTH_WORD = { ok: 'All streams healthy', warning: 'Some streams need attention', critical: 'Streams in trouble', unknown: 'No data yet' } as const;
 
 function incidentLine(record: IncidentRecordView, nowMs: number, since: number): string {
@@ -64,7 +71,7 @@ export function renderDigest(input: DigestInput): RenderedMessage {
   if (streams.length > 0) {
     blocks.push(sectionBlock('*Streams* (worst first)'));
     const lines = streams.slice(0, maxStreams).map((stream: StreamView) => streamLine(stream, input.nowMs));
-    const { blocks: sections, omitted } = linesToSections(lines, 12);
+    const { blocks: sections, omitted } = linesToSections(lines, 12, LIST_CHARS);
     blocks.push(...sections);
     const left = omitted + Math.max(0, streams.length - maxStreams);
     if (left > 0) blocks.push(contextBlock([moreLine(left, 'stream')]));
@@ -83,7 +90,7 @@ export function renderDigest(input: DigestInput): RenderedMessage {
     // Open ones count however long ago they opened: "active", not "opened", in the window.
     blocks.push(sectionBlock(`*Incidents active in the last 24 h* · ${recent.length} (${open} still open)`));
     const lines = recent.slice(0, maxIncidents).map((record) => incidentLine(record, input.nowMs, since));
-    const { blocks: sections, omitted } = linesToSections(lines, 12);
+    const { blocks: sections, omitted } = linesToSections(lines, 12, LIST_CHARS);
     blocks.push(...sections);
     const left = omitted + Math.max(0, recent.length - maxIncidents);
     if (left > 0) blocks.push(contextBlock([moreLine(left, 'incident')]));

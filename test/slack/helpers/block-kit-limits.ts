@@ -4,6 +4,9 @@ import type { KnownBlock } from '@slack/types';
 export function blockKitViolations(blocks: KnownBlock[], maxBlocks = 50): string[] {
   const problems: string[] = [];
   if (blocks.length > maxBlocks) problems.push(`${blocks.length} blocks > ${maxBlocks}`);
+  // A message (not a view) whose blocks hold too much text in all: msg_blocks_too_long.
+  const text = blockText(blocks).length;
+  if (maxBlocks === 50 && text > 11_000) problems.push(`${text} characters of text in all > 11000`);
   blocks.forEach((block, index) => {
     const at = `block ${index} (${block.type})`;
     const anyBlock = block as unknown as Record<string, any>;
