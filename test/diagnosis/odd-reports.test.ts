@@ -4,9 +4,9 @@
  * into a string, a negative, 1e308, NaN's spellings, an object or an array in place of a value,
  * offsets of the wrong shape, a report repeated out of order). Whatever the parser lets through,
  * the engine must take without throwing, and every incident it tells must read as text a person
- * can act on: no NaN, Infinity, undefined, null, [object …] or 1e+308 in a summary, cause or advice, no
- * metric that is not a finite number, a date a report said in `openedAt`. Its state, saved and restored as the
- * worker does between detect jobs, must report the same open incidents.
+ * can act on: no NaN, Infinity, undefined, null, [object …] or 1e+308 in a summary, cause or
+ * advice, no metric that is not a finite number, a date a report said in `openedAt`. Its state,
+ * saved and restored as the worker does between detect jobs, must report the same open incidents.
  */
 import { describe, expect, it } from 'vitest';
 import { Diagnosis } from '../../src/diagnosis/engine.js';
