@@ -1,8 +1,9 @@
 /**
- * The pipeline event-log cursor: per pipeline, the newest event timestamp read and the ids of the
- * events read at exactly that timestamp. The next poll reads `timestamp >= newestMs` oldest first and
- * skips those ids, so it starts where the last one stopped whatever the event rate, and memory holds
- * one timestamp's ids per pipeline.
+ * The pipeline event-log cursor: per pipeline, the newest event timestamp read (never past the
+ * poller's clock) and the ids of the events read at or after it. The next poll
+ * reads `timestamp >= newestMs` oldest first and skips those ids, so it starts where the last one
+ * stopped whatever the event rate, and memory holds one timestamp's ids per pipeline (more only while
+ * a clock stamps events ahead of the poller's).
  *
  * Version 1 (before) kept every id of a 120 s overlap window and re-read that window at every poll;
  * it is migrated on read: its newest timestamp and the ids it held at that timestamp.
@@ -10,9 +11,9 @@
 import { z } from 'zod';
 
 export interface PipelineCursorEntry {
-  /** Newest event timestamp read, epoch ms; the next poll reads from it, inclusive. */
+  /** Newest event timestamp read, epoch ms, at most the poller's clock; the next poll reads from it, inclusive. */
   newestMs: number;
-  /** Ids of the events read whose timestamp is `newestMs` (skipped when read again). */
+  /** Ids of the events read whose timestamp is `newestMs` or later (skipped when read again). */
   idsAtNewest: string[];
 }
 

@@ -5,7 +5,8 @@
  * RUNNING (or COMPLETED: a triggered pipeline) is its recovery (`pipeline_running`, which resolves it).
  *
  * Each poll reads oldest first from the cursor's newest timestamp (`timestamp >= …`, inclusive, so
- * events sharing that millisecond are not lost) and skips the ids already read at it; later pages
+ * events sharing that millisecond are not lost; never past the poller's own clock, so an event
+ * stamped ahead by a fast clock hides none stamped later) and skips the ids already read; later pages
  * send `page_token` alone (with `max_results`), as the API demands (reference §2c). It pages until
  * caught up or until its page budget is spent; then it returns `more` and the next poll goes on from
  * the newest event read, so the cursor advances under any event rate. What it relies on: the API
@@ -20,6 +21,13 @@ import { readPipelineEventsCursor, type PipelineCursorEntry, type PipelineEvents
 import { byTriggerTime, type PollResult, type ProgressSource, type SourceSignal, type SourcedProgress } from './source.js';
 
 export type { PipelineCursorEntry, PipelineEventsCursor } from './pipeline-events-cursor.js';
+
+/**
+ * Ids a cursor keeps of events read at or after its bound. A clock hours ahead would otherwise grow
+ * the list by every event it stamps; past this many, the oldest ids are let go (those events may be
+ * read again: the engine skips a batch it has seen).
+ */
+const MAX_IDS_AHEAD = 5_000;
 
 export interface PipelineEventsSourceOptions {
   client: DatabricksClient;
@@ -130,6 +138,8 @@ export class PipelineEventsSource implements ProgressSource<PipelineEventsCursor
   private async pollPipeline(pipelineId: string, entry: PipelineCursorEntry | null, now: number) {
     const fromMs = entry?.newestMs ?? now - (this.options.initialLookbackMs ?? 900_000);
     const skip = new Set(entry?.idsAtNewest ?? []);
+    // Ids skipped as read before, with their timestamps as listed now.
+    const skipped = new Map<string, number>();
     // Ids read by this poll, with their timestamps: dedupes within the poll, and gives the new boundary.
     const read = new Map<string, number>();
     let newestMs = fromMs;
@@ -163,6 +173,7 @@ export class PipelineEventsSource implements ProgressSource<PipelineEventsCursor
           continue;
         }
         // Older than the cursor (read before) or read already at its timestamp.
+        if (skip.has(id) && atMs >= fromMs) skipped.set(id, atMs);
         if (atMs < fromMs || skip.has(id) || read.has(id)) continue;
         read.set(id, atMs);
         newestMs = Math.max(newestMs, atMs);
@@ -172,9 +183,17 @@ export class PipelineEventsSource implements ProgressSource<PipelineEventsCursor
       pageToken = events.length > 0 ? text(response.next_page_token) || undefined : undefined;
       if (!pageToken) break;
     }
-    const idsAtNewest = [...read].filter(([, atMs]) => atMs === newestMs).map(([id]) => id);
-    if (newestMs === fromMs) idsAtNewest.push(...skip);
-    return { entry: { newestMs, idsAtNewest } as PipelineCursorEntry, progress, signals, warnings, more: pageToken !== undefined };
+    const more = pageToken !== undefined;
+    // The bound never passes our own clock: an event stamped ahead of it (a fast clock) would hide
+    // every event stamped later by the clocks that are right, a pipeline's failure among them.
+    // Events from the bound on are listed again until our clock passes them, skipped by id meanwhile.
+    const bound = Math.max(fromMs, Math.min(newestMs, now));
+    const atOrAfter = (atMs: number) => atMs >= bound;
+    const ids = [...read, ...skipped].filter(([, atMs]) => atOrAfter(atMs)).map(([id]) => id);
+    // Ids read before and not listed again (a listing cut by the page budget) may still be ahead.
+    if (bound === fromMs || more) for (const id of skip) if (!skipped.has(id) && !read.has(id)) ids.push(id);
+    const idsAtNewest = ids.slice(-MAX_IDS_AHEAD);
+    return { entry: { newestMs: bound, idsAtNewest } as PipelineCursorEntry, progress, signals, warnings, more };
   }
 
   private readEvent(

@@ -3,9 +3,10 @@
  * answers what each test says instead of a workspace): a statement status poll without a status, a
  * failure whose message is no text, a manifest of the wrong shape, chunk links that loop or stop
  * short, rows that are no rows or whose cells are no values of their column, an event or a run that
- * is no object or has fields of the wrong type. Each is a clear MALFORMED_RESPONSE when the answer
- * as a whole cannot be trusted, and otherwise is skipped with a warning naming it while everything
- * around it is read and the stored cursor stays valid for the next poll.
+ * is no object or has fields of the wrong type, an event stamped hours ahead by a fast clock. Each
+ * is a clear MALFORMED_RESPONSE when the answer as a whole cannot be trusted, and otherwise is
+ * skipped with a warning naming it while everything around it is read and the stored cursor stays
+ * valid for the next poll.
  */
 import { describe, expect, it } from 'vitest';
 import { DatabricksApiError, DatabricksClient, StatementFailedError } from '../../src/databricks/index.js';
@@ -146,6 +147,29 @@ describe('the pipeline event log', () => {
     const second = await source.poll(JSON.parse(JSON.stringify(first.cursor)) as PipelineEventsCursor);
     expect(second.warnings).toEqual([expect.stringContaining('an event that is not an object (null)'), expect.stringContaining('an event that is not an object (7)')]);
     expect(second.signals).toEqual([]);
+  });
+
+  it('an event stamped hours ahead (a fast clock) hides no event stamped later by a clock that is right', async () => {
+    const log: Record<string, unknown>[] = [
+      { id: 'ahead', timestamp: at(NOW + 6 * 3_600_000), event_type: 'flow_progress', origin: { flow_name: 'orders' }, details: { flow_progress: { metrics: { backlog_files: 3 } } } },
+      { id: 'before', timestamp: at(NOW - 10_000), event_type: 'flow_progress', origin: { flow_name: 'orders' }, details: { flow_progress: { metrics: { backlog_files: 1 } } } },
+    ];
+    // The API's listing: events from the filter's timestamp on, oldest first.
+    const { client } = clientAnswering((spec) => {
+      const from = Date.parse(/'(.*)'/.exec(String(spec.query?.filter))![1]!);
+      const atMs = (event: Record<string, unknown>) => Date.parse(String(event.timestamp));
+      return { events: log.filter((event) => atMs(event) >= from).sort((a, b) => atMs(a) - atMs(b)) };
+    });
+    let now = NOW;
+    const source = new PipelineEventsSource({ client, pipelineIds: ['p1'], now: () => now });
+    const first = await source.poll(null);
+    expect(first.signals.map((s) => s.type)).toEqual(['flow_backlog', 'flow_backlog']);
+    // The update fails after that poll, stamped by a clock that is right.
+    log.push({ ...failed, id: 'failed-later', timestamp: at(NOW + 5_000) });
+    now = NOW + 10_000;
+    const second = await source.poll(JSON.parse(JSON.stringify(first.cursor)) as PipelineEventsCursor);
+    expect(second.signals.map((s) => s.type)).toEqual(['pipeline_failed']);
+    expect(second.cursor.pipelines.p1).toEqual({ newestMs: NOW + 5_000, idsAtNewest: ['failed-later', 'ahead'] });
   });
 
   it('an event list that is no list reads nothing, with a warning', async () => {
