@@ -291,7 +291,10 @@ export class JobRunsSource implements ProgressSource<JobRunsCursor> {
       });
     }
     // Runs reported stay remembered only while they could still show up as "ended after" the bound.
-    const keep = [...reported].filter((runId) => ended.some((run) => run.run_id === runId && run.end_time! >= newestEnd - 86_400_000));
-    return { entry: { endedAfterMs: newestEnd, reported: keep }, signals, warnings };
+    // Never past our own clock: a run stamped as ending hours ahead would hide the runs that end
+    // before that (they are read again until the clock passes it; `reported` keeps them once).
+    const bound = Math.max(endedAfterMs, Math.min(newestEnd, now));
+    const keep = [...reported].filter((runId) => ended.some((run) => run.run_id === runId && run.end_time! >= bound - 86_400_000));
+    return { entry: { endedAfterMs: bound, reported: keep }, signals, warnings };
   }
 }

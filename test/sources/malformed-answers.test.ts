@@ -3,7 +3,7 @@
  * answers what each test says instead of a workspace): a statement status poll without a status, a
  * failure whose message is no text, a manifest of the wrong shape, chunk links that loop or stop
  * short, rows that are no rows or whose cells are no values of their column, an event or a run that
- * is no object or has fields of the wrong type, an event stamped hours ahead by a fast clock. Each
+ * is no object or has fields of the wrong type, an event or a run stamped hours ahead. Each
  * is a clear MALFORMED_RESPONSE when the answer as a whole cannot be trusted, and otherwise is
  * skipped with a warning naming it while everything around it is read and the stored cursor stays
  * valid for the next poll.
@@ -195,6 +195,19 @@ describe('job runs', () => {
     const result = await new JobRunsSource({ client, jobs: [{ jobId: 7 }], now: () => NOW }).poll(null);
     expect(result.signals.filter((s) => s.type === 'job_run_failed')).toEqual([expect.objectContaining({ runId: 1, stateMessage: 'Task failed' })]);
     expect(result.warnings).toEqual(['job 7: 2 of the runs Databricks listed have no run id; skipped']);
+  });
+
+  it('a run stamped as ending hours ahead hides no failure that ends before it, and is reported once', async () => {
+    const runs = [failedRun(1, { end_time: NOW + 6 * 3_600_000 })];
+    const { client } = clientAnswering((spec) => (spec.query?.active_only ? { runs: [] } : { runs }));
+    let now = NOW;
+    const source = new JobRunsSource({ client, jobs: [{ jobId: 7 }], now: () => now });
+    const first = await source.poll(null);
+    runs.push(failedRun(2, { end_time: NOW + 5_000 }));
+    now = NOW + 10_000;
+    const second = await source.poll(JSON.parse(JSON.stringify(first.cursor)) as JobRunsCursor);
+    const failedRuns = (result: typeof first) => result.signals.filter((s) => s.type === 'job_run_failed').map((s) => (s as { runId: number }).runId);
+    expect([failedRuns(first), failedRuns(second)]).toEqual([[1], [2]]);
   });
 
   it('a run id printed as digits is the run it names: the cursor stays valid, and the failure is reported once', async () => {
