@@ -14,6 +14,11 @@ export interface CommandModule {
 interface CommandEntry {
   summary: string;
   load: () => Promise<CommandModule>;
+  /**
+   * Runs until a signal, so it returns only when it could not start (or for --help): the process
+   * then exits with the code, even though a Redis connection or a timer it opened is still alive.
+   */
+  server?: true;
 }
 
 export const COMMANDS: Record<string, CommandEntry> = {
@@ -24,10 +29,11 @@ export const COMMANDS: Record<string, CommandEntry> = {
   start: {
     summary: 'run web, worker and clock in one process (the demo when no credentials are set)',
     load: () => import('./commands/start.js'),
+    server: true,
   },
-  web: { summary: 'run the Slack app and HTTP endpoints', load: () => import('./commands/web.js') },
-  worker: { summary: 'run the BullMQ workers', load: () => import('./commands/worker.js') },
-  clock: { summary: 'run the schedules (polls, digests)', load: () => import('./commands/clock.js') },
+  web: { summary: 'run the Slack app and HTTP endpoints', load: () => import('./commands/web.js'), server: true },
+  worker: { summary: 'run the BullMQ workers', load: () => import('./commands/worker.js'), server: true },
+  clock: { summary: 'run the schedules (polls, digests)', load: () => import('./commands/clock.js'), server: true },
   'local-databricks': {
     summary: 'run the local Databricks stand-in',
     load: () => import('./commands/local-databricks.js'),
@@ -69,16 +75,32 @@ export async function main(argv: string[]): Promise<number> {
   return command.run(rest);
 }
 
+/** Resolves once what was written to `stream` so far has been handed to the OS. */
+function drained(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => {
+    if (stream.destroyed || !stream.writable) resolve();
+    else stream.write('', () => resolve());
+  });
+}
+
 /**
  * What bin/streamdoctor.mjs runs: `main` with the process-wide handlers installed (one line on
  * stderr for an unexpected error or a closed stdout, see ./fatal.ts); resolves to the exit code.
+ * A server command that returns ends the process once stdout and stderr are written (`exit`);
+ * the others (diagnose) let it end by itself, so their output is never cut short.
  */
-export async function runCli(argv: string[]): Promise<number> {
+export async function runCli(argv: string[], exit: (code: number) => void = (code) => process.exit(code)): Promise<number> {
   installFatalHandlers();
+  let code: number;
   try {
-    return await main(argv);
+    code = await main(argv);
   } catch (error) {
     process.stderr.write(describeFatal(error, process.env));
-    return 1;
+    code = 1;
   }
+  if (COMMANDS[argv[0] ?? '']?.server) {
+    await Promise.all([drained(process.stdout), drained(process.stderr)]);
+    exit(code);
+  }
+  return code;
 }

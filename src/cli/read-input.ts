@@ -75,6 +75,11 @@ export function readFileText(path: string, onText: (text: string) => void, optio
     for (;;) {
       const bytes = attempt(() => readSync(fd, buffer, 0, buffer.length, null));
       if (bytes === 0) break;
+      // A pipe named as a path (`cat f.gz | … /dev/stdin`) is not peeked at by isGzipFile; say so
+      // rather than read compressed bytes as text.
+      if (bytesRead === 0 && isGzip(buffer.subarray(0, bytes))) {
+        throw new InputReadError('it looks gzip-compressed; pipe it in with - (… | streamdoctor diagnose -) or decompress it first');
+      }
       bytesRead += bytes;
       const text = decoder.write(buffer.subarray(0, bytes));
       if (text.length > 0) onText(text);

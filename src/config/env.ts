@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { chooseDatabricksCredentials, DATABRICKS_AUTH_TYPES } from './databricks-auth.js';
 import { DEFAULTS } from './defaults.js';
-import { readRedisUrl } from './redis-url.js';
+import { readRedisUrl, redactRedisUrl } from './redis-url.js';
 
 export type DatabricksEnvAuth =
   | { kind: 'pat'; token: string }
@@ -107,12 +107,24 @@ function urlOf(name: string, addScheme: boolean) {
   });
 }
 
+/** Longest seconds setting: a week, well inside what a timer holds (2^31 - 1 ms, about 24.8 days). */
+const MAX_SECONDS = 7 * 86_400;
+
+/**
+ * Seconds written as plain decimals (`30`, `0.5`): `Number` would also take `0x10`, `1e308` and
+ * `0.0001`, which became 16 s, Infinity ms and 0 ms, and a schedule of 0 ms or Infinity fails later.
+ */
 function positiveSeconds(name: string) {
   return z.string().transform((value, ctx) => {
-    const n = Number(value);
-    return Number.isFinite(n) && n > 0 ? n : refuse(ctx, `${name} must be a positive number; got "${value.slice(0, 40)}"`);
+    const n = /^(\d+(\.\d*)?|\.\d+)$/.test(value) ? Number(value) : Number.NaN;
+    return Math.round(n * 1000) >= 1 && n <= MAX_SECONDS
+      ? n
+      : refuse(ctx, `${name} must be a number of seconds from 0.001 to ${MAX_SECONDS} (7 days), written like 30 or 0.5; got "${value.slice(0, 40)}"`);
   });
 }
+
+/** A whole number written in decimal digits only: `Number` would read `0x50`, `3e3` and `0b1`. */
+const wholeNumber = (value: string): number => (/^\d{1,15}$/.test(value) ? Number(value) : Number.NaN);
 
 /** Ids of a list setting: the recognised ones, and the rest (a problem). */
 function splitList<T>(value: string, separator: RegExp, accept: (item: string) => T | null): { ok: T[]; wrong: string[] } {
@@ -204,8 +216,8 @@ export const ENV_VARIABLES = {
   ),
   PORT: variable(
     z.string().transform((value, ctx) => {
-      const n = Number(value);
-      return Number.isInteger(n) && n >= 0 && n <= 65535 ? n : refuse(ctx, `PORT must be an integer from 0 to 65535; got "${value}"`);
+      const n = wholeNumber(value);
+      return n >= 0 && n <= 65535 ? n : refuse(ctx, `PORT must be a whole number from 0 to 65535 in decimal digits, e.g. PORT=3000; got "${value.slice(0, 40)}"`);
     }),
     `\`${DEFAULTS.port}\``,
   ),
@@ -244,10 +256,10 @@ export const ENV_VARIABLES = {
   STREAMDOCTOR_STORM_WINDOW_SECONDS: variable(positiveSeconds('STREAMDOCTOR_STORM_WINDOW_SECONDS'), `\`${DEFAULTS.stormWindowSeconds}\``),
   STREAMDOCTOR_STORM_THRESHOLD: variable(
     z.string().transform((value, ctx) => {
-      const n = Number(value);
+      const n = wholeNumber(value);
       const name = 'STREAMDOCTOR_STORM_THRESHOLD';
       // 1 would group every alert.
-      return Number.isInteger(n) && n >= 2
+      return n >= 2
         ? n
         : refuse(
             ctx,
@@ -388,7 +400,7 @@ export function describeEnvConfig(config: EnvConfig): Record<string, unknown> {
       appToken: mask(config.slack.appToken),
       apiUrl: config.slack.apiUrl,
     },
-    redisUrl: config.redisUrl ? config.redisUrl.replace(/\/\/[^@/]*@/, '//[credentials]@') : null,
+    redisUrl: config.redisUrl ? redactRedisUrl(config.redisUrl) : null,
     configPath: config.configPath,
     prefix: config.prefix,
     port: config.port,

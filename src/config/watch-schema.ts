@@ -10,14 +10,21 @@ import { parseDuration } from '../util/duration.js';
 const ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;
 const CHANNEL = /^(#[a-z0-9][a-z0-9._-]{0,79}|[CGD][A-Z0-9]{8,})$/;
 
+/** A duration of at least 1 ms (`0` or `0.0001` would be a schedule of 0 ms, which BullMQ refuses); at most ten years. */
 export const duration = z.union([z.string(), z.number()]).transform((input, ctx) => {
   try {
-    return parseDuration(String(input));
+    const ms = parseDuration(String(input));
+    if (ms >= 1) return ms;
+    ctx.addIssue({ code: 'custom', message: `"${String(input).slice(0, 40)}" is no time at all; write a duration of 1ms or more, like 500ms, 90s, 10m, 2h or 7d` });
   } catch (error) {
     ctx.addIssue({ code: 'custom', message: (error as Error).message });
-    return z.NEVER;
   }
+  return z.NEVER;
 });
+
+/** Longest poll interval: a week, as for STREAMDOCTOR_POLL_SECONDS (src/config/env.ts). */
+const MAX_POLL_MS = 7 * 86_400_000;
+const pollInterval = duration.refine((ms) => ms <= MAX_POLL_MS, { error: 'must be at most 7d (a week); write it like 60s or 5m' });
 
 const envName = z
   .string()
@@ -212,7 +219,7 @@ export const watchFileSchema = z.strictObject({
   workspaces: z.array(workspace).min(1, { error: 'list at least one workspace (name, host, auth)' }),
   streams: z.array(stream).default([]),
   defaults: z.strictObject({ channel }),
-  poll_interval: duration.default(60_000),
+  poll_interval: pollInterval.default(60_000),
   digest: digest.optional(),
   retention: duration.default(7 * 86_400_000),
   thresholds: thresholds.default({}),

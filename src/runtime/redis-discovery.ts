@@ -4,6 +4,7 @@
  * `redis-server` on a free port in a temp dir (no persistence) for the life of the process; else a
  * typed error whose message says how to get Redis.
  */
+import { redactRedisUrl } from '../config/redis-url.js';
 import { StreamDoctorError } from '../util/errors.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, accessSync, constants as fsConstants } from 'node:fs';
@@ -203,15 +204,12 @@ export async function discoverRedis(options: RedisDiscoveryOptions = {}): Promis
   return startPrivateRedis(binary, options.startTimeoutMs ?? 5_000, pingTimeoutMs);
 }
 
-/** The URL for logs and banners, with any password masked. */
+/**
+ * The URL for logs and banners, its credentials masked whole: a password may hold an un-encoded `/`
+ * or `:`, so no part of what comes before the last `@` is shown (src/config/redis-url.ts).
+ */
 export function displayRedisUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString().replace(/\/$/, '');
-  } catch {
-    return url.replace(/\/\/([^@/]*)@/, '//***@');
-  }
+  return redactRedisUrl(url, '***');
 }
 
 /**

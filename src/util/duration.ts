@@ -31,27 +31,41 @@ function unitMs(word: string): number | null {
   return unit ? UNIT_MS[unit]! : null;
 }
 
+/** Longest duration read: ten years. Past it (a 400-digit number reads as Infinity) a value is a typo, not a setting. */
+export const MAX_DURATION_MS = 3_650 * UNIT_MS.d!;
+
 export class DurationError extends StreamDoctorError {
-  constructor(readonly input: string) {
-    super('streamdoctor_invalid_duration', `"${input}" is not a duration; write it like 500ms, 90s, 10m, 2h or 7d`, { fix: 'write it like 500ms, 90s, 10m, 2h or 7d' });
+  constructor(
+    readonly input: string,
+    tooLong = false,
+  ) {
+    const shown = input.length > 40 ? `${input.slice(0, 40)}…` : input;
+    super(
+      'streamdoctor_invalid_duration',
+      tooLong ? `"${shown}" is longer than the 3650d (ten years) a duration may be; write it like 500ms, 90s, 10m, 2h or 7d` : `"${shown}" is not a duration; write it like 500ms, 90s, 10m, 2h or 7d`,
+      { fix: 'write it like 500ms, 90s, 10m, 2h or 7d' },
+    );
   }
 }
 
 /** Parses a duration to milliseconds; throws `DurationError` with a message that says how to write one. */
 export function parseDuration(input: string): number {
   const text = input.trim().toLowerCase();
-  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1_000);
   if (text === '') throw new DurationError(input);
-  PART.lastIndex = 0;
   let total = 0;
-  let consumed = 0;
-  for (let match = PART.exec(text); match; match = PART.exec(text)) {
-    const ms = unitMs(match[2]!);
-    if (ms === null) throw new DurationError(input);
-    total += Number(match[1]) * ms;
-    consumed = PART.lastIndex;
+  if (/^\d+(\.\d+)?$/.test(text)) total = Number(text) * 1_000;
+  else {
+    PART.lastIndex = 0;
+    let consumed = 0;
+    for (let match = PART.exec(text); match; match = PART.exec(text)) {
+      const ms = unitMs(match[2]!);
+      if (ms === null) throw new DurationError(input);
+      total += Number(match[1]) * ms;
+      consumed = PART.lastIndex;
+    }
+    if (consumed !== text.length) throw new DurationError(input);
   }
-  if (consumed !== text.length) throw new DurationError(input);
+  if (!(total <= MAX_DURATION_MS)) throw new DurationError(input, true);
   return Math.round(total);
 }
 

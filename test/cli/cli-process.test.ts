@@ -253,6 +253,34 @@ describe('streamdoctor ends cleanly when things go wrong', () => {
     expect(result.err).toMatch(/src\/cli\/commands\/diagnose\.ts:\d+/);
   });
 
+  it('gzip piped to /dev/stdin: says it looks gzip-compressed and how to give it, exit 2', async () => {
+    const file = join(dir, 'piped.jsonl');
+    writeFileSync(file, manyQueries(1));
+    const result = await bash(`gzip -c "${file}" | "${process.execPath}" "${BIN}" diagnose /dev/stdin`);
+    expect(result.code).toBe(2);
+    expect(result.err).toBe('streamdoctor diagnose: cannot read /dev/stdin: it looks gzip-compressed; pipe it in with - (… | streamdoctor diagnose -) or decompress it first\n');
+  });
+
+  it('a server command that cannot start exits with its code, even with a connection still open', async () => {
+    // The interval stands for a Redis connection opened before the failure: it kept the process alive.
+    const open = `data:text/javascript,${encodeURIComponent('setInterval(() => {}, 1000);')}`;
+    for (const command of ['start', 'web', 'worker', 'clock']) {
+      const result = await cli([command, '--bogus'], { env: { NODE_OPTIONS: `--import=${open}` }, timeoutMs: 10_000 });
+      expect(result.code, command).toBe(2);
+      expect(result.err, command).toMatch(/^streamdoctor \w+: unknown option "--bogus"/);
+    }
+    const help = await cli(['clock', '--help'], { env: { NODE_OPTIONS: `--import=${open}` }, timeoutMs: 10_000 });
+    expect(help).toMatchObject({ code: 0, err: '' });
+    expect(help.out).toMatch(/^usage: streamdoctor clock/);
+  });
+
+  it('clock with a poll interval that rounds to 0 ms: one line naming the variable, exit 2, no hang', async () => {
+    const result = await cli(['clock'], { env: { STREAMDOCTOR_POLL_SECONDS: '0.0001', REDIS_URL: 'redis://127.0.0.1:6379' }, timeoutMs: 15_000 });
+    expect(result.code).toBe(2);
+    expect(result.err).toContain('STREAMDOCTOR_POLL_SECONDS must be a number of seconds from 0.001');
+    expect(result.err).not.toContain('unexpected error');
+  });
+
   it('an uncaught exception while a command runs: one line, exit 1', async () => {
     const late = `data:text/javascript,${encodeURIComponent("setTimeout(() => { throw new TypeError('late failure'); }, 300);")}`;
     // diagnose waits on stdin, which stays open: only the late exception can end it.

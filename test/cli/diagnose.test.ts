@@ -74,6 +74,44 @@ describe('parseDiagnoseFlags', () => {
   });
 });
 
+describe('parseDiagnoseFlags: inputs, --now and durations', () => {
+  it('names the two inputs, not an option value', () => {
+    // --format's value was once counted as the first input.
+    for (const argv of [['--format', 'json', 'a.json', 'b.json'], ['a.json', '--now', '2026-09-14T12:00:00Z', 'b.json'], ['--retention=2h', 'a.json', 'b.json']]) {
+      expect(() => parseDiagnoseFlags(argv), argv.join(' ')).toThrow('one input only; got "a.json" and "b.json"');
+    }
+    expect(parseDiagnoseFlags(['--format', 'json', 'a.json'])).toMatchObject({ file: 'a.json', format: 'json' });
+    expect(parseDiagnoseFlags(['--', '-x.json'])).toMatchObject({ file: '-x.json' });
+  });
+
+  it('refuses a day or time that does not exist, and a date-time without Z or an offset', () => {
+    const cases: [string, RegExp][] = [
+      ['2026-02-30', /--now names a day that does not exist \("2026-02-30"\)/],
+      ['2026-02-29T10:00:00Z', /day that does not exist/],
+      ['2026-13-01', /day that does not exist/],
+      ['2026-04-31T00:00Z', /day that does not exist/],
+      ['2026-09-14T24:00:00Z', /--now names a time that does not exist/],
+      ['2026-09-14T10:60Z', /time that does not exist/],
+      ['2026-09-14T10:15:00', /--now "2026-09-14T10:15:00" has no time zone; add Z for UTC or an offset such as \+02:00/],
+      ['2026-09-14T10:15', /has no time zone/],
+      ['2026-09-14 10:15:00Z', /--now must be an ISO-8601 time like 2026-09-14T10:15:00Z/],
+    ];
+    for (const [now, message] of cases) expect(() => parseDiagnoseFlags(['--now', now]), now).toThrow(message);
+    expect(parseDiagnoseFlags(['--now', '2028-02-29'])).toMatchObject({ nowMs: Date.UTC(2028, 1, 29) });
+    expect(parseDiagnoseFlags(['--now', '2026-09-14T12:00:00.250+02:00'])).toMatchObject({ nowMs: Date.UTC(2026, 8, 14, 10, 0, 0, 250) });
+    expect(parseDiagnoseFlags(['--now', '2026-09-14t10:15z'])).toMatchObject({ nowMs: Date.UTC(2026, 8, 14, 10, 15) });
+  });
+
+  it('refuses a duration past ten years (a 400-digit number was Infinity, silently dropped)', () => {
+    for (const name of ['--trigger', '--retention', '--repartition']) {
+      for (const value of ['9'.repeat(400), `${'9'.repeat(400)}ms`, '3651d']) {
+        expect(() => parseDiagnoseFlags([name, value]), `${name} ${value.slice(0, 10)}`).toThrow(new RegExp(`^${name}: ".*" is longer than the 3650d \\(ten years\\)`));
+      }
+    }
+    expect(parseDiagnoseFlags(['--trigger', '0'])).toMatchObject({ triggerMs: 0 });
+  });
+});
+
 describe('streamdoctor diagnose (in-process)', () => {
   it('exit 2 with usage on a bad flag', async () => {
     const result = await diagnose(['--format', 'xml']);

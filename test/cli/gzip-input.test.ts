@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { InputReadError, isGzipFile, readStreamText } from '../../src/cli/read-input.js';
+import { InputReadError, isGzipFile, readFileText, readStreamText } from '../../src/cli/read-input.js';
 import { run } from '../../src/cli/commands/diagnose.js';
 import { diagnose } from './run-diagnose.js';
 
@@ -61,5 +61,13 @@ describe('gzip input', () => {
     expect(result.err).toMatch(/^streamdoctor diagnose: cannot read .*bad\.gz: not valid gzip data \([^\n]+\)\n$/);
     const error = await readStreamText(Readable.from([readFileSync(bad)]), () => {}).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InputReadError);
+  });
+
+  it('says gzip read from a path that is not peeked at (a pipe such as /dev/stdin) looks gzip-compressed', async () => {
+    // Read as text it was "not JSON (starts with "\u001f…")".
+    const file = join(dir, 'as-pipe.gz');
+    writeFileSync(file, GZ);
+    expect(() => readFileText(file, () => {})).toThrow(InputReadError);
+    expect(() => readFileText(file, () => {})).toThrow('it looks gzip-compressed; pipe it in with - (… | streamdoctor diagnose -) or decompress it first');
   });
 });

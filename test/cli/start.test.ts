@@ -104,7 +104,22 @@ describe('the demo without Redis', () => {
       environment: { chatPort: 0 },
     });
     await expect(attempt).rejects.toMatchObject({ exitCode: 1 });
-    await expect(attempt).rejects.toThrow(/REDIS_URL is set to redis:\/\/default:\*\*\*@127\.0\.0\.1:\d+\/0, but nothing answers there/);
+    await expect(attempt).rejects.toThrow(/REDIS_URL is set to redis:\/\/\*\*\*@127\.0\.0\.1:\d+\/0, but nothing answers there/);
     await expect(attempt).rejects.not.toThrow(/hunter2/);
+  });
+
+  it('masks a cluster URL whose password holds an un-encoded /, whole', async () => {
+    // It was read as a node ":hunt" and printed as it was written.
+    const silent = await freePort();
+    const attempt = runDemo({
+      startBot: async () => {
+        throw new Error('must not start the bot without Redis');
+      },
+      env: { REDIS_URL: `redis+cluster://:hunt/er2@127.0.0.1:${silent}` },
+      out: capture().stream,
+      environment: { chatPort: 0 },
+    });
+    await expect(attempt).rejects.toThrow(/REDIS_URL is set to redis\+cluster:\/\/\*\*\*@127\.0\.0\.1:\d+, but nothing answers there/);
+    await expect(attempt).rejects.not.toThrow(/hunt|er2/);
   });
 });

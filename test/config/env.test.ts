@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULTS, describeEnvConfig, ENV_SCHEMA, readEnvConfig } from '../../src/config/index.js';
+import { readRedisUrl } from '../../src/config/redis-url.js';
 import { clusterNodesOf } from '../../src/runtime/redis-client.js';
+import { displayRedisUrl } from '../../src/runtime/redis-discovery.js';
 
 describe('readEnvConfig', () => {
   it('is the demo with defaults when nothing is set', () => {
@@ -49,7 +51,7 @@ describe('readEnvConfig', () => {
     const config = readEnvConfig({ PORT: 'eighty', LOG_LEVEL: 'loud', REDIS_URL: 'localhost:6379', DATABRICKS_TOKEN: 'dapi1', SLACK_BOT_TOKEN: 'xoxp-user' });
     expect(config.problems).toEqual([
       'Databricks credentials are set but DATABRICKS_HOST is not; set DATABRICKS_HOST=https://<your-workspace-host>',
-      'PORT must be an integer from 0 to 65535; got "eighty"',
+      'PORT must be a whole number from 0 to 65535 in decimal digits, e.g. PORT=3000; got "eighty"',
       'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "loud"',
       'REDIS_URL must start with redis://, rediss:// or redis+cluster://; set it as redis://[user:password@]host:port[/db], rediss://… (TLS), or redis+cluster://[user:password@]host:port,host:port,… (Redis Cluster seed nodes)',
       'SLACK_BOT_TOKEN should be a bot token starting with xoxb-',
@@ -70,6 +72,46 @@ describe('readEnvConfig', () => {
       const [problem] = readEnvConfig({ REDIS_URL: url }).problems;
       expect(problem, url).toMatch(/^REDIS_URL .*; set it as redis:\/\/.*redis\+cluster:\/\//);
     }
+  });
+
+  it('never echoes REDIS_URL credentials, whatever they hold, and reads the nodes after them', () => {
+    // An un-encoded / in the password once split the credentials into a "node" (or a host) and printed it.
+    expect(clusterNodesOf('redis+cluster://admin:hunt/er2@h:7000')).toEqual({ nodes: [{ host: 'h', port: 7000 }], username: 'admin', password: 'hunt/er2' });
+    expect(clusterNodesOf('redis+cluster://:hunt/er2@h:7000')).toEqual({ nodes: [{ host: 'h', port: 7000 }], password: 'hunt/er2' });
+    const refused = [
+      'redis+cluster://admin:hunt/er2@h:port',
+      'redis+cluster://:hunt/er2@',
+      'redis://admin:hunt/er2@h:7000',
+      'redis://:hunt/er2@h:7000',
+      'rediss://:hunt@er2@',
+      'redis+cluster://admin:hunt%zz@h:7000',
+      'admin:hunt/er2@h:7000',
+    ];
+    for (const url of refused) {
+      const config = readEnvConfig({ REDIS_URL: url });
+      expect(config.problems, url).toHaveLength(1);
+      expect(config.problems[0], url).toMatch(/^REDIS_URL /);
+    }
+    const messages = [
+      ...['redis+cluster://admin:hunt/er2@h:7000', 'redis+cluster://:hunt/er2@h:7000', ...refused].flatMap((url) => {
+        const read = readRedisUrl(url);
+        return [read.kind === 'invalid' ? read.problem : '', displayRedisUrl(url), JSON.stringify(describeEnvConfig({ ...readEnvConfig({}), redisUrl: url }))];
+      }),
+      ...refused.flatMap((url) => readEnvConfig({ REDIS_URL: url }).problems),
+    ];
+    for (const message of messages) expect(message).not.toMatch(/hunt|er2|admin:/);
+    expect(displayRedisUrl('redis+cluster://:hunt/er2@h:7000')).toBe('redis+cluster://***@h:7000');
+  });
+
+  it('reads PORT in decimal digits only, as written', () => {
+    // Number() read 0x50 as 80, 3e3 as 3000 and 0b1 as 1.
+    for (const value of ['0x50', '3e3', '0b1', '0o7', '.5e1', '80.0', '-1', '65536', '1'.repeat(400)]) {
+      const config = readEnvConfig({ PORT: value });
+      expect(config.port, value).toBe(3000);
+      expect(config.problems, value).toEqual([`PORT must be a whole number from 0 to 65535 in decimal digits, e.g. PORT=3000; got "${value.slice(0, 40)}"`]);
+    }
+    expect(readEnvConfig({ PORT: '0080' })).toMatchObject({ port: 80, problems: [] });
+    expect(readEnvConfig({ PORT: '0' })).toMatchObject({ port: 0, problems: [] });
   });
 
   it('reads STREAMDOCTOR_ADMINS into users and user groups, and flags what is not a Slack id', () => {
@@ -103,7 +145,7 @@ describe('readEnvConfig', () => {
     expect(parsed.success && parsed.data).toMatchObject({ PORT: 8080, STREAMDOCTOR_WORKER_QUEUES: ['detect', 'notify'] });
     const wrong = ENV_SCHEMA.safeParse({ PORT: 'eighty' });
     expect(wrong.success).toBe(false);
-    expect(wrong.error?.issues.map((issue) => issue.message)).toEqual(['PORT must be an integer from 0 to 65535; got "eighty"']);
+    expect(wrong.error?.issues.map((issue) => issue.message)).toEqual(['PORT must be a whole number from 0 to 65535 in decimal digits, e.g. PORT=3000; got "eighty"']);
     expect(readEnvConfig({})).toMatchObject({ prefix: DEFAULTS.prefix, port: DEFAULTS.port, pipeline: { pollEveryMs: DEFAULTS.pollSeconds * 1000, digestAt: DEFAULTS.digestAt } });
   });
 });

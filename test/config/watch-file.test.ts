@@ -103,6 +103,27 @@ treshold: {}
     expect(byPath['treshold']).toMatchObject({ line: 16, column: 1, message: 'unknown key "treshold"; did you mean "thresholds"?' });
   });
 
+  it('refuses durations of no time, not finite, or too long, saying so', () => {
+    // poll_interval: 0 was a 0 ms schedule and a 400-digit retention was Infinity, both accepted.
+    const cases: [string, RegExp][] = [
+      ['poll_interval: 0', /no time at all; write a duration of 1ms or more/],
+      ['poll_interval: 0.0001', /no time at all/],
+      ['poll_interval: 0ms', /no time at all/],
+      ['poll_interval: 8d', /at most 7d/],
+      ['poll_interval: 1e308', /not a duration/],
+      ['poll_interval: .inf', /e\.g\. poll_interval: 60s/],
+      [`retention: ${'9'.repeat(400)}d`, /longer than the 3650d \(ten years\)/],
+      [`retention: "${'9'.repeat(400)}"`, /longer than the 3650d/],
+    ];
+    for (const [line, message] of cases) {
+      const result = errorsOf(`${MINIMAL}${line}\n`);
+      expect(result.errors, line).toHaveLength(1);
+      expect(result.errors[0]!.message, line).toMatch(message);
+    }
+    const ok = loadWatchConfig(`${MINIMAL}poll_interval: 7d\nretention: 3650d\n`, 'streamdoctor.yml');
+    expect(ok.ok && [ok.config.pollIntervalMs, ok.config.retentionMs]).toEqual([7 * 86_400_000, 3650 * 86_400_000]);
+  });
+
   it('refuses a digest channel, which nothing would read: each channel gets the digest of its own streams', () => {
     const result = errorsOf(`${MINIMAL}digest:\n  time: "09:00"\n  time_zone: UTC\n  channel: "#platform"\n`);
     expect(result.errors).toEqual([expect.objectContaining({ path: 'digest.channel' })]);

@@ -93,7 +93,7 @@ describe('discoverRedis', () => {
 
 describe('displayRedisUrl', () => {
   it('masks passwords', () => {
-    expect(displayRedisUrl('redis://default:s3cret@redis.example.com:6379/0')).toBe('redis://default:***@redis.example.com:6379/0');
+    expect(displayRedisUrl('redis://default:s3cret@redis.example.com:6379/0')).toBe('redis://***@redis.example.com:6379/0');
     expect(displayRedisUrl('redis://127.0.0.1:6379')).toBe('redis://127.0.0.1:6379');
   });
 });

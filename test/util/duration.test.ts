@@ -30,6 +30,18 @@ describe('parseDuration', () => {
   });
 });
 
+describe('parseDuration limits', () => {
+  it.each(['9'.repeat(400), `${'9'.repeat(400)}s`, `${'1'.repeat(310)}ms`, '3651d', '522w', '87601 hours'])('rejects %j, past ten years or not finite, saying so', (input) => {
+    expect(() => parseDuration(input)).toThrow(DurationError);
+    expect(() => parseDuration(input)).toThrow(/longer than the 3650d \(ten years\) a duration may be/);
+    expect(() => parseDuration(input)).not.toThrow(/9{41}|1{41}/);
+  });
+
+  it('takes ten years exactly', () => {
+    expect(parseDuration('3650d')).toBe(3650 * 86_400_000);
+  });
+});
+
 describe('formatDuration', () => {
   it.each([
     [850, '850ms'],

@@ -38,7 +38,8 @@ or absent.
 
 options:
   --format text|json     report for people (default) or exactly one JSON document
-  --now ISO-8601         time to judge stalls at (default: the latest event time in the input)
+  --now ISO-8601         time to judge stalls at, with Z or an offset (a date alone is midnight
+                         UTC; default: the latest event time in the input)
   --retention DURATION   Kafka topic retention for data-loss forecasts (default 7d)
   --cores N              cluster cores, to judge partition counts
   --trigger DURATION     trigger interval when known (default: inferred)
@@ -77,28 +78,15 @@ const OPTIONS = {
 /** Parses the command's flags; throws `UsageError` with a message that says what to write. */
 export function parseDiagnoseFlags(argv: string[]): DiagnoseFlags | 'help' {
   if (wantsHelp(argv)) return 'help';
-  let parsed;
-  try {
-    parsed = parseCommandArgs(argv, OPTIONS, 1);
-  } catch (error) {
-    // Name the input twice and the message says which two.
-    const positionals = argv.filter((arg) => arg === '-' || !arg.startsWith('-'));
-    if (error instanceof UsageError && /^unexpected argument/.test(error.message) && positionals.length > 1) {
-      throw new UsageError(`one input only; got "${positionals[0]}" and "${positionals[1]}"`);
-    }
-    throw error;
-  }
-  const { values, positionals } = parsed;
+  // Positionals as parseArgs finds them (an option's value is none), so two inputs are named as given.
+  const { values, positionals } = parseCommandArgs(argv, OPTIONS, Number.POSITIVE_INFINITY);
+  if (positionals.length > 1) throw new UsageError(`one input only; got "${positionals[0]}" and "${positionals[1]}"`);
   const flags: DiagnoseFlags = { file: positionals[0] ?? null, format: 'text' };
   if (values.format !== undefined) {
     if (values.format !== 'text' && values.format !== 'json') throw new UsageError(`--format must be text or json, not "${values.format}"`);
     flags.format = values.format;
   }
-  if (values.now !== undefined) {
-    const ms = /^\d{4}-\d{2}-\d{2}/.test(values.now) ? Date.parse(values.now) : Number.NaN;
-    if (!Number.isFinite(ms)) throw new UsageError(`--now must be an ISO-8601 time like 2026-09-14T10:15:00Z, not "${values.now}"`);
-    flags.nowMs = ms;
-  }
+  if (values.now !== undefined) flags.nowMs = readNow(values.now);
   if (values.retention !== undefined) flags.retentionMs = positiveDuration('--retention', values.retention);
   if (values.trigger !== undefined) flags.triggerMs = duration('--trigger', values.trigger);
   if (values.repartition !== undefined) flags.repartitionThresholdMs = positiveDuration('--repartition', values.repartition);
@@ -115,6 +103,31 @@ export function parseDiagnoseFlags(argv: string[]): DiagnoseFlags | 'help' {
     flags.failOn = failOn;
   }
   return flags;
+}
+
+const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?)?$/i;
+
+/**
+ * `--now`: a date (midnight UTC) or a date-time with Z or an offset. `Date.parse` rolls 2026-02-30
+ * over to March 2 and reads a date-time without an offset in the machine's time zone, so neither is taken.
+ */
+function readNow(text: string): number {
+  const example = 'like 2026-09-14T10:15:00Z';
+  const match = ISO_TIME.exec(text);
+  if (!match) throw new UsageError(`--now must be an ISO-8601 time ${example}, not "${text}"`);
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map((part) => (part === undefined ? undefined : Number(part)));
+  const leap = year! % 4 === 0 && (year! % 100 !== 0 || year! % 400 === 0);
+  const daysInMonth = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month! - 1] ?? 0;
+  if (month! < 1 || month! > 12 || day! < 1 || day! > daysInMonth) throw new UsageError(`--now names a day that does not exist ("${text}"); write a real date ${example}`);
+  if (hour !== undefined && (hour > 23 || minute! > 59 || (second ?? 0) > 59)) {
+    throw new UsageError(`--now names a time that does not exist ("${text}"); write hours 00-23, minutes and seconds 00-59, ${example}`);
+  }
+  if (hour !== undefined && match[7] === undefined) {
+    throw new UsageError(`--now "${text}" has no time zone; add Z for UTC or an offset such as +02:00, ${example}`);
+  }
+  const ms = Date.parse(text.toUpperCase());
+  if (!Number.isFinite(ms)) throw new UsageError(`--now must be an ISO-8601 time ${example}, not "${text}"`);
+  return ms;
 }
 
 function duration(name: string, text: string): number {
