@@ -155,11 +155,12 @@ function parseWatch(name: 'watch' | 'unwatch', rest: string): StreamCommand {
 /** Most words a duration in words takes (`1 hour 30 minutes`). */
 const MAX_DURATION_WORDS = 4;
 
+/** The duration `text` says, Infinity past the longest one read (still a duration: "at most 7d" is the answer), else null. */
 function durationOrNull(text: string): number | null {
   try {
     return parseDuration(text);
   } catch (error) {
-    if (error instanceof DurationError) return null;
+    if (error instanceof DurationError) return error.tooLong ? Number.POSITIVE_INFINITY : null;
     throw error;
   }
 }

@@ -37,7 +37,8 @@ export const MAX_DURATION_MS = 3_650 * UNIT_MS.d!;
 export class DurationError extends StreamDoctorError {
   constructor(
     readonly input: string,
-    tooLong = false,
+    /** A duration, but longer than MAX_DURATION_MS. */
+    readonly tooLong = false,
   ) {
     const shown = input.length > 40 ? `${input.slice(0, 40)}…` : input;
     super(
