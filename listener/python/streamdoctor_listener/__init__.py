@@ -294,10 +294,14 @@ class StreamDoctorListener(StreamingQueryListener):
                 StructField("run_id", StringType(), False),
                 StructField("query_name", StringType(), True),
                 StructField("batch_id", LongType(), True),
-                StructField("event_time_text", StringType(), True),
+                StructField("event_ms", LongType(), True),
                 StructField("progress_json", StringType(), False),
             ]
         )
+        # event_time from epoch milliseconds parsed here, not to_timestamp(text): under the user's
+        # spark.sql.timestampType=TIMESTAMP_NTZ, to_timestamp drops the trailing Z and the instant lands
+        # shifted by the session time zone. timestamp_millis (SQL, Spark 3.1+) is always a TIMESTAMP (LTZ).
+        rows = [(q, r, n, b, self._epoch_ms(text), j) for q, r, n, b, text, j in rows]
         (
             self._session()
             .createDataFrame(rows, schema)
@@ -306,12 +310,40 @@ class StreamDoctorListener(StreamingQueryListener):
                 "run_id",
                 "query_name",
                 "batch_id",
-                F.to_timestamp("event_time_text").alias("event_time"),
+                F.expr("timestamp_millis(event_ms)").alias("event_time"),
                 F.current_timestamp().alias("ingested_at"),
                 "progress_json",
             )
             .write.insertInto(self.table)  # by position, in COLUMNS order; never creates the table
         )
+
+    @staticmethod
+    def _epoch_ms(text):
+        """StreamingQueryProgress.timestamp (ISO 8601, e.g. 2026-09-14T10:00:00.000Z) as epoch milliseconds; an
+        offset is honoured, none means UTC; None when it is missing or cannot be parsed."""
+        import re
+        from datetime import datetime, timedelta, timezone
+
+        if not isinstance(text, str):
+            return None
+        match = re.fullmatch(
+            r"\s*(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?\s*",
+            text,
+        )
+        if not match:
+            return None
+        year, month, day, hour, minute, second, fraction, zone = match.groups()
+        try:
+            offset = timedelta(0)
+            if zone and zone not in ("Z", "z"):
+                sign = -1 if zone[0] == "-" else 1
+                digits = zone[1:].replace(":", "")
+                offset = sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:4] or 0))
+            moment = datetime(int(year), int(month), int(day), int(hour), int(minute), int(second or 0), tzinfo=timezone(offset))
+        except (ValueError, OverflowError):
+            return None
+        delta = moment - datetime(1970, 1, 1, tzinfo=timezone.utc)
+        return (delta.days * 86400 + delta.seconds) * 1000 + int((fraction or "0")[:3].ljust(3, "0"))
 
     def _failed(self, error):
         import sys

@@ -7,6 +7,9 @@
 // counted); a failed write is counted, printed and retried later, never thrown into the stream. Rows are
 // written with insertInto: the listener never creates the table (install() checks it exists with the
 // expected columns).
+// Writes run as the listener's own jobs (job group streamdoctor-listener), never in the job group of the
+// query on whose thread the timer was made; event_time is the progress timestamp's instant whatever the
+// session's spark.sql.timestampType (timestamp_millis of the parsed text, not to_timestamp).
 //
 // The end of a job: listener events are delivered asynchronously, so awaitTermination() can return
 // before the last rows reach the listener. flush(timeoutMs) waits for the terminated events of stopped
@@ -26,7 +29,7 @@ package com.streamdoctor
 
 import org.apache.spark.SparkConf
 import org.apache.spark.sql.{Row, SparkSession}
-import org.apache.spark.sql.functions.{col, current_timestamp, to_timestamp}
+import org.apache.spark.sql.functions.{col, current_timestamp, timestamp_millis}
 import org.apache.spark.sql.streaming.StreamingQueryListener
 import org.apache.spark.sql.streaming.StreamingQueryListener.{QueryIdleEvent, QueryProgressEvent, QueryStartedEvent, QueryTerminatedEvent}
 import org.apache.spark.sql.types.{LongType, StringType, StructField, StructType}
@@ -56,7 +59,7 @@ class StreamDoctorListener(
     StructField("run_id", StringType, nullable = false),
     StructField("query_name", StringType, nullable = true),
     StructField("batch_id", LongType, nullable = true),
-    StructField("event_time_text", StringType, nullable = true),
+    StructField("event_ms", LongType, nullable = true), // StreamingQueryProgress.timestamp in epoch ms
     StructField("progress_json", StringType, nullable = false)
   ))
 
@@ -93,7 +96,7 @@ class StreamDoctorListener(
       val p = event.progress
       synchronized {
         if (buffer.isEmpty) oldestAtMs = System.currentTimeMillis()
-        buffer.addLast(Row(p.id.toString, p.runId.toString, p.name, p.batchId, p.timestamp, p.json))
+        buffer.addLast(Row(p.id.toString, p.runId.toString, p.name, p.batchId, StreamDoctorListener.epochMillis(p.timestamp), p.json))
         while (buffer.size > maxRows) { buffer.pollFirst(); dropped += 1 }
       }
       ensureTimer()
@@ -201,13 +204,18 @@ class StreamDoctorListener(
       val (rows, droppedBefore) = synchronized((new java.util.ArrayList[Row](buffer), dropped))
       if (rows.isEmpty) return 0
       try {
-        currentSession().createDataFrame(rows, schema)
-          .select(
-            col("query_id"), col("run_id"), col("query_name"), col("batch_id"),
-            to_timestamp(col("event_time_text")).as("event_time"),
-            current_timestamp().as("ingested_at"),
-            col("progress_json"))
-          .write.insertInto(table) // by position, in the table's column order; never creates the table
+        val spark = currentSession()
+        detached(spark, s"${StreamDoctorListener.JobDescription} (${rows.size} rows to $table)") {
+          spark.createDataFrame(rows, schema)
+            .select(
+              col("query_id"), col("run_id"), col("query_name"), col("batch_id"),
+              // Not to_timestamp(text): under spark.sql.timestampType=TIMESTAMP_NTZ it drops the Z and the
+              // instant lands shifted by the session time zone; timestamp_millis is always a TIMESTAMP (LTZ).
+              timestamp_millis(col("event_ms")).as("event_time"),
+              current_timestamp().as("ingested_at"),
+              col("progress_json"))
+            .write.insertInto(table) // by position, in the table's column order; never creates the table
+        }
       } catch {
         case error: Exception =>
           synchronized { retryAtMs = System.currentTimeMillis() + flushIntervalMs }
@@ -224,6 +232,22 @@ class StreamDoctorListener(
       }
       rows.size
     } finally writeLock.unlock()
+  }
+
+  /**
+   * Runs `body` (a write) as the listener's own job, detached from any query, then restores the thread's
+   * properties. The timer thread is made inside onQueryStarted, on the query's thread, and so inherits its
+   * job group (the runId), description, tags and streaming ids: its writes showed as that query's jobs and
+   * stopping that query cancelled a write in progress. flush() may run on a user's thread: restored after.
+   */
+  private def detached[T](spark: SparkSession, description: String)(body: => T): T = {
+    val context = spark.sparkContext
+    val saved = StreamDoctorListener.QueryThreadProperties.map(key => key -> context.getLocalProperty(key))
+    try {
+      StreamDoctorListener.QueryThreadProperties.foreach(key => context.setLocalProperty(key, null))
+      context.setJobGroup(StreamDoctorListener.JobGroupId, description, interruptOnCancel = false)
+      body
+    } finally saved.foreach { case (key, value) => context.setLocalProperty(key, value) } // null: removed
   }
 
   private[streamdoctor] def atJvmExit(): Unit = guarded {
@@ -249,6 +273,29 @@ object StreamDoctorListener {
   val FlushRowsKey = "spark.streamdoctor.flushRows"
   val MaxRowsKey = "spark.streamdoctor.maxRows"
   val DefaultTable = "main.streamdoctor.streaming_progress"
+
+  /** The job group and description of the listener's writes (never a query's, whatever thread writes). */
+  val JobGroupId = "streamdoctor-listener"
+  val JobDescription = "StreamDoctor listener: append progress"
+  // Local properties a query's thread sets (and threads made on it inherit), cleared for each write: job
+  // group, description, interrupt on cancel, job tags, call site, scheduler pool, streaming query ids.
+  private val QueryThreadProperties: Seq[String] = Seq(
+    "spark.jobGroup.id", "spark.job.description", "spark.job.interruptOnCancel", "spark.job.tags",
+    "callSite.short", "callSite.long", "spark.scheduler.pool",
+    "sql.streaming.queryId", "sql.streaming.runId", "streaming.sql.batchId", "__is_continuous_processing")
+
+  /**
+   * StreamingQueryProgress.timestamp (ISO 8601, like 2026-09-14T10:00:00.000Z) as epoch milliseconds; an offset
+   * is honoured, none means UTC; null when missing or unparsable.
+   */
+  def epochMillis(text: String): java.lang.Long =
+    Option(text).map(_.trim).flatMap { t =>
+      scala.util.Try(java.time.Instant.parse(t))
+        .orElse(scala.util.Try(java.time.OffsetDateTime.parse(t).toInstant))
+        .orElse(scala.util.Try(java.time.LocalDateTime.parse(t).toInstant(java.time.ZoneOffset.UTC)))
+        .flatMap(instant => scala.util.Try(java.lang.Long.valueOf(instant.toEpochMilli)))
+        .toOption
+    }.orNull
 
   val Columns: Seq[String] = Seq("query_id", "run_id", "query_name", "batch_id", "event_time", "ingested_at", "progress_json")
   val FlushTimeoutMs = 30000L
