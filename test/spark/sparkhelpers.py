@@ -181,6 +181,31 @@ def standin_answers(table, rows, requests):
     return json.loads(node(["bin/run-ts.mjs", "scripts/standin-progress-query.ts"], stdin=payload))["results"]
 
 
+CONNECT_VARIABLES = ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE", "SPARK_LOCAL_REMOTE", "SPARK_CONNECT_MODE")
+
+
+def classic_env():
+    """This process's environment for a classic session: without what a Spark Connect session earlier in it put there."""
+    return {k: v for k, v in os.environ.items() if k not in CONNECT_VARIABLES}
+
+
+def run_job_script(python, script, mode, folder, forbidden=("could not append",)):
+    """Runs `python test/spark/<script> MODE FOLDER` in a fresh process and a classic session; asserts it exited 0
+    and printed none of `forbidden` on stderr; returns the JSON of its last line of output."""
+    result = subprocess.run(
+        [python, str(REPO / "test" / "spark" / script), mode, str(folder)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=REPO,
+        env=classic_env(),
+    )
+    assert result.returncode == 0, f"stdout:\n{result.stdout[-3000:]}\nstderr:\n{result.stderr[-6000:]}"
+    for text in forbidden:
+        assert text not in result.stderr, result.stderr[-3000:]
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
 def run_scala_job(script, workdir):
     """Runs test/spark/<script> in a fresh process with the Scala listener jar (spark.jars must be on the
     driver's class path from JVM start), in a classic session; asserts it exited 0 and returns it."""
@@ -191,8 +216,7 @@ def run_scala_job(script, workdir):
         text=True,
         timeout=600,
         cwd=REPO,
-        # A classic session: drop what a Spark Connect session earlier in this process put in the environment.
-        env={k: v for k, v in os.environ.items() if k not in ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE", "SPARK_LOCAL_REMOTE", "SPARK_CONNECT_MODE")},
+        env=classic_env(),
     )
     assert result.returncode == 0, f"stdout:\n{result.stdout[-3000:]}\nstderr:\n{result.stderr[-6000:]}"
     return result

@@ -6,7 +6,6 @@ flush(), or by its exit hook (Python atexit; the JVM shutdown hook for Scala). R
 PySpark 4.0 and on classic PySpark 3.5 (.venv-spark/spark-3.5, where StreamingQueryListener.spark is
 read-only and install() used to fail)."""
 
-import json
 import os
 import subprocess
 import sys
@@ -17,21 +16,8 @@ import checks
 import sparkhelpers as h
 
 PY35 = os.environ.get("STREAMDOCTOR_SPARK35_PYTHON", "")
-CLASSIC_ENV = {k: v for k, v in os.environ.items() if k not in ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE", "SPARK_LOCAL_REMOTE", "SPARK_CONNECT_MODE")}
-
-
 def run_job(python, mode, folder):
-    result = subprocess.run(
-        [python, str(h.REPO / "test" / "spark" / "job_end.py"), mode, str(folder)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=h.REPO,
-        env=CLASSIC_ENV,
-    )
-    assert result.returncode == 0, f"stdout:\n{result.stdout[-3000:]}\nstderr:\n{result.stderr[-6000:]}"
-    assert "could not append" not in result.stderr and "not written" not in result.stderr, result.stderr[-3000:]
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    return h.run_job_script(python, "job_end.py", mode, folder, forbidden=("could not append", "not written"))
 
 
 def table_batches(folder, query_id):

@@ -8,7 +8,6 @@
 
 import json
 import os
-import subprocess
 import sys
 
 import pytest
@@ -17,7 +16,6 @@ import checks
 import sparkhelpers as h
 
 PY35 = os.environ.get("STREAMDOCTOR_SPARK35_PYTHON", "")
-CLASSIC_ENV = {k: v for k, v in os.environ.items() if k not in ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE", "SPARK_LOCAL_REMOTE", "SPARK_CONNECT_MODE")}
 JOB_GROUP = "streamdoctor-listener"
 DESCRIPTION = "StreamDoctor listener: append progress"
 
@@ -82,17 +80,7 @@ def test_scala_listener_parses_the_progress_timestamp_tolerantly(job_group_run):
 
 
 def run_event_time(python, mode, folder):
-    result = subprocess.run(
-        [python, str(h.REPO / "test" / "spark" / "event_time_job.py"), mode, str(folder)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=h.REPO,
-        env=CLASSIC_ENV,
-    )
-    assert result.returncode == 0, f"stdout:\n{result.stdout[-3000:]}\nstderr:\n{result.stderr[-6000:]}"
-    assert "could not append" not in result.stderr, result.stderr[-3000:]
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    return h.run_job_script(python, "event_time_job.py", mode, folder)
 
 
 @pytest.mark.parametrize("python, mode", [("4.0", "py"), ("3.5", "py"), ("4.0", "scala")])
