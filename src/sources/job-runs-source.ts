@@ -20,7 +20,7 @@ import type { DatabricksClient } from '../databricks/databricks-client.js';
 import { DatabricksApiError } from '../databricks/errors.js';
 import type { Run } from '../databricks/wire-types.js';
 import { redactSecrets } from '../observability/logger.js';
-import { isRecord } from '../progress/values.js';
+import { isRecord, stringOrUndefined as text } from '../progress/values.js';
 import type { WatchedJobState, PollResult, ProgressSource, SourceSignal } from './source.js';
 
 export interface WatchedJob {
@@ -105,7 +105,6 @@ function runOf(raw: unknown): Run | null {
   if (!isRecord(raw)) return null;
   const runId = typeof raw.run_id === 'string' && /^\d+$/.test(raw.run_id) ? Number(raw.run_id) : raw.run_id;
   if (typeof runId !== 'number' || !Number.isSafeInteger(runId) || runId < 0) return null;
-  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
   const time = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
   const state = isRecord(raw.state) ? raw.state : {};
   const status = isRecord(raw.status) ? raw.status : {};

@@ -16,7 +16,7 @@
 import type { DatabricksClient } from '../databricks/databricks-client.js';
 import type { PipelineEvent } from '../databricks/wire-types.js';
 import { parseProgress } from '../progress/parse-progress.js';
-import { isRecord } from '../progress/values.js';
+import { isRecord, stringOrUndefined as text } from '../progress/values.js';
 import { readPipelineEventsCursor, type PipelineCursorEntry, type PipelineEventsCursor } from './pipeline-events-cursor.js';
 import { byTriggerTime, type PollResult, type ProgressSource, type SourceSignal, type SourcedProgress } from './source.js';
 
@@ -54,10 +54,6 @@ interface UpdatesSeen {
 function numberOrNull(value: unknown): number | null {
   const number = typeof value === 'string' ? Number(value) : value;
   return typeof number === 'number' && Number.isFinite(number) ? number : null;
-}
-
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
 }
 
 /**

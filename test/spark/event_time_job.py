@@ -17,8 +17,6 @@ sys.path.insert(0, str(Path(__file__).parent))
 import sparkhelpers as h  # noqa: E402
 import workloads as w  # noqa: E402
 
-LISTENER = "com.streamdoctor.StreamDoctorListener"
-
 
 def executed(query):
     progress = [json.loads(p.json) if hasattr(p, "json") else p for p in query.recentProgress]  # 3.5: dicts
@@ -28,12 +26,7 @@ def executed(query):
 mode, workdir = sys.argv[1], h.fresh_dir(sys.argv[2])
 extra = {}
 if mode == "scala":
-    extra = {
-        "spark.jars": str(h.SCALA_JAR),
-        "spark.sql.streaming.streamingQueryListeners": LISTENER,
-        "spark.streamdoctor.table": h.TABLE,
-        "spark.streamdoctor.flushIntervalSeconds": "2",
-    }
+    extra = h.scala_listener_conf(2)
 spark = h.classic_session(workdir / "warehouse", extra=extra, app=f"streamdoctor-event-time-{mode}")
 try:
     h.create_progress_table(spark)  # event_time TIMESTAMP (with local time zone): made before the switch
@@ -52,8 +45,7 @@ try:
         listener.flush()
         failed = listener.failed_writes
     else:
-        listeners = spark._jsparkSession.streams().listListeners()
-        (ours,) = [listeners[i] for i in range(len(listeners)) if listeners[i].getClass().getName() == LISTENER]
+        (ours,) = h.registered_scala_listeners(spark)
         ours.flush(30000)
         failed = ours.failedWrites()
     rows = spark.sql(f"SELECT batch_id, unix_millis(event_time) AS event_ms FROM {h.TABLE} WHERE query_id = '{query.id}'").collect()

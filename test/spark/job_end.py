@@ -20,11 +20,7 @@ import workloads as w  # noqa: E402
 mode, workdir = sys.argv[1], h.fresh_dir(sys.argv[2])
 extra = {}
 if mode.startswith("scala"):
-    extra = {
-        "spark.jars": str(h.SCALA_JAR),
-        "spark.sql.streaming.streamingQueryListeners": "com.streamdoctor.StreamDoctorListener",
-        "spark.streamdoctor.table": h.TABLE,
-    }
+    extra = h.scala_listener_conf()
 spark = h.classic_session(workdir / "warehouse", extra=extra, app=f"streamdoctor-job-end-{mode}")
 h.create_progress_table(spark)
 if mode.startswith("py"):

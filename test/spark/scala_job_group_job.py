@@ -19,7 +19,6 @@ import os
 import sys
 import threading
 import time
-import traceback
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -27,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import sparkhelpers as h  # noqa: E402
 import workloads as w  # noqa: E402
 
-LISTENER = "com.streamdoctor.StreamDoctorListener"
+LISTENER = h.SCALA_LISTENER
 FLUSH_INTERVAL_S = 15
 BLOCKER_GROUP = "streamdoctor-test-blocker"
 PROBE_GROUP = "streamdoctor-test-probe"
@@ -37,23 +36,15 @@ workdir = h.fresh_dir(sys.argv[1])
 os.environ["PYSPARK_PYTHON"] = sys.executable  # the blocking tasks run in Python workers
 spark = h.classic_session(
     workdir / "warehouse",
-    extra={
-        "spark.jars": str(h.SCALA_JAR),
-        "spark.sql.streaming.streamingQueryListeners": LISTENER,
-        "spark.streamdoctor.table": h.TABLE,
-        "spark.streamdoctor.flushIntervalSeconds": str(FLUSH_INTERVAL_S),
-        "spark.sql.pyspark.jvmStacktrace.enabled": "false",
-    },
+    extra=h.scala_listener_conf(FLUSH_INTERVAL_S, **{"spark.sql.pyspark.jvmStacktrace.enabled": "false"}),
     app="streamdoctor-scala-job-group",
 )
-jspark = spark._jsparkSession
 tracker = spark.sparkContext.statusTracker()
 store = spark._jsc.sc().statusStore()
 
 
 def registered():
-    listeners = jspark.streams().listListeners()
-    return [listeners[i] for i in range(len(listeners)) if listeners[i].getClass().getName() == LISTENER]
+    return h.registered_scala_listeners(spark)
 
 
 def option(value):
@@ -68,16 +59,6 @@ def job(job_id):
 
 def group_jobs(group):
     return sorted(tracker.getJobIdsForGroup(group))
-
-
-def settle(read, done, timeout_s):
-    """Polls read() until done(value) or the deadline; returns the last value (the caller judges it)."""
-    deadline = time.time() + timeout_s
-    value = read()
-    while not done(value) and time.time() < deadline:
-        time.sleep(0.2)
-        value = read()
-    return value
 
 
 def hold_a_slot(partition_rows, folder):
@@ -138,7 +119,7 @@ def step_timer_write(folder):
         Path(gate, "release").touch()
         blocker.join(120)
         probe.join(120)
-        seen["buffered_after_release"] = settle(listener.buffered, lambda buffered: buffered == 0, 60)
+        seen["buffered_after_release"] = h.settle(listener.buffered, lambda buffered: buffered == 0, 60)
         seen["write_jobs_at_end"] = {str(j): job(j) for j in writes}
         seen["table_batches"] = sorted(r.batch_id for r in spark.sql(f"SELECT batch_id FROM {h.TABLE} WHERE query_id = '{query.id}'").collect())
         seen["executed_batches"] = sorted(json.loads(p.json)["batchId"] for p in query.recentProgress if "addBatch" in json.loads(p.json).get("durationMs", {}))
@@ -199,17 +180,8 @@ def step_epoch_millis(folder):
     return {"parsed": [[text, parse(text)] for text in texts]}
 
 
-results = {}
 try:
     h.create_progress_table(spark)
-    for name, step in [("timer_write", step_timer_write), ("user_flush", step_user_flush), ("epoch_millis", step_epoch_millis)]:
-        try:
-            results[name] = step(h.fresh_dir(workdir / name))
-        except Exception:  # noqa: BLE001 - recorded for the test; the next steps still run
-            results[name] = {"error": traceback.format_exc()[-3000:]}
-        finally:
-            for query in spark.streams.active:
-                query.stop()
-    print(json.dumps(results), flush=True)
+    h.run_steps(spark, workdir, [("timer_write", step_timer_write), ("user_flush", step_user_flush), ("epoch_millis", step_epoch_millis)])
 finally:
     spark.stop()

@@ -13,12 +13,7 @@ import sparkhelpers as h  # noqa: E402
 workdir = h.fresh_dir(sys.argv[1])
 spark = h.classic_session(
     workdir / "warehouse",
-    extra={
-        "spark.jars": str(h.SCALA_JAR),
-        "spark.sql.streaming.streamingQueryListeners": "com.streamdoctor.StreamDoctorListener",
-        "spark.streamdoctor.table": h.TABLE,
-        "spark.streamdoctor.flushIntervalSeconds": "2",
-    },
+    extra=h.scala_listener_conf(2),
     app="streamdoctor-scala-listener",
 )
 try:

@@ -15,7 +15,6 @@ Prints one JSON line: each step's observations, or {"error": ...} for a step tha
 import json
 import sys
 import time
-import traceback
 from datetime import datetime
 from pathlib import Path
 
@@ -25,7 +24,7 @@ import checks  # noqa: E402
 import sparkhelpers as h  # noqa: E402
 import workloads as w  # noqa: E402
 
-LISTENER = "com.streamdoctor.StreamDoctorListener"
+LISTENER = h.SCALA_LISTENER
 THREAD = "streamdoctor-listener-flush"
 FLUSH_INTERVAL_S = 2
 ROWS_TABLE = "spark_catalog.streamdoctor.flush_rows_progress"
@@ -34,14 +33,8 @@ REMOVE_TABLE = "spark_catalog.streamdoctor.remove_progress"
 workdir = h.fresh_dir(sys.argv[1])
 spark = h.classic_session(
     workdir / "warehouse",
-    extra={
-        "spark.jars": str(h.SCALA_JAR),
-        "spark.sql.streaming.streamingQueryListeners": LISTENER,
-        "spark.streamdoctor.table": h.TABLE,
-        "spark.streamdoctor.flushIntervalSeconds": str(FLUSH_INTERVAL_S),
-        # str() of a JVM exception raised through Py4J is then the JVM's message alone.
-        "spark.sql.pyspark.jvmStacktrace.enabled": "false",
-    },
+    # str() of a JVM exception raised through Py4J is then the JVM's message alone.
+    extra=h.scala_listener_conf(FLUSH_INTERVAL_S, **{"spark.sql.pyspark.jvmStacktrace.enabled": "false"}),
     app="streamdoctor-scala-timer",
 )
 jvm = spark._jvm
@@ -49,24 +42,13 @@ jspark = spark._jsparkSession
 
 
 def registered():
-    listeners = jspark.streams().listListeners()
-    return [listeners[i] for i in range(len(listeners)) if listeners[i].getClass().getName() == LISTENER]
+    return h.registered_scala_listeners(spark)
 
 
 def flush_threads():
     """(alive, daemon) of every JVM thread named streamdoctor-listener-flush."""
     threads = jvm.java.lang.Thread.getAllStackTraces().keySet().toArray()
     return [[t.isAlive(), t.isDaemon()] for t in threads if t.getName() == THREAD]
-
-
-def settle(read, done, timeout_s):
-    """Polls read() until done(value) or the deadline; returns the last value (the caller judges it)."""
-    deadline = time.time() + timeout_s
-    value = read()
-    while not done(value) and time.time() < deadline:
-        time.sleep(0.2)
-        value = read()
-    return value
 
 
 def executed(query):
@@ -145,7 +127,7 @@ def step_long_trigger(folder):
         )
     finally:
         query.stop()
-    seen["threads_after_stop"] = settle(flush_threads, lambda threads: not threads, 15)
+    seen["threads_after_stop"] = h.settle(flush_threads, lambda threads: not threads, 15)
     seen["failed_writes"] = listener.failedWrites()
     return seen
 
@@ -175,7 +157,7 @@ def step_flush_rows(folder):
             buffered_at_end=listener.buffered(),
             failed_writes=listener.failedWrites(),
         )
-        seen["threads_after_stop"] = settle(flush_threads, lambda threads: not threads, 15)
+        seen["threads_after_stop"] = h.settle(flush_threads, lambda threads: not threads, 15)
         return seen
     finally:
         jspark.streams().removeListener(listener)
@@ -197,7 +179,7 @@ def step_remove(folder):
         seen["buffered_after"] = listener.buffered()
         listeners = jspark.streams().listListeners()
         seen["still_registered"] = any(listeners[i].equals(listener) for i in range(len(listeners)))
-        seen["threads_after"] = settle(flush_threads, lambda threads: len(threads) < 2, 15)
+        seen["threads_after"] = h.settle(flush_threads, lambda threads: len(threads) < 2, 15)
         count = len(executed(query))
         h.wait_until(lambda: len(executed(query)) >= count + 2, 30, "two more batches")
         seen["buffered_later"] = listener.buffered()
@@ -232,36 +214,31 @@ def step_missing_table(folder):
     seen.update(
         buffered_at_end=listener.buffered(),
         executed_batches=batches,
-        failed_writes_after_end=settle(listener.failedWrites, lambda failed: failed > failed_at_end, 15) - failed_at_end,
+        failed_writes_after_end=h.settle(listener.failedWrites, lambda failed: failed > failed_at_end, 15) - failed_at_end,
         threads_while_buffered=flush_threads(),
         table_created=spark.catalog.tableExists(h.TABLE),
         written_while_missing=listener.written() - written_before,
         last_error=listener.lastError().get() if listener.lastError().isDefined() else None,
     )
     h.create_progress_table(spark)
-    seen["buffered_after_create"] = settle(listener.buffered, lambda buffered: buffered == 0, 20)
+    seen["buffered_after_create"] = h.settle(listener.buffered, lambda buffered: buffered == 0, 20)
     seen["table_batches"] = [batch for batch, _ in table_rows(h.TABLE, query.id)]
-    seen["threads_after_write"] = settle(flush_threads, lambda threads: not threads, 15)
+    seen["threads_after_write"] = h.settle(flush_threads, lambda threads: not threads, 15)
     return seen
 
 
-results = {}
 try:
     h.create_progress_table(spark)
-    for name, step in [
-        ("table_check", step_table_check),
-        ("long_trigger", step_long_trigger),
-        ("flush_rows", step_flush_rows),
-        ("remove", step_remove),
-        ("missing_table", step_missing_table),
-    ]:
-        try:
-            results[name] = step(h.fresh_dir(workdir / name))
-        except Exception:  # noqa: BLE001 - recorded for the test; the next steps still run
-            results[name] = {"error": traceback.format_exc()[-3000:]}
-        finally:
-            for query in spark.streams.active:
-                query.stop()
-    print(json.dumps(results), flush=True)
+    h.run_steps(
+        spark,
+        workdir,
+        [
+            ("table_check", step_table_check),
+            ("long_trigger", step_long_trigger),
+            ("flush_rows", step_flush_rows),
+            ("remove", step_remove),
+            ("missing_table", step_missing_table),
+        ],
+    )
 finally:
     spark.stop()

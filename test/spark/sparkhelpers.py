@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import time
+import traceback
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -189,11 +190,11 @@ def classic_env():
     return {k: v for k, v in os.environ.items() if k not in CONNECT_VARIABLES}
 
 
-def run_job_script(python, script, mode, folder, forbidden=("could not append",)):
-    """Runs `python test/spark/<script> MODE FOLDER` in a fresh process and a classic session; asserts it exited 0
-    and printed none of `forbidden` on stderr; returns the JSON of its last line of output."""
+def run_script(python, script, *args):
+    """Runs `python test/spark/<script> ARGS…` in a fresh process and a classic session; asserts it exited 0 and
+    returns it."""
     result = subprocess.run(
-        [python, str(REPO / "test" / "spark" / script), mode, str(folder)],
+        [python, str(REPO / "test" / "spark" / script), *map(str, args)],
         capture_output=True,
         text=True,
         timeout=600,
@@ -201,6 +202,13 @@ def run_job_script(python, script, mode, folder, forbidden=("could not append",)
         env=classic_env(),
     )
     assert result.returncode == 0, f"stdout:\n{result.stdout[-3000:]}\nstderr:\n{result.stderr[-6000:]}"
+    return result
+
+
+def run_job_script(python, script, mode, folder, forbidden=("could not append",)):
+    """Runs `python test/spark/<script> MODE FOLDER` (run_script); asserts it printed none of `forbidden` on
+    stderr; returns the JSON of its last line of output."""
+    result = run_script(python, script, mode, folder)
     for text in forbidden:
         assert text not in result.stderr, result.stderr[-3000:]
     return json.loads(result.stdout.strip().splitlines()[-1])
@@ -210,16 +218,51 @@ def run_scala_job(script, workdir):
     """Runs test/spark/<script> in a fresh process with the Scala listener jar (spark.jars must be on the
     driver's class path from JVM start), in a classic session; asserts it exited 0 and returns it."""
     assert SCALA_JAR.is_file(), f"{SCALA_JAR} is missing: build it with `mvn -f listener/scala/pom.xml package` (npm run test:spark does)"
-    result = subprocess.run(
-        [sys.executable, str(REPO / "test" / "spark" / script), str(workdir)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=REPO,
-        env=classic_env(),
-    )
-    assert result.returncode == 0, f"stdout:\n{result.stdout[-3000:]}\nstderr:\n{result.stderr[-6000:]}"
-    return result
+    return run_script(sys.executable, script, workdir)
+
+
+def settle(read, done, timeout_s):
+    """Polls read() until done(value) or the deadline; returns the last value (the caller judges it)."""
+    deadline = time.time() + timeout_s
+    value = read()
+    while not done(value) and time.time() < deadline:
+        time.sleep(0.2)
+        value = read()
+    return value
+
+
+def run_steps(spark, workdir, steps):
+    """For a job script: runs each (name, step) on a fresh folder under `workdir`, recording what it returns or its
+    traceback (the next steps still run) and stopping the streams it left running; prints the results as one JSON
+    line, which run_scala_job's caller reads."""
+    results = {}
+    for name, step in steps:
+        try:
+            results[name] = step(fresh_dir(workdir / name))
+        except Exception:  # noqa: BLE001 - recorded for the test; the next steps still run
+            results[name] = {"error": traceback.format_exc()[-3000:]}
+        finally:
+            for query in spark.streams.active:
+                query.stop()
+    print(json.dumps(results), flush=True)
+
+
+SCALA_LISTENER = "com.streamdoctor.StreamDoctorListener"
+
+
+def scala_listener_conf(flush_interval_s=None, **extra):
+    """Session settings that install the Scala listener from its jar, writing to TABLE (every `flush_interval_s`
+    seconds when given), plus `extra`."""
+    conf = {"spark.jars": str(SCALA_JAR), "spark.sql.streaming.streamingQueryListeners": SCALA_LISTENER, "spark.streamdoctor.table": TABLE}
+    if flush_interval_s is not None:
+        conf["spark.streamdoctor.flushIntervalSeconds"] = str(flush_interval_s)
+    return {**conf, **extra}
+
+
+def registered_scala_listeners(spark):
+    """The Scala listeners registered with the session's streams."""
+    listeners = spark._jsparkSession.streams().listListeners()
+    return [listeners[i] for i in range(len(listeners)) if listeners[i].getClass().getName() == SCALA_LISTENER]
 
 
 def long_trigger():

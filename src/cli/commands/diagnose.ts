@@ -116,9 +116,9 @@ function readNow(text: string): number {
   const match = ISO_TIME.exec(text);
   if (!match) throw new UsageError(`--now must be an ISO-8601 time ${example}, not "${text}"`);
   const [year, month, day, hour, minute, second] = match.slice(1, 7).map((part) => (part === undefined ? undefined : Number(part)));
-  const leap = year! % 4 === 0 && (year! % 100 !== 0 || year! % 400 === 0);
-  const daysInMonth = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month! - 1] ?? 0;
-  if (month! < 1 || month! > 12 || day! < 1 || day! > daysInMonth) throw new UsageError(`--now names a day that does not exist ("${text}"); write a real date ${example}`);
+  // A day that exists comes back unchanged from Date.UTC, which rolls the others over.
+  const date = new Date(Date.UTC(year!, month! - 1, day!));
+  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month! - 1 || date.getUTCDate() !== day) throw new UsageError(`--now names a day that does not exist ("${text}"); write a real date ${example}`);
   if (hour !== undefined && (hour > 23 || minute! > 59 || (second ?? 0) > 59)) {
     throw new UsageError(`--now names a time that does not exist ("${text}"); write hours 00-23, minutes and seconds 00-59, ${example}`);
   }
