@@ -29,7 +29,7 @@ const logger = createLogger({ name: `bench-worker-${process.pid}`, level: proces
 const client = createDatabricksClient({ host: config.databricksUrl, credentials: { kind: 'pat', token: config.token } });
 const source = new ProgressTableSource({
   client,
-  warehouseId: 'local-warehouse',
+  warehouseId: '0c7d5e2f9a1b3c46',
   table: 'main.streamdoctor.streaming_progress',
   watched: { queryIds: config.queryIds, queryNames: [] },
   logger,

@@ -50,7 +50,7 @@ async function cycle(queries: number): Promise<Record<string, number | string>> 
     const client = createDatabricksClient({ host: local.url, credentials: { kind: 'pat', token: PAT } });
     const source = new ProgressTableSource({
       client,
-      warehouseId: 'local-warehouse',
+      warehouseId: '0c7d5e2f9a1b3c46',
       table: TABLE,
       watched: { queryIds: simulators.map((simulator) => simulator.id), queryNames: [] },
       now: () => local.clock.now(),

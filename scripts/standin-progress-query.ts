@@ -39,7 +39,7 @@ async function readStdin(): Promise<string> {
 
 const input = JSON.parse(await readStdin()) as Input;
 const token = 'dapi-spark-compare-0123456789';
-const databricks = await startLocalDatabricks({ tokens: [token], progressTables: [input.table], warehouses: ['local-warehouse'] });
+const databricks = await startLocalDatabricks({ tokens: [token], progressTables: [input.table], warehouses: ['0c7d5e2f9a1b3c46'] });
 try {
   for (const row of input.rows) {
     if (row.ingested_us % 1_000 !== 0) throw new Error(`ingested_us ${row.ingested_us} is not whole milliseconds: the stand-in stores ms`);
@@ -53,7 +53,7 @@ try {
   const results = [];
   for (const request of input.requests) {
     // The request body the progress-table source sends, with the statement and parameters given.
-    const result = await client.statements.query({ ...progressPageRequest({ warehouseId: 'local-warehouse', parameters: request.parameters }), statement: request.statement });
+    const result = await client.statements.query({ ...progressPageRequest({ warehouseId: '0c7d5e2f9a1b3c46', parameters: request.parameters }), statement: request.statement });
     // The column types, from the statement's result manifest.
     const status = await client.statements.get(result.statementId);
     const types = (status.manifest?.schema?.columns ?? []).map((column) => column.type_text ?? null);

@@ -42,7 +42,7 @@ function client(extra: { maxAttempts?: number; timeoutMs?: number; oauth?: boole
   return { databricks, events, sleeps };
 }
 
-const SELECT_ONE = { statement: 'SELECT 1', warehouse_id: 'local-warehouse', wait_timeout: '5s' };
+const SELECT_ONE = { statement: 'SELECT 1', warehouse_id: '0c7d5e2f9a1b3c46', wait_timeout: '5s' };
 
 beforeAll(async () => {
   local = await startLocalDatabricks({ tokens: [PAT], oauthClients: [CLIENT], statements: { chunkRows: 3 } });
@@ -186,7 +186,7 @@ describe('Databricks client against the local Databricks', () => {
   it('turns an HTTP-200 FAILED statement into StatementFailedError with its SQLSTATE', async () => {
     const { databricks } = client();
     const error = (await databricks.statements
-      .query({ statement: 'SELECT * FROM main.sales.orders', warehouse_id: 'local-warehouse' })
+      .query({ statement: 'SELECT * FROM main.sales.orders', warehouse_id: '0c7d5e2f9a1b3c46' })
       .catch((caught: unknown) => caught)) as StatementFailedError;
     expect(error).toBeInstanceOf(StatementFailedError);
     expect(error.sqlState).toBe('0A000');

@@ -70,7 +70,7 @@ describe('Databricks faults while streams lag', () => {
     });
     const source = new ProgressTableSource({
       client,
-      warehouseId: 'local-warehouse',
+      warehouseId: '0c7d5e2f9a1b3c46',
       table: 'main.streamdoctor.streaming_progress',
       watched: { queryIds: Array.from({ length: sim.queries }, (_, i) => queryIdOf(i)), queryNames: [] },
     });

@@ -61,7 +61,7 @@ describe('poll: one bad progress row', () => {
     for (const batch of good) local.insertProgress(batch.json, { ingestedAtMs: batch.endMs });
     local.insertProgress(badJson, { ingestedAtMs: good[0]!.endMs + 1 });
     local.clock.advance(10 * 60_000);
-    const source = new ProgressTableSource({ client, warehouseId: 'local-warehouse', table: TABLE, watched: { queryIds: [good[0]!.id, bad.id], queryNames: [] }, now: () => local!.clock.now(), statement: { pollIntervalMs: 10 } });
+    const source = new ProgressTableSource({ client, warehouseId: '0c7d5e2f9a1b3c46', table: TABLE, watched: { queryIds: [good[0]!.id, bad.id], queryNames: [] }, now: () => local!.clock.now(), statement: { pollIntervalMs: 10 } });
     const poll = createPollProcessor({ store, queues, metrics: createMetrics({ processMetrics: false }), logger: silentLogger, sources: new Map([['ws.progress', { id: 'ws.progress', source }]]) });
 
     for (let i = 0; i < 3; i += 1) {

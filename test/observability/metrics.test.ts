@@ -71,7 +71,7 @@ describe('the Databricks request-latency histogram, fed by the real client', () 
       sleep: async () => undefined,
     });
     local.faults.inject({ kind: 'rate_limit', times: 1, retryAfterSec: 1 });
-    await databricks.statements.query({ statement: 'SELECT 1', warehouse_id: 'local-warehouse', wait_timeout: '5s' });
+    await databricks.statements.query({ statement: 'SELECT 1', warehouse_id: '0c7d5e2f9a1b3c46', wait_timeout: '5s' });
     const histogram = await metrics.registry.getSingleMetric('streamdoctor_databricks_request_duration_seconds')!.get();
     type Sample = (typeof histogram.values)[number] & { metricName?: string };
     const samples = histogram.values as Sample[];
@@ -92,9 +92,9 @@ describe('the Databricks request-latency histogram, fed by the real client', () 
   it('a metrics registry bound later (a function) gets the requests made after it exists', async () => {
     let bound: ReturnType<typeof createMetrics> | undefined;
     const databricks = createDatabricksClient({ host: local.url, credentials: { kind: 'pat', token: PAT }, onEvent: databricksRequestObserver(() => bound) });
-    await databricks.statements.query({ statement: 'SELECT 1', warehouse_id: 'local-warehouse', wait_timeout: '5s' });
+    await databricks.statements.query({ statement: 'SELECT 1', warehouse_id: '0c7d5e2f9a1b3c46', wait_timeout: '5s' });
     bound = createMetrics({ processMetrics: false });
-    await databricks.statements.query({ statement: 'SELECT 1', warehouse_id: 'local-warehouse', wait_timeout: '5s' });
+    await databricks.statements.query({ statement: 'SELECT 1', warehouse_id: '0c7d5e2f9a1b3c46', wait_timeout: '5s' });
     expect(await bound.registry.metrics()).toContain('streamdoctor_databricks_request_duration_seconds_count{api="/api/2.0/sql/statements",status="200"} 1');
   });
 });

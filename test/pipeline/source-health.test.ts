@@ -32,7 +32,7 @@ afterEach(async () => {
 });
 
 const TOKEN = 'dapi-local-0123456789abcdef';
-const WAREHOUSE = 'local-warehouse';
+const WAREHOUSE = '0c7d5e2f9a1b3c46';
 const SOURCE = 'prod.progress';
 const DEFAULT_CHANNEL = 'C0DATAALRT';
 const THRESHOLD_MS = 600;

@@ -39,7 +39,7 @@ function source(queryIds: string[]) {
   });
   return new ProgressTableSource({
     client,
-    warehouseId: 'local-warehouse',
+    warehouseId: '0c7d5e2f9a1b3c46',
     table: TABLE,
     watched: { queryIds, queryNames: [] },
     now: () => local.clock.now(),

@@ -38,7 +38,7 @@ const keyOf = (record: SourcedProgress) => `${record.progress.id}/${record.progr
 describe('progress-table source: late rows', () => {
   it('reads the overlap again once a minute, not at every poll, and still reads a late row once', async () => {
     const batches = simulatedBatches('orders_agg', 40, START);
-    const src = new ProgressTableSource({ client, warehouseId: 'local-warehouse', table: TABLE, watched: { queryIds: [batches[0]!.id], queryNames: [] }, now: () => local.clock.now(), statement: { pollIntervalMs: 10 }, overlapMs: 600_000, initialLookbackMs: 600_000 });
+    const src = new ProgressTableSource({ client, warehouseId: '0c7d5e2f9a1b3c46', table: TABLE, watched: { queryIds: [batches[0]!.id], queryNames: [] }, now: () => local.clock.now(), statement: { pollIntervalMs: 10 }, overlapMs: 600_000, initialLookbackMs: 600_000 });
     let cursor: ProgressTableCursor | null = null;
     const read: SourcedProgress[] = [];
     const perPoll: number[] = [];
@@ -74,7 +74,7 @@ describe('progress-table source: late rows', () => {
 
   it('lateReadEveryMs 0 reads the whole window at every poll (as before)', async () => {
     const batches = simulatedBatches('orders_agg', 12, START);
-    const src = new ProgressTableSource({ client, warehouseId: 'local-warehouse', table: TABLE, watched: { queryIds: [batches[0]!.id], queryNames: [] }, now: () => local.clock.now(), statement: { pollIntervalMs: 10 }, lateReadEveryMs: 0 });
+    const src = new ProgressTableSource({ client, warehouseId: '0c7d5e2f9a1b3c46', table: TABLE, watched: { queryIds: [batches[0]!.id], queryNames: [] }, now: () => local.clock.now(), statement: { pollIntervalMs: 10 }, lateReadEveryMs: 0 });
     let cursor: ProgressTableCursor | null = null;
     for (const b of batches) {
       local.insertProgress(b.json, { ingestedAtMs: b.endMs });

@@ -27,7 +27,7 @@ afterEach(async () => {
 function source(queryIds: string[], extra: Partial<ConstructorParameters<typeof ProgressTableSource>[0]> = {}) {
   return new ProgressTableSource({
     client,
-    warehouseId: 'local-warehouse',
+    warehouseId: '0c7d5e2f9a1b3c46',
     table: TABLE,
     watched: { queryIds, queryNames: [] },
     now: () => local.clock.now(),

@@ -63,7 +63,7 @@ describe('local Databricks: auth', () => {
 
 describe('local Databricks: SQL statements', () => {
   it('validates the request like the API does', async () => {
-    expect((await call('POST', '/api/2.0/sql/statements', { statement: 'SELECT 1', warehouse_id: 'local-warehouse', wait_timeout: '3s' })).json.error_code).toBe('INVALID_PARAMETER_VALUE');
+    expect((await call('POST', '/api/2.0/sql/statements', { statement: 'SELECT 1', warehouse_id: '0c7d5e2f9a1b3c46', wait_timeout: '3s' })).json.error_code).toBe('INVALID_PARAMETER_VALUE');
     expect((await call('POST', '/api/2.0/sql/statements', { statement: 'SELECT 1' })).status).toBe(400);
     expect((await call('POST', '/api/2.0/sql/statements', { statement: 'SELECT 1', warehouse_id: 'ghost' })).status).toBe(404);
   });
@@ -76,7 +76,7 @@ describe('local Databricks: SQL statements', () => {
     }
     local.clock.advance(600_000);
     const parameters = progressPageParameters({ table: 'main.streamdoctor.streaming_progress', queryIds: [sim.id], queryNames: [], afterUs: 0, afterKey: '' });
-    const response = await call('POST', '/api/2.0/sql/statements', { statement: PROGRESS_TABLE_STATEMENT, warehouse_id: 'local-warehouse', parameters, row_limit: 10 });
+    const response = await call('POST', '/api/2.0/sql/statements', { statement: PROGRESS_TABLE_STATEMENT, warehouse_id: '0c7d5e2f9a1b3c46', parameters, row_limit: 10 });
     expect(response.json.status.state).toBe('SUCCEEDED');
     expect(response.json.manifest).toMatchObject({ total_chunk_count: 2, total_row_count: 10, truncated: true, format: 'JSON_ARRAY' });
     expect(response.json.manifest.schema.columns.map((c: { name: string }) => c.name)).toEqual(['query_id', 'run_id', 'batch_id', 'event_ms', 'ingested_us', 'progress_json']);
@@ -90,7 +90,7 @@ describe('local Databricks: SQL statements', () => {
 
   it('fails with HTTP 200 for a missing table, an unbound parameter, and an unsupported statement', async () => {
     const failed = async (statement: string, parameters: unknown[]) =>
-      (await call('POST', '/api/2.0/sql/statements', { statement, warehouse_id: 'local-warehouse', parameters })).json;
+      (await call('POST', '/api/2.0/sql/statements', { statement, warehouse_id: '0c7d5e2f9a1b3c46', parameters })).json;
     const params = progressPageParameters({ table: 'main.other.progress', queryIds: [], queryNames: [], afterUs: 0, afterKey: '' });
     const missing = await failed(PROGRESS_TABLE_STATEMENT, params);
     expect(missing.status).toMatchObject({ state: 'FAILED', sql_state: '42P01', error: { error_code: 'BAD_REQUEST' } });
@@ -104,16 +104,16 @@ describe('local Databricks: SQL statements', () => {
     // RUNNING from half the latency until it: a window wide enough for a busy machine.
     local.setStatementLatency(2_000);
     try {
-      const submitted = await call('POST', '/api/2.0/sql/statements', { statement: 'SELECT 1', warehouse_id: 'local-warehouse', wait_timeout: '0s' });
+      const submitted = await call('POST', '/api/2.0/sql/statements', { statement: 'SELECT 1', warehouse_id: '0c7d5e2f9a1b3c46', wait_timeout: '0s' });
       expect(submitted.json.status.state).toBe('PENDING');
       const id = submitted.json.statement_id;
       await new Promise((resolve) => setTimeout(resolve, 1_300));
       expect((await call('GET', `/api/2.0/sql/statements/${id}`)).json.status.state).toBe('RUNNING');
       await new Promise((resolve) => setTimeout(resolve, 900));
       expect((await call('GET', `/api/2.0/sql/statements/${id}`)).json.result.data_array).toEqual([['1']]);
-      const waited = await call('POST', '/api/2.0/sql/statements', { statement: 'SELECT 1', warehouse_id: 'local-warehouse', wait_timeout: '5s' });
+      const waited = await call('POST', '/api/2.0/sql/statements', { statement: 'SELECT 1', warehouse_id: '0c7d5e2f9a1b3c46', wait_timeout: '5s' });
       expect(waited.json.status.state).toBe('SUCCEEDED');
-      const other = await call('POST', '/api/2.0/sql/statements', { statement: 'SELECT 1', warehouse_id: 'local-warehouse', wait_timeout: '0s' });
+      const other = await call('POST', '/api/2.0/sql/statements', { statement: 'SELECT 1', warehouse_id: '0c7d5e2f9a1b3c46', wait_timeout: '0s' });
       expect((await call('POST', `/api/2.0/sql/statements/${other.json.statement_id}/cancel`)).status).toBe(200);
       expect((await call('GET', `/api/2.0/sql/statements/${other.json.statement_id}`)).json.status.state).toBe('CANCELED');
     } finally {
@@ -206,7 +206,7 @@ async function countRows(target: LocalDatabricks, queryIds: string[]): Promise<n
   const statement = await fetch(`${target.url}/api/2.0/sql/statements`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${PAT}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ statement: PROGRESS_TABLE_STATEMENT, warehouse_id: 'local-warehouse', parameters, row_limit: 100_000 }),
+    body: JSON.stringify({ statement: PROGRESS_TABLE_STATEMENT, warehouse_id: '0c7d5e2f9a1b3c46', parameters, row_limit: 100_000 }),
   });
   return ((await statement.json()) as { manifest: { total_row_count: number } }).manifest.total_row_count;
 }
@@ -282,7 +282,7 @@ describe('local Databricks: retention', () => {
       const all = await countRows(capped, sims.map((sim) => sim.id));
       expect(all).toBeLessThanOrEqual(500);
       const parameters = progressPageParameters({ table: 'main.streamdoctor.streaming_progress', queryIds: [sims[0]!.id], queryNames: [], afterUs: 0, afterKey: '' });
-      const page = await call2(capped, 'POST', '/api/2.0/sql/statements', { statement: PROGRESS_TABLE_STATEMENT, warehouse_id: 'local-warehouse', parameters, row_limit: 1_000 });
+      const page = await call2(capped, 'POST', '/api/2.0/sql/statements', { statement: PROGRESS_TABLE_STATEMENT, warehouse_id: '0c7d5e2f9a1b3c46', parameters, row_limit: 1_000 });
       const batchIds = (page.result.data_array as string[][]).map((row) => Number(row[2]));
       expect(Math.min(...batchIds)).toBeGreaterThan(100);
       expect(Math.max(...batchIds)).toBeGreaterThanOrEqual(710);

@@ -27,7 +27,7 @@ async function call(method: string, path: string, body?: unknown) {
 
 describe('statement results expire: SUCCEEDED, then CLOSED', () => {
   it('answers CLOSED without a result once the result is no longer available, and no chunk', async () => {
-    const submitted = await call('POST', '/api/2.0/sql/statements', { statement: 'SELECT 1', warehouse_id: 'local-warehouse' });
+    const submitted = await call('POST', '/api/2.0/sql/statements', { statement: 'SELECT 1', warehouse_id: '0c7d5e2f9a1b3c46' });
     expect(submitted.json.status.state).toBe('SUCCEEDED');
     const id = submitted.json.statement_id as string;
     expect((await call('GET', `/api/2.0/sql/statements/${id}/result/chunks/0`)).json.data_array).toEqual([['1']]);
@@ -43,7 +43,7 @@ describe('statement results expire: SUCCEEDED, then CLOSED', () => {
       const client = createDatabricksClient({ host: local.url, credentials: { kind: 'pat', token: PAT }, retry: { maxAttempts: 1 } });
       // Polled too rarely: the statement succeeds and closes between two polls.
       const error = await client.statements
-        .query({ statement: 'SELECT 1', warehouse_id: 'local-warehouse', wait_timeout: '0s' }, { pollIntervalMs: 2_000, maxPollIntervalMs: 2_000 })
+        .query({ statement: 'SELECT 1', warehouse_id: '0c7d5e2f9a1b3c46', wait_timeout: '0s' }, { pollIntervalMs: 2_000, maxPollIntervalMs: 2_000 })
         .catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(StatementFailedError);
       expect((error as StatementFailedError).errorCode).toBe('CLOSED');

@@ -11,7 +11,7 @@ import { PROGRESS_TABLE_STATEMENT, progressPageParameters, progressPageRequest }
 import { startLocalDatabricks, type LocalDatabricks } from '../../src/standins/databricks/index.js';
 
 const PAT = 'dapi-local-statement-rules-0000000001';
-const WAREHOUSE = 'local-warehouse';
+const WAREHOUSE = '0c7d5e2f9a1b3c46';
 let local: LocalDatabricks;
 
 beforeAll(async () => {

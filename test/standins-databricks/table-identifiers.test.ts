@@ -23,7 +23,7 @@ afterEach(async () => {
 
 function poll(table: string, queryId: string) {
   const client = createDatabricksClient({ host: local!.url, credentials: { kind: 'pat', token: PAT }, retry: { maxAttempts: 1 }, sleep: async () => undefined });
-  return new ProgressTableSource({ client, warehouseId: 'local-warehouse', table, watched: { queryIds: [queryId], queryNames: [] }, now: () => local!.clock.now(), statement: { pollIntervalMs: 10 } }).poll(null);
+  return new ProgressTableSource({ client, warehouseId: '0c7d5e2f9a1b3c46', table, watched: { queryIds: [queryId], queryNames: [] }, now: () => local!.clock.now(), statement: { pollIntervalMs: 10 } }).poll(null);
 }
 
 describe('local Databricks: table identifiers', () => {

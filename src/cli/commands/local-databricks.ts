@@ -6,7 +6,7 @@
  * watch-file snippet that points StreamDoctor at it. Stops on SIGINT / SIGTERM.
  */
 import { SCENARIOS, scenarioByName, type Scenario } from '../../simulator/index.js';
-import { playScenario, startLocalDatabricks, type PlayedStream } from '../../standins/databricks/index.js';
+import { LOCAL_WAREHOUSE_ID, playScenario, startLocalDatabricks, type PlayedStream } from '../../standins/databricks/index.js';
 import { HELP_OPTION, parseCommandArgs, UsageError, wantsHelp } from '../command-args.js';
 import { waitForStopSignal } from '../wait-for-stop-signal.js';
 
@@ -130,21 +130,27 @@ export async function run(argv: string[]): Promise<number> {
   // One more copy of the first scenario as a pipeline flow, so the event log has progress too.
   if (scenarios[0]) played.push(playScenario(local, { ...scenarios[0], name: `${scenarios[0].name}-pipeline` }, { pipelineId: PIPELINE_ID }));
 
-  const streams = played
-    .filter((stream) => stream.jobId !== null)
-    .map((stream) => `  - query_id: ${stream.queryId}\n    name: ${stream.name ?? stream.scenario}\n    job: ${stream.jobId}`)
-    .join('\n');
   process.stdout.write(
     `Local Databricks is running at ${local.url} (speed ${flags.speed}×)\n` +
       `  DATABRICKS_HOST=${local.url}\n  DATABRICKS_TOKEN=${PAT}\n` +
       `  or OAuth: DATABRICKS_CLIENT_ID=${CLIENT.clientId} DATABRICKS_CLIENT_SECRET=${CLIENT.clientSecret}\n` +
-      `  warehouse: local-warehouse   progress table: ${TABLE}   pipeline: ${PIPELINE_ID}\n` +
+      `  warehouse: ${LOCAL_WAREHOUSE_ID}   progress table: ${TABLE}   pipeline: ${PIPELINE_ID}\n` +
       `  faults: curl -XPOST ${local.url}/__admin/faults -d '{"kind":"rate_limit","times":3,"retryAfterSec":2}'\n\n` +
-      `Watch file for it:\n` +
-      `workspaces:\n  - name: local\n    host: ${local.url}\n    auth: { token_env: DATABRICKS_TOKEN }\n    warehouse_id: local-warehouse\n    progress_table: ${TABLE}\n` +
-      `    pipelines:\n      - id: ${PIPELINE_ID}\nstreams:\n${streams}\ndefaults:\n  channel: "#streaming-alerts"\n\nPress Ctrl+C to stop.\n`,
+      `Watch file for it:\n${localWatchFile(local.url, played)}\nPress Ctrl+C to stop.\n`,
   );
   await waitForStopSignal();
   await local.close();
   return 0;
+}
+
+/** The watch file printed for the stand-in at `url`: its workspace, its pipeline and the played streams that run as jobs. */
+export function localWatchFile(url: string, played: readonly Pick<PlayedStream, 'queryId' | 'name' | 'scenario' | 'jobId'>[]): string {
+  const streams = played
+    .filter((stream) => stream.jobId !== null)
+    .map((stream) => `  - query_id: ${stream.queryId}\n    name: ${stream.name ?? stream.scenario}\n    job: ${stream.jobId}`)
+    .join('\n');
+  return (
+    `workspaces:\n  - name: local\n    host: ${url}\n    auth: { token_env: DATABRICKS_TOKEN }\n    warehouse_id: ${LOCAL_WAREHOUSE_ID}\n    progress_table: ${TABLE}\n` +
+    `    pipelines:\n      - id: ${PIPELINE_ID}\nstreams:\n${streams}\ndefaults:\n  channel: "#streaming-alerts"\n`
+  );
 }

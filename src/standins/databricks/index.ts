@@ -1,4 +1,4 @@
-export { startLocalDatabricks, type LocalDatabricks, type LocalDatabricksOptions, type RequestCounts } from './local-databricks.js';
+export { LOCAL_WAREHOUSE_ID, startLocalDatabricks, type LocalDatabricks, type LocalDatabricksOptions, type RequestCounts } from './local-databricks.js';
 export { ScaledClock } from './scaled-clock.js';
 export { FaultInjector, type FaultKind, type FaultRule } from './faults.js';
 export type { BatchGenerator, StreamOptions } from './stream-driver.js';

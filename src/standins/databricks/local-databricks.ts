@@ -30,7 +30,7 @@ export interface LocalDatabricksOptions {
   oauthClients?: OAuthClient[];
   /** Lifetime of issued OAuth tokens, seconds. @defaultValue 3600 */
   tokenLifetimeSec?: number;
-  /** SQL warehouse ids that exist. @defaultValue ['local-warehouse'] */
+  /** SQL warehouse ids that exist. @defaultValue [LOCAL_WAREHOUSE_ID] */
   warehouses?: string[];
   /** Progress tables that exist (`catalog.schema.table`). @defaultValue ['main.streamdoctor.streaming_progress'] */
   progressTables?: string[];
@@ -113,11 +113,14 @@ export interface LocalDatabricks {
 
 const DEFAULT_PAT = 'dapi-local-0123456789abcdef';
 
+/** The stand-in's warehouse unless told others: an id shaped as Databricks shows them (hex digits), which a watch file accepts. */
+export const LOCAL_WAREHOUSE_ID = '0c7d5e2f9a1b3c46';
+
 export async function startLocalDatabricks(options: LocalDatabricksOptions = {}): Promise<LocalDatabricks> {
   const clock = new ScaledClock(options.startMs ?? Date.now(), options.speed ?? 1);
   const faults = new FaultInjector();
   const issuer = new TokenIssuer(options.tokens ?? [DEFAULT_PAT], options.oauthClients ?? [], options.tokenLifetimeSec ?? 3600);
-  const warehouses = new Set(options.warehouses ?? ['local-warehouse']);
+  const warehouses = new Set(options.warehouses ?? [LOCAL_WAREHOUSE_ID]);
   const stoppedWarehouses = new Set<string>();
   const tables = new Map<string, ProgressTable>();
   for (const name of options.progressTables ?? ['main.streamdoctor.streaming_progress']) {
