@@ -10,8 +10,8 @@ export const DEFAULTS = {
   port: 3000,
   /** pino level (`LOG_LEVEL`). */
   logLevel: 'info',
-  /** Poll cadence per source when neither the environment nor the watch file says (`STREAMDOCTOR_POLL_SECONDS`). */
-  pollSeconds: 10,
+  /** Poll cadence per source when neither the environment (`STREAMDOCTOR_POLL_SECONDS`) nor the watch file (`poll_interval`) says. */
+  pollSeconds: 60,
   /** Daily digest time, `HH:MM` (`STREAMDOCTOR_DIGEST_AT`). */
   digestAt: '09:00',
   /** IANA zone of the digest (`STREAMDOCTOR_TIME_ZONE`). */

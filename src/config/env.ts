@@ -20,7 +20,7 @@ export type WorkerQueueName = (typeof QUEUE_NAMES)[number];
 
 /** The pipeline's settings (poll cadence, digest, worker queues, storms, source health). */
 export interface PipelineSettings {
-  /** `STREAMDOCTOR_POLL_SECONDS` in ms. @defaultValue 10000 */
+  /** `STREAMDOCTOR_POLL_SECONDS` in ms. @defaultValue 60000 */
   pollEveryMs: number;
   /** `STREAMDOCTOR_DIGEST_AT`. @defaultValue '09:00' */
   digestAt: string;

@@ -21,7 +21,7 @@ export async function loadConfig(envVars: NodeJS.ProcessEnv): Promise<Config> {
   let watch: WatchConfig | null = null;
   if (env.configPath) {
     try {
-      watch = await readWatchConfigFile(env.configPath);
+      watch = await readWatchConfigFile(env.configPath, { defaultChannel: env.pipeline.defaultChannel });
     } catch (err) {
       if (!(err instanceof WatchConfigError)) throw err;
       problems.push(err.message);

@@ -1,9 +1,9 @@
 /** Reads and validates the watch file from disk; throws `WatchConfigError` listing every mistake. */
 import { readFile } from 'node:fs/promises';
 import { WatchConfigError, type WatchConfig } from './watch-config.js';
-import { loadWatchConfig } from './watch-file.js';
+import { loadWatchConfig, type WatchConfigOverrides } from './watch-file.js';
 
-export async function readWatchConfigFile(path: string): Promise<WatchConfig> {
+export async function readWatchConfigFile(path: string, overrides: WatchConfigOverrides = {}): Promise<WatchConfig> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -18,7 +18,7 @@ export async function readWatchConfigFile(path: string): Promise<WatchConfig> {
       },
     ]);
   }
-  const result = loadWatchConfig(text, path);
+  const result = loadWatchConfig(text, path, overrides);
   if (!result.ok) throw new WatchConfigError(path, result.errors);
   return result.config;
 }

@@ -82,7 +82,13 @@ function normalizeHost(host: string): string {
   return /^https?:\/\//i.test(text) ? text : `https://${text}`;
 }
 
-export function loadWatchConfig(text: string, path: string): LoadWatchConfigResult {
+/** What the environment sets over the file. */
+export interface WatchConfigOverrides {
+  /** `STREAMDOCTOR_DEFAULT_CHANNEL`: replaces `defaults.channel` wherever the file would use it. @defaultValue the file's */
+  defaultChannel?: string | null;
+}
+
+export function loadWatchConfig(text: string, path: string, overrides: WatchConfigOverrides = {}): LoadWatchConfigResult {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const fail = (errors: ConfigIssue[]): LoadWatchConfigResult => ({ ok: false, errors, message: formatConfigIssues(path, errors) });
@@ -175,7 +181,7 @@ export function loadWatchConfig(text: string, path: string): LoadWatchConfigResu
 
   const crossErrors = crossCheck(parsed.data, doc, lineCounter);
   if (crossErrors.length) return fail(crossErrors);
-  return { ok: true, config: build(parsed.data), warnings: [] };
+  return { ok: true, config: build(parsed.data, overrides.defaultChannel ?? parsed.data.defaults.channel), warnings: [] };
 }
 
 /** Where the first alias (`*name`) of the file starts, for the line:column of an alias error. */
@@ -243,8 +249,7 @@ function crossCheck(data: WatchFileParsed, doc: Document, lineCounter: LineCount
   return errors;
 }
 
-function build(data: WatchFileParsed): WatchConfig {
-  const defaultChannel = data.defaults.channel;
+function build(data: WatchFileParsed, defaultChannel: string): WatchConfig {
   const workspaces: WorkspaceWatch[] = data.workspaces.map((workspace) => ({
     name: workspace.name,
     host: normalizeHost(workspace.host),

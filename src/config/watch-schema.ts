@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { TUNING } from '../diagnosis/engine-options.js';
 import { parseDuration } from '../util/duration.js';
+import { DEFAULTS } from './defaults.js';
 
 const ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;
 const CHANNEL = /^(#[a-z0-9][a-z0-9._-]{0,79}|[CGD][A-Z0-9]{8,})$/;
@@ -219,7 +220,7 @@ export const watchFileSchema = z.strictObject({
   workspaces: z.array(workspace).min(1, { error: 'list at least one workspace (name, host, auth)' }),
   streams: z.array(stream).default([]),
   defaults: z.strictObject({ channel }),
-  poll_interval: pollInterval.default(60_000),
+  poll_interval: pollInterval.default(DEFAULTS.pollSeconds * 1000),
   digest: digest.optional(),
   retention: duration.default(7 * 86_400_000),
   thresholds: thresholds.default({}),

@@ -11,7 +11,7 @@ function readPipelineSettings(env: NodeJS.ProcessEnv) {
 describe('pipeline settings', () => {
   it('has documented defaults', () => {
     expect(readPipelineSettings({})).toEqual({
-      pollEveryMs: 10_000,
+      pollEveryMs: 60_000,
       digestAt: '09:00',
       timeZone: 'UTC',
       defaultChannel: null,
@@ -46,7 +46,7 @@ describe('pipeline settings', () => {
       STREAMDOCTOR_SOURCE_FAILING_SECONDS: '0',
     });
     expect(settings.sourceFailingAfterMs).toBe(300_000);
-    expect(settings.pollEveryMs).toBe(10_000);
+    expect(settings.pollEveryMs).toBe(60_000);
     expect(settings.workerQueues).toEqual(['detect']);
     expect(settings.problems).toEqual([
       'STREAMDOCTOR_POLL_SECONDS must be a number of seconds from 0.001 to 604800 (7 days), written like 30 or 0.5; got "ten"',

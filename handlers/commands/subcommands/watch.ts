@@ -73,6 +73,11 @@ export async function watchSubcommand(ctx: CommandContext, target: WatchTarget, 
   // A watch that changes nothing is not news for the channel: answer the caller alone.
   const existing = (await ctx.deps.store.routing.listRoutes()).find((rule) => rule.scope === target.scope && rule.id === resolved.id);
   if (existing?.channel === destination) return replyPrivately(ctx, `${resolved.label} is already routed to ${channelMention(destination)}; nothing changed.`);
+  // The watch file routes this very target here: a Slack route would change nothing.
+  const fromFile = { query: 'queries', job: 'jobs', pipeline: 'pipelines' } as const;
+  if (!existing && ctx.deps.routingDefaults?.[fromFile[target.scope]]?.[resolved.id] === destination) {
+    return replyPrivately(ctx, `${resolved.label} is already routed to ${channelMention(destination)} by the watch file; nothing changed.`);
+  }
   await ctx.deps.store.routing.setRoute(target.scope, resolved.id, destination);
   const note =
     check.status === 'not_member'
