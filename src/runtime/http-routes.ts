@@ -1,5 +1,5 @@
 /**
- * GET /livez, /readyz (/healthz) and /metrics as plain node:http handlers, shaped like Bolt `customRoutes` so
+ * GET (and HEAD: probes that send it) /livez, /readyz (/healthz) and /metrics as plain node:http handlers, shaped like Bolt `customRoutes` so
  * the web process mounts them on the Slack app's receiver; `startHttpServer` serves them alone
  * (worker and clock processes, tests).
  */
@@ -34,15 +34,15 @@ export function healthRoutes(deps: Pick<RouteDeps, 'redis' | 'queues'>): Route[]
     {
       // The process answers: never looks at Redis, so a Redis blip does not get every pod restarted.
       path: '/livez',
-      method: ['GET'],
+      method: ['GET', 'HEAD'],
       handler: (_req, res) => {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ status: 'ok', uptimeSec: Math.round(process.uptime()) }));
       },
     },
-    { path: '/readyz', method: ['GET'], handler: ready },
+    { path: '/readyz', method: ['GET', 'HEAD'], handler: ready },
     // Older probes: the same as /readyz.
-    { path: '/healthz', method: ['GET'], handler: ready },
+    { path: '/healthz', method: ['GET', 'HEAD'], handler: ready },
   ];
 }
 
@@ -70,7 +70,7 @@ export function pipelineRoutes(deps: RouteDeps & { gaugeDeadlineMs?: number }): 
     ...healthRoutes(deps),
     {
       path: '/metrics',
-      method: ['GET'],
+      method: ['GET', 'HEAD'],
       handler: async (_req, res) => {
         // Bounded like /readyz: past the deadline (Redis away or hung) the in-process counters are
         // served at once, the Redis gauges left out rather than stale; /readyz reports the outage.

@@ -1,6 +1,6 @@
 /**
  * The Slack app factory: Bolt 5 with the HTTP receiver (POST /slack/events serves commands,
- * interactivity and events, signatures verified, requests older than 5 minutes rejected) or Socket
+ * interactivity and events, signatures verified, requests dated over 5 minutes from now rejected) or Socket
  * Mode when an app-level token is given. Tokens come in as options (read from the environment by
  * src/config); the Web API base URL can point at the local Slack (`slackApiUrl`).
  */
@@ -96,13 +96,34 @@ export function slackClientOptions(slackApiUrl?: string, timeoutMs = 10_000): we
 }
 
 /**
- * Answers 400 to a signed POST /slack/events whose JSON body (or form `payload`) is not an object
- * (`null`, `[]`, `"x"`, `1`): Bolt reads `body.ssl_check` on whatever JSON.parse returned, and on
- * `null` that throws outside any handler, an unhandled rejection that ends the process
- * (src/runtime/shutdown.ts). The body is buffered here; Bolt reuses the buffer (`rawBody`) and
- * verifies the signature itself, so an unsigned request is still its 401.
+ * Largest body of a Slack request (a command with pasted JSON, an interaction, an event: kilobytes,
+ * a 40,000-character message at most): far below Bolt's 4 MB, so requests that are never finished
+ * cannot hold much memory each.
  */
-function guardBodyShape(receiver: HTTPReceiver, signingSecret: string, logger: Logger): void {
+const SLACK_BODY_LIMIT = 1024 * 1024;
+/** Slack's window for a request's timestamp, either way: a clock ahead or behind widens no replay window. */
+const SIGNED_WITHIN_SEC = 5 * 60;
+/** A request still being received after this long is cut off: Slack gives up on its own after 3 s. */
+const REQUEST_TIMEOUT_MS = 10_000;
+
+/** Answers `status` and closes the connection, without reading a body the request may still send. */
+function refuse(res: ServerResponse, status: number): void {
+  res.setHeader('Connection', 'close');
+  // Node would otherwise keep the connection until the unread body arrives.
+  res.once('finish', () => res.socket?.destroySoon());
+  HTTPModuleFunctions.buildNoBodyResponse(res, status);
+}
+
+/**
+ * Guards POST /slack/events before Bolt sees it. Refused before the body is read: a request without
+ * Slack's signature headers, or dated more than 5 minutes from now either way (Bolt checks only the
+ * past), 401; a declared body over SLACK_BODY_LIMIT, 413. Then 400 for a signed body that is JSON but
+ * not an object (`null`, `[]`, `"x"`, `1`): Bolt reads `body.ssl_check` on whatever JSON.parse
+ * returned, and on `null` that throws outside any handler, an unhandled rejection that ends the
+ * process (src/runtime/shutdown.ts). The body is buffered here; Bolt reuses the buffer (`rawBody`)
+ * and verifies the signature itself.
+ */
+function guardRequests(receiver: HTTPReceiver, signingSecret: string, logger: Logger): void {
   const next = receiver.requestListener;
   const shapeOf = (req: IncomingMessage, text: string): 'object' | 'other' | 'unreadable' => {
     try {
@@ -121,13 +142,22 @@ function guardBodyShape(receiver: HTTPReceiver, signingSecret: string, logger: L
   };
   receiver.requestListener = (req: IncomingMessage, res: ServerResponse) => {
     if (req.method !== 'POST' || (req.url ?? '').split('?')[0] !== '/slack/events') return next(req, res);
-    HTTPModuleFunctions.bufferIncomingMessage(req, HTTPModuleFunctions.defaultBodyLimit).then(
+    const signature = req.headers['x-slack-signature'];
+    const timestamp = Number(req.headers['x-slack-request-timestamp']);
+    if (typeof signature !== 'string' || !Number.isSafeInteger(timestamp) || Math.abs(Date.now() / 1000 - timestamp) > SIGNED_WITHIN_SEC) {
+      // Debug only: whoever sends these could otherwise fill the logs.
+      logger.debug('slack request refused: no signature, or dated outside 5 minutes of now');
+      refuse(res, 401);
+      return;
+    }
+    if (Number(req.headers['content-length']) > SLACK_BODY_LIMIT) {
+      refuse(res, 413);
+      return;
+    }
+    HTTPModuleFunctions.bufferIncomingMessage(req, SLACK_BODY_LIMIT).then(
       (buffered) => {
         const text = buffered.rawBody.toString();
-        const signature = req.headers['x-slack-signature'];
-        const timestamp = Number(req.headers['x-slack-request-timestamp']);
-        const signed =
-          typeof signature === 'string' && isValidSlackRequest({ signingSecret, body: text, headers: { 'x-slack-signature': signature, 'x-slack-request-timestamp': timestamp } });
+        const signed = isValidSlackRequest({ signingSecret, body: text, headers: { 'x-slack-signature': signature, 'x-slack-request-timestamp': timestamp } });
         if (signed && shapeOf(req, text) === 'other') {
           logger.warn('slack request refused: its body is JSON but not an object');
           HTTPModuleFunctions.buildNoBodyResponse(res, 400);
@@ -138,7 +168,7 @@ function guardBodyShape(receiver: HTTPReceiver, signingSecret: string, logger: L
       (err: unknown) => {
         // Too large or cut off: what Bolt would answer for the same (413, else 400).
         const tooLarge = HTTPModuleFunctions.isRawBodyError(err) && (err as { statusCode?: number }).statusCode === 413;
-        if (!res.headersSent) HTTPModuleFunctions.buildNoBodyResponse(res, tooLarge ? 413 : 400);
+        if (!res.headersSent) refuse(res, tooLarge ? 413 : 400);
       },
     );
   };
@@ -161,11 +191,12 @@ export function createSlackApp(options: SlackAppOptions): SlackAppHandle {
         processBeforeResponse: false,
         logger: boltLogger(logger),
       });
-  if (receiver) guardBodyShape(receiver, options.signingSecret!, logger);
+  if (receiver) guardRequests(receiver, options.signingSecret!, logger);
+  const warmAuthorize = options.authorize ? null : singleWorkspaceAuthorize(options.botToken!, clientOptions);
   const app = new App({
     ...(socketMode ? { socketMode: true, appToken: options.appToken, ...(options.port !== undefined ? { port: options.port } : {}) } : {}),
     ...(receiver ? { receiver } : {}),
-    authorize: options.authorize ?? singleWorkspaceAuthorize(options.botToken!, clientOptions),
+    authorize: options.authorize ?? warmAuthorize!,
     clientOptions,
     logger: boltLogger(logger),
     customRoutes: options.customRoutes ?? [],
@@ -193,12 +224,17 @@ export function createSlackApp(options: SlackAppOptions): SlackAppHandle {
     app,
     mode: socketMode ? 'socket' : 'http',
     async start(port = options.port ?? 3000, host?: string) {
+      // auth.test now, not at the first request, which would wait on it past Slack's 3 s.
+      warmAuthorize?.warm().catch((error: unknown) => logger.warn({ err: error }, `slack auth.test at start failed: ${redactSecrets((error as Error).message)}`));
       if (socketMode) {
         await app.start();
         logger.info('slack app connected in Socket Mode');
         return { port: null };
       }
       server = (await (host ? app.start({ port, host }) : app.start(port))) as Server;
+      // Node's defaults hold a stalled request for 5 minutes (headers 1 minute).
+      server.requestTimeout = REQUEST_TIMEOUT_MS;
+      server.headersTimeout = REQUEST_TIMEOUT_MS;
       const bound = (server.address() as AddressInfo | null)?.port ?? port;
       logger.info({ port: bound }, 'slack app listening on POST /slack/events');
       return { port: bound };

@@ -26,6 +26,16 @@ export function slackAuthErrorOf(error: unknown): string {
   return 'auth_failed';
 }
 
+/** True when authorization failed because Slack could not be asked (`SlackAuthError` not `refused`). */
+function slackUnavailable(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth += 1) {
+    if ((current as { code?: unknown }).code === 'streamdoctor_slack_unavailable') return true;
+    current = (current as { cause?: unknown; original?: unknown }).cause ?? (current as { original?: unknown }).original;
+  }
+  return false;
+}
+
 /** Only Slack's own hosts (or the configured local Slack) are sent anything. */
 export function isSlackResponseUrl(url: string, slackApiUrl?: string): boolean {
   let parsed: URL;
@@ -44,6 +54,10 @@ export function isSlackResponseUrl(url: string, slackApiUrl?: string): boolean {
   }
 }
 
+/** What the person is told when Slack could not be asked about the token (not a refusal). */
+export const SLACK_UNAVAILABLE_MESSAGE =
+  'StreamDoctor could not reach Slack to check its own access just now, so nothing was done. Try again in a minute.';
+
 export function authFailureMessage(slackError: string): string {
   return `StreamDoctor cannot act in Slack right now: its bot token was refused (\`${slackError}\`), so nothing was done. The team running StreamDoctor needs to check SLACK_BOT_TOKEN and that the app is still installed.`;
 }
@@ -53,7 +67,7 @@ export function replyToAuthFailure(body: unknown, error: unknown, options: AuthF
   const responseUrl = (body as { response_url?: unknown } | null)?.response_url;
   if (typeof responseUrl !== 'string' || !isSlackResponseUrl(responseUrl, options.slackApiUrl)) return;
   const send = options.fetch ?? fetch;
-  const text = authFailureMessage(slackAuthErrorOf(error));
+  const text = slackUnavailable(error) ? SLACK_UNAVAILABLE_MESSAGE : authFailureMessage(slackAuthErrorOf(error));
   void send(responseUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -73,9 +73,12 @@ function stripQuotes(text: string): string {
 /** Most of the typed text an error reply repeats: enough to recognise, not enough to flood. */
 const SHOWN_INPUT_CHARS = 40;
 
-/** Typed text quoted in an error reply, cut without splitting an emoji in half. */
-function shownInput(text: string): string {
-  return inlineCode(truncateText(text, SHOWN_INPUT_CHARS));
+/** Control characters and bidirectional overrides: shown as \uFFFD, never sent back as typed. */
+const UNSHOWABLE = /[\u0000-\u001f\u007f\u202a-\u202e\u2066-\u2069]/g;
+
+/** Typed text quoted in a reply, cut without splitting an emoji in half, without control characters. */
+export function shownInput(text: string): string {
+  return inlineCode(truncateText(text.replace(UNSHOWABLE, '\uFFFD'), SHOWN_INPUT_CHARS));
 }
 
 /** A name from text already unescaped: unescaping again would turn a typed `&lt;` into `<`. */

@@ -32,7 +32,8 @@ export function isStoreUnreachable(error: unknown): boolean {
 /** A stable code for the log line and the user's message. */
 export function errorCode(error: unknown): string {
   const code = (error as { code?: unknown })?.code;
-  if (typeof code === 'string' && /^[a-z0-9_]{3,60}$/i.test(code)) return code;
+  // Node's own codes (ERR_HTTP_HEADERS_SENT, …) say nothing to the person: an internal error.
+  if (typeof code === 'string' && /^[a-z0-9_]{3,60}$/i.test(code) && !code.startsWith('ERR_')) return code;
   if (isStoreUnreachable(error)) return 'streamdoctor_store_unavailable';
   return 'streamdoctor_internal_error';
 }
@@ -58,7 +59,14 @@ export function guardListener<A extends GuardedArgs>(name: string, logger: Logge
     if (originalAck) {
       (args as { ack: unknown }).ack = async (response?: never) => {
         acked = true;
-        return originalAck(response);
+        try {
+          return await originalAck(response);
+        } catch (error) {
+          // Too late: the receiver already answered Slack (its no-ack timeout). The listener goes on
+          // and answers through response_url, which stays valid for 30 minutes.
+          if ((error as { code?: unknown }).code !== 'ERR_HTTP_HEADERS_SENT') throw error;
+          logger.warn({ listener: name }, `slack listener ${name} acknowledged after Slack's 3 s; answering through response_url`);
+        }
       };
     }
     try {

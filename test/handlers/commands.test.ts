@@ -166,6 +166,27 @@ describe('/stream commands', () => {
     expect(none.text).toContain('No `watch` routes job `999`');
   });
 
+  it('an unknown stream name is repeated cut short and without control characters', async () => {
+    const reply = await run(`tune ${'q'.repeat(5_000)}\u0007\u202e`);
+    expect(reply.response_type).toBe('ephemeral');
+    expect(reply.text.length).toBeLessThan(300);
+    expect(reply.text).toContain('status all` lists the streams you can see');
+    const odd = await run('tune ab\u0007\u202ecd');
+    expect(odd.text).toContain('`ab\uFFFD\uFFFDcd`');
+  });
+
+  it('a watch of a stream the watch file already routes here is answered privately and stores no route', async () => {
+    h.deps.routingDefaults = { queries: { [healthy.queryId]: CHANNEL } };
+    try {
+      const reply = await run('watch orders_ingest');
+      expect(reply.response_type).toBe('ephemeral');
+      expect(reply.text).toBe(`query \`orders_ingest\` is already routed to <#${CHANNEL}> by the watch file; nothing changed.`);
+      expect((await h.store.routing.listRoutes()).map((r) => r.id)).not.toContain(healthy.queryId);
+    } finally {
+      h.deps.routingDefaults = undefined;
+    }
+  });
+
   it('watch refuses a malformed job id privately, and a watch that changes nothing is answered privately', async () => {
     const bad = await run('watch job abc');
     expect(bad.response_type).toBe('ephemeral');

@@ -181,7 +181,7 @@ describe('a refused bot token', () => {
     await until(() => rig.slack.ephemerals(CHANNEL, DEV).find((e) => e.text.includes('`invalid_auth`')));
     expect((await rig.store.incidents.get(seeded.incidents[0]!.id))?.acknowledgedBy).toBeNull();
     expect(rig.slack.messages(CHANNEL)).toHaveLength(1); // only the seeded alert
-    expect(rig.logLines.join('')).toContain('auth.test failed with SLACK_BOT_TOKEN (invalid_auth)');
+    expect(rig.logLines.join('')).toContain('auth.test refused SLACK_BOT_TOKEN (invalid_auth)');
     expectNoSecrets(rig.logLines, badToken, 'qaRevokedTokenValue');
   });
 });

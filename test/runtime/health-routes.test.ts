@@ -43,6 +43,15 @@ describe('health routes', () => {
     expect(await ready.json()).toMatchObject({ status: 'ok', redis: 'ok' });
   });
 
+  it('answers HEAD as GET without a body (load balancers and uptime checks send it)', async () => {
+    const http = await serve(REDIS_URL, true);
+    for (const path of ['/livez', '/readyz', '/healthz']) {
+      const head = await fetch(`${http.url}${path}`, { method: 'HEAD' });
+      expect(head.status, path).toBe(200);
+      expect(await head.text()).toBe('');
+    }
+  });
+
   it('with Redis away: still live, not ready, and the error is a summary', async () => {
     const port = await closedPort();
     const http = await serve(`redis://127.0.0.1:${port}`);

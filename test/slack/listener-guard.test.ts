@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { errorCode, isStoreUnreachable, userFacingError } from '../../src/slack/listener-guard.js';
+import { errorCode, guardListener, isStoreUnreachable, userFacingError } from '../../src/slack/listener-guard.js';
 import { redisOptionsFor } from '../../src/runtime/redis-client.js';
 
 describe('store outages are named as such', () => {
@@ -27,5 +27,26 @@ describe('store outages are named as such', () => {
     expect(producer.commandTimeout).toBeLessThanOrEqual(5000);
     // Workers wait through restarts: BullMQ needs blocking commands without a timeout.
     expect(redisOptionsFor('worker').commandTimeout).toBeUndefined();
+  });
+});
+
+describe('a listener acknowledged too late', () => {
+  it('goes on and answers through response_url instead of failing on the ack', async () => {
+    const warned: string[] = [];
+    const logger = { warn: (_o: unknown, msg: string) => warned.push(msg), error: () => undefined } as unknown as Parameters<typeof guardListener>[1];
+    const answers: string[] = [];
+    const tooLate = Object.assign(new Error('Cannot set headers after they are sent to the client'), { code: 'ERR_HTTP_HEADERS_SENT' });
+    const guarded = guardListener('late', logger, async (args) => {
+      await args.ack!();
+      await args.respond!({ text: 'the real answer' });
+    });
+    await guarded({ ack: async () => Promise.reject(tooLate), respond: async (m: { text: string }) => void answers.push(m.text) } as never);
+    expect(answers).toEqual(['the real answer']);
+    expect(warned.join('\n')).toContain("acknowledged after Slack's 3 s");
+  });
+
+  it("never shows Node's own error codes to the person", () => {
+    const error = Object.assign(new Error('x'), { code: 'ERR_STREAM_DESTROYED' });
+    expect(errorCode(error)).toBe('streamdoctor_internal_error');
   });
 });

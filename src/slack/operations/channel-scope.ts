@@ -8,7 +8,7 @@
  */
 import type { webApi } from '@slack/bolt';
 import type { StreamInfo, StreamRecord } from '../../store/types.js';
-import { channelIdFromToken } from '../command-text.js';
+import { channelIdFromToken, shownInput } from '../command-text.js';
 import type { SlackDeps } from '../deps.js';
 import { channelMention, inlineCode } from '../mrkdwn.js';
 import { lookupStream, type StreamLookup } from './stream-lookup.js';
@@ -173,7 +173,7 @@ export async function lookupForAction(
 ): Promise<ScopedLookup> {
   const typed = splitChannel(text);
   if (typed.bareChannel) {
-    return { ok: false, message: `Pick the channel from Slack's autocomplete (${inlineCode(typed.bareChannel)} was not sent as a channel link), or run the command in that channel.` };
+    return { ok: false, message: `Pick the channel from Slack's autocomplete (${shownInput(typed.bareChannel)} was not sent as a channel link), or run the command in that channel.` };
   }
   const found = await findVisibleStream(scope, typed.query, subcommand, channels);
   if (!found.ok) return found;
@@ -220,7 +220,7 @@ export async function lookupForReading(scope: CallerScope, text: string | null, 
   // Only a channel's own binding can name a stream the caller may not see.
   if (!found.ok || (await maySeeStream(scope, found.stream, channels))) return found;
   const command = scope.deps.command ?? '/stream';
-  return { ok: false, message: `No stream called ${inlineCode(typed.query ?? '')} that you can see. \`${command} status all\` lists the streams you can see.` };
+  return { ok: false, message: `No stream called ${shownInput(typed.query ?? '')} that you can see. \`${command} status all\` lists the streams you can see.` };
 }
 
 /** The streams the caller may see, of `streams` (drops those routed to private channels they are not in). */

@@ -4,6 +4,7 @@
  */
 import type { StreamRecord } from '../../store/types.js';
 import type { SlackDeps } from '../deps.js';
+import { shownInput } from '../command-text.js';
 import { inlineCode } from '../mrkdwn.js';
 import { matchQuery } from '../query-match.js';
 
@@ -30,10 +31,10 @@ export async function lookupStream(deps: SlackDeps, query: string | null, channe
   const result = matchQuery(query, streams);
   if (result.kind === 'match') return { ok: true, stream: result.stream };
   if (result.kind === 'ambiguous') {
-    return { ok: false, message: `${inlineCode(query)} matches ${result.candidates.length} streams; say which one:\n${nameList(result.candidates)}` };
+    return { ok: false, message: `${shownInput(query)} matches ${result.candidates.length} streams; say which one:\n${nameList(result.candidates)}` };
   }
   const hint = result.suggestions.length > 0 ? ` Did you mean:\n${nameList(result.suggestions)}` : ` \`${command} status all\` lists the streams you can see.`;
-  return { ok: false, message: `No stream called ${inlineCode(query)}.${hint}` };
+  return { ok: false, message: `No stream called ${shownInput(query)}.${hint}` };
 }
 
 /**
