@@ -61,8 +61,9 @@ def overloaded(spark, work, args):
     return query, {"rowsPerSecond": 24, "udfSecondsPerRow": {"first60s": 0.02, "after": 0.1}, "slowFromMs": int(slow_from * 1000), "cores": 2, "seconds": 300}
 
 
-def slow_udf_query(spark, work, name, rows_per_second, seconds_per_row):
-    """rate source → a Python UDF that sleeps `seconds_per_row(now)` per row → noop sink."""
+def slow_udf_query(spark, work, name, rows_per_second, seconds_per_row, frame=None, column="value"):
+    """rate source (or `frame`) → a Python UDF that sleeps `seconds_per_row(now)` per row on `column`
+    (a long) → noop sink."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import LongType
 
@@ -72,9 +73,10 @@ def slow_udf_query(spark, work, name, rows_per_second, seconds_per_row):
         t.sleep(seconds_per_row(t.time()))
         return value
 
-    frame = spark.readStream.format("rate").option("rowsPerSecond", rows_per_second).load()
+    if frame is None:
+        frame = spark.readStream.format("rate").option("rowsPerSecond", rows_per_second).load()
     return (
-        frame.select(F.udf(slow, LongType())("value").alias("value"))
+        frame.select(F.udf(slow, LongType())(column).alias("value"))
         .writeStream.format("noop")
         .queryName(name)
         .option("checkpointLocation", str(work / "cp"))
@@ -228,6 +230,27 @@ def kafka_capped_overload(spark, work, args):
     return query, {"recordsPerSecond": {"first60s": 20, "after": 45}, "maxOffsetsPerTrigger": 30, "partitions": 4, "speedupAtMs": speedup_ms, "seconds": 210}
 
 
+def kafka_uncapped_overload(spark, work, args):
+    """20 records/s into 4 partitions, read with no maxOffsetsPerTrigger through a UDF at 0.02 s a record
+    (capacity ~100 records/s on 2 cores, well within it with Kafka's and Python's per-batch overhead)
+    until 90 s after the start, then 0.1125 s: capacity ~17.8 records/s, a 12.5 % overload. Uncapped, each batch reads everything up to the latest offset it
+    planned with, so open-source Spark reports latestOffset equal to endOffset and every
+    *OffsetsBehindLatest metric 0: the backlog lives in batch durations that grow batch after batch."""
+    topic = "kafka_uncapped_overload"
+    args.kafka.create_topic(topic, 4)
+    # Fixed before the query starts: the UDF is pickled to the Python workers with it.
+    slow_from = time.time() + 90
+    query = slow_udf_query(
+        spark, work, "kafka_uncapped_overload_udf", 20, lambda now: 0.1125 if now >= slow_from else 0.02, frame=kafka_frame(spark, args, topic), column="offset"
+    )
+    wait_for_batches(query)
+    producer = args.kafka.produce(topic, 20, 330)
+    time.sleep(max(0.0, slow_from - time.time()) + 180)
+    query.stop()
+    producer.kill()
+    return query, {"recordsPerSecond": 20, "partitions": 4, "udfSecondsPerRecord": {"first90s": 0.02, "after": 0.1125}, "slowFromMs": int(slow_from * 1000), "cores": 2, "seconds": 270}
+
+
 def sink_blocked(spark, work, args):
     """foreachBatch sink that blocks for --block-seconds in batch 20 (a hung external write), then
     resumes; the rate source keeps producing meanwhile."""
@@ -375,6 +398,14 @@ def labels_for(name, progress, facts):
             [],
             f"maxOffsetsPerTrigger=30 at a 1 s trigger admits at most 30 records a second; from batch {onset} on, 45 a second arrive instead of 20: the offsets behind grow by about 15 a second, and the reports show it (latestOffset past endOffset, non-zero *OffsetsBehindLatest). Lag must be found within 8 batches of the onset.",
         )
+    if name == "kafka-uncapped-overload":
+        onset = slowdown_onset(progress, facts)
+        rates = sorted(p["processedRowsPerSecond"] for p in progress if p["batchId"] >= onset)
+        return (
+            [{"kind": "lag", "onsetBatchId": onset, "detectByBatchId": min(last, onset + 8)}],
+            [],
+            f"90 s after the start the UDF slows from 0.02 to 0.1125 s a record: capacity falls to ~17.8 records/s on 2 cores at most (the batches from the onset processed a median {rates[len(rates) // 2]:.1f} a second), below the 20 a second arriving in Kafka. Read uncapped, every batch takes all the offsets it planned with, so the reports say latestOffset = endOffset and 0 offsets behind: the backlog is in batch durations that grow batch after batch. Lag must be found within 8 batches of the onset.",
+        )
     if name == "sink-blocked":
         blocked = facts["blockedBatchId"]
         return (
@@ -426,6 +457,7 @@ TRACES = {
     "sink-blocked": sink_blocked,
     "kafka-healthy": kafka_healthy,
     "kafka-capped-overload": kafka_capped_overload,
+    "kafka-uncapped-overload": kafka_uncapped_overload,
 }
 
 
