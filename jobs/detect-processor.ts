@@ -15,7 +15,8 @@
  * in the same commit, saying why (`closedUnconfirmed`), rather than left open in Slack with nothing
  * left to resolve them; a new alert opens if the problem goes on.
  */
-import type { Job } from 'bullmq';
+import { UnrecoverableError, type Job } from 'bullmq';
+import { z } from 'zod';
 import { TRACKER_INCIDENT_KINDS } from '../src/diagnosis/tracker-state.js';
 import type { IncidentChange } from '../src/diagnosis/types.js';
 import type { Logger } from '../src/observability/logger.js';
@@ -54,6 +55,25 @@ export interface DetectOutcome {
 const CHUNK = 50;
 /** A commit that lost the version race is re-run on fresh state this many times in the job. */
 const CONFLICT_RETRIES = 3;
+
+/** What a detect job must carry (`DetectJobData`); a job of another shape cannot succeed on a retry. */
+const queryIdSchema = z.string().min(1);
+const detectJobSchema = z
+  .object({
+    queryId: queryIdSchema.optional(),
+    shard: z.number().int().nonnegative().optional(),
+    queryIds: z.array(queryIdSchema).optional(),
+    tick: z.boolean().optional(),
+  })
+  .refine((d) => d.queryId !== undefined || d.shard !== undefined || (d.queryIds?.length ?? 0) > 0, { path: ['queryId'], message: 'no query, group or shard to run' });
+
+function detectJobData(job: Job<DetectJobData>): Omit<DetectJobData, 'queryId'> & { queryId?: string } {
+  const parsed = detectJobSchema.safeParse(job.data);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const field = issue.path.join('.') || '(root)';
+  throw new UnrecoverableError(`streamdoctor_detect_bad_job_data: detect job ${job.id ?? '?'} (${job.name}): job data field "${field}" is invalid: ${issue.message}`);
+}
 
 /** An open incident whose tracker state was discarded, resolved with a summary that says so. */
 export function closedUnconfirmed(record: IncidentRecord, nowMs: number): IncidentChange {
@@ -95,8 +115,13 @@ export function createDetectProcessor(deps: DetectDeps) {
     const cpuLoad = stageCpu.enabled ? process.cpuUsage() : null;
     const name = load.stream?.name ?? null;
     let tracker: TrackerLike | null = null;
-    let discarded: string | null = load.stateUnreadable ? 'the saved state is not readable JSON' : null;
-    if (load.state) {
+    let discarded: string | null = load.stateUnreadable
+      ? 'the saved state is not readable JSON'
+      : load.stateMissing
+        ? 'the saved state is gone or empty (evicted?) though a commit saved one'
+        : null;
+    // Any saved value but none: JSON 0 or "" is a state restore refuses, not a new query.
+    if (load.state !== null && load.state !== undefined) {
       try {
         tracker = deps.trackers.restore(load.state);
       } catch (err) {
@@ -224,7 +249,8 @@ export function createDetectProcessor(deps: DetectDeps) {
       // Before the fresh tracker's own changes (they share the commit's array).
       outcome.changes.unshift(...closed);
       try {
-        await stageCpu.sync('detect.commit', () => deps.store.queries.commitDetect(queryId, outcome.commit));
+        const { repaired } = await stageCpu.sync('detect.commit', () => deps.store.queries.commitDetect(queryId, outcome.commit));
+        if (repaired) deps.logger.warn({ queryId, repaired }, 'stored values of this query were malformed; the commit repaired them');
       } catch (err) {
         if (!(err instanceof StateConflictError) || attempt >= CONFLICT_RETRIES) throw err;
         // Another run committed since the load: what it observed is skipped on fresh state.
@@ -238,7 +264,8 @@ export function createDetectProcessor(deps: DetectDeps) {
       totals.duplicates += outcome.duplicates;
       totals.changes += outcome.changes.length;
       for (const change of outcome.changes) deps.metrics.detections.inc({ kind: change.incident.kind, change: change.type });
-      if (load.corrupt > 0) deps.logger.warn({ queryId, corrupt: load.corrupt }, 'skipped unreadable inbox entries');
+      if (load.corrupt > 0) deps.logger.warn({ queryId, corrupt: load.corrupt, entries: load.corruptEntries }, 'skipped unreadable inbox entries (consumed)');
+      if (load.filledEntries) deps.logger.info({ queryId, seqs: load.filledEntries }, 'inbox entries of an older shape read with the parser\'s defaults');
       // Also drains intents a crashed run committed but never enqueued.
       if (outcome.changes.length > 0 || load.outboxLength > 0) await stageCpu.sync('detect.commit', () => drainOutbox(deps.store, deps.queues, queryId, outcome.nowMs));
       return;
@@ -246,12 +273,13 @@ export function createDetectProcessor(deps: DetectDeps) {
   }
 
   return async function processDetect(job: Job<DetectJobData>): Promise<DetectOutcome> {
-    const { shard } = job.data;
+    const data = detectJobData(job);
+    const { shard } = data;
     const marked = shard !== undefined ? await deps.store.pendingDetect.read(shard) : null;
-    const ids = marked ? marked.map((m) => m.queryId) : job.data.queryIds && job.data.queryIds.length > 0 ? [...new Set(job.data.queryIds)] : [job.data.queryId];
+    const ids = marked ? marked.map((m) => m.queryId) : data.queryIds && data.queryIds.length > 0 ? [...new Set(data.queryIds)] : [data.queryId!];
     // A job for one query (a stream falling behind, or an older producer's) always runs and ticks,
     // as does the sweep's group; a shard's run skips queries whose progress another run consumed.
-    const always = marked === null && (job.data.queryIds === undefined || job.data.tick === true);
+    const always = marked === null && (data.queryIds === undefined || data.tick === true);
     // What is known of a stream's host, asked once per source / job / pipeline per job.
     const hosts = new Map<string, Promise<HostLiveness>>();
     const hostOf = (load: DetectLoad): Promise<HostLiveness> => {

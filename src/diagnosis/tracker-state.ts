@@ -130,6 +130,7 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 const numberOrNull = (value: unknown): boolean => value === null || isNumber(value);
 const optional = (value: unknown, test: (v: unknown) => boolean): boolean => value === undefined || test(value);
+const isDate = (value: unknown): boolean => typeof value === 'string' && Number.isFinite(Date.parse(value));
 const strings = (value: unknown): boolean => Array.isArray(value) && value.every((item) => typeof item === 'string');
 const SEVERITIES: ReadonlySet<unknown> = new Set(['warning', 'critical']);
 /** The kinds a tracker opens and resolves (`failed` and `source_unreadable` come from job runs and source health). */
@@ -148,8 +149,9 @@ function incidentProblem(incident: unknown, where: string, kind?: string): Check
   if (typeof incident.kind !== 'string' || !TRACKER_KINDS.has(incident.kind)) return `${where}.kind is not a kind the tracker opens`;
   if (kind !== undefined && incident.kind !== kind) return `${where}.kind is not ${kind}`;
   if (!SEVERITIES.has(incident.severity)) return `${where}.severity is not warning or critical`;
-  if (typeof incident.openedAt !== 'string') return `${where}.openedAt is not a string`;
-  if (!(incident.resolvedAt === null || typeof incident.resolvedAt === 'string')) return `${where}.resolvedAt is not a string or null`;
+  // The incident's id is its kind and openedAt's epoch ms: a string that is no date would name a phantom record.
+  if (!isDate(incident.openedAt)) return `${where}.openedAt is not a date`;
+  if (!(incident.resolvedAt === null || isDate(incident.resolvedAt))) return `${where}.resolvedAt is not a date or null`;
   if (!optional(incident.openedAtBatchId, numberOrNull) || !optional(incident.resolvedAtBatchId, numberOrNull)) return `${where} has a batch id that is not a number`;
   if (typeof incident.summary !== 'string') return `${where}.summary is not a string`;
   if (!Array.isArray(incident.causes)) return `${where}.causes is not an array`;

@@ -13,7 +13,9 @@
  * what it already observed, a second copy in the same inbox included.
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { parseProgress } from '../progress/parse-progress.js';
 import type { Progress } from '../progress/types.js';
+import { isRecord, MAX_TIMESTAMP_MS } from '../progress/values.js';
 import { truncateText } from '../util/truncate-text.js';
 
 /**
@@ -122,10 +124,76 @@ export function encodeProgressJson(json: string): Buffer {
   return Buffer.concat([Buffer.from([DEFLATED]), packed]);
 }
 
-/** Decodes an entry payload; throws on anything unreadable (the caller counts it as corrupt). */
-export function decodeProgress(payload: Buffer): Progress {
-  if (payload.length > 0 && payload[0] === DEFLATED) {
-    return JSON.parse(inflateRawSync(payload.subarray(1), { dictionary: DICTIONARY }).toString('utf8')) as Progress;
+/** An inbox entry that is not a progress report (the caller consumes it and says so). */
+export class InboxEntryError extends Error {}
+
+/** A decoded entry: `filled` when it was of an older shape and read with the parser's defaults. */
+export interface DecodedProgress {
+  progress: Progress;
+  filled: boolean;
+}
+
+const num = (v: unknown): boolean => typeof v === 'number' && Number.isFinite(v);
+const numOrNull = (v: unknown): boolean => v === null || num(v);
+const strOrNull = (v: unknown): boolean => v === null || typeof v === 'string';
+function mapOf(v: unknown, test: (item: unknown) => boolean): boolean {
+  if (!isRecord(v)) return false;
+  for (const key in v) if (!test(v[key])) return false;
+  return true;
+}
+
+function sourceComplete(v: unknown): boolean {
+  return isRecord(v) && typeof v.description === 'string' && typeof v.kind === 'string' && num(v.numInputRows) &&
+    numOrNull(v.inputRowsPerSecond) && numOrNull(v.processedRowsPerSecond) &&
+    v.startOffset !== undefined && v.endOffset !== undefined && v.latestOffset !== undefined &&
+    mapOf(v.metrics, (m) => num(m) || typeof m === 'string');
+}
+
+function operatorComplete(v: unknown): boolean {
+  return isRecord(v) && strOrNull(v.operatorName) &&
+    [v.numRowsTotal, v.numRowsUpdated, v.numRowsRemoved, v.commitTimeMs, v.memoryUsedBytes, v.numRowsDroppedByWatermark].every(num) &&
+    numOrNull(v.numShufflePartitions) && numOrNull(v.numStateStoreInstances) && mapOf(v.customMetrics, num);
+}
+
+/** Whether `v` has every field of `Progress` with its type (what this version's poller stores). */
+function progressComplete(v: Record<string, unknown>): boolean {
+  return typeof v.id === 'string' && v.id.length > 0 && typeof v.runId === 'string' && strOrNull(v.name) &&
+    num(v.timestampMs) && typeof v.timestamp === 'string' && (v.timestampMissing === undefined || typeof v.timestampMissing === 'boolean') &&
+    (v.batchId === null || Number.isSafeInteger(v.batchId)) && num(v.batchDurationMs) && num(v.numInputRows) &&
+    numOrNull(v.inputRowsPerSecond) && numOrNull(v.processedRowsPerSecond) && mapOf(v.durationMs, num) &&
+    mapOf(v.eventTime, (t) => typeof t === 'string') &&
+    Array.isArray(v.stateOperators) && v.stateOperators.every(operatorComplete) &&
+    Array.isArray(v.sources) && v.sources.every(sourceComplete) &&
+    isRecord(v.sink) && typeof v.sink.description === 'string' && numOrNull(v.sink.numOutputRows);
+}
+
+/**
+ * A stored report as `Progress`. Entries are the normalized reports of this code's poller; one an
+ * older version wrote without a field (or with one of another type) goes through the parser again,
+ * which fills what is missing with its defaults, so the engine never meets an undefined. What the
+ * parser does not take for a report throws `InboxEntryError`.
+ */
+export function storedProgress(value: unknown): DecodedProgress {
+  if (isRecord(value) && progressComplete(value)) return { progress: value as unknown as Progress, filled: false };
+  if (!isRecord(value)) throw new InboxEntryError(`not a progress report: ${value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`}`);
+  // The parser reads Spark's names: give it the stored times under them.
+  const raw: Record<string, unknown> = { ...value, batchDuration: value.batchDurationMs };
+  if (value.timestampMissing === true) delete raw.timestamp;
+  else if ((typeof value.timestamp !== 'string' || value.timestamp === '') && num(value.timestampMs) && Math.abs(value.timestampMs as number) <= MAX_TIMESTAMP_MS) {
+    raw.timestamp = new Date(value.timestampMs as number).toISOString();
   }
-  return JSON.parse(payload.toString('utf8')) as Progress;
+  const parsed = parseProgress(raw);
+  if (!parsed.ok) throw new InboxEntryError(`not a progress report: ${parsed.error}`);
+  return { progress: parsed.progress, filled: true };
+}
+
+/** Decodes an entry payload; throws on anything unreadable or not a report (the caller counts it as corrupt). */
+export function decodeStoredProgress(payload: Buffer): DecodedProgress {
+  const json = payload.length > 0 && payload[0] === DEFLATED ? inflateRawSync(payload.subarray(1), { dictionary: DICTIONARY }).toString('utf8') : payload.toString('utf8');
+  return storedProgress(JSON.parse(json) as unknown);
+}
+
+/** `decodeStoredProgress`'s report. */
+export function decodeProgress(payload: Buffer): Progress {
+  return decodeStoredProgress(payload).progress;
 }

@@ -15,7 +15,7 @@ import { LuaScript } from './script.js';
 import { decodeStream } from './stream-registry.js';
 import type { StreamRecord, StreamSnapshot } from './types.js';
 import { incidentIdOf } from './incident-id.js';
-import { decodeProgress, encodeProgressJson, progressJson } from './inbox-codec.js';
+import { decodeStoredProgress, encodeProgressJson, InboxEntryError, progressJson } from './inbox-codec.js';
 import type { OutboxEntry } from './outbox-store.js';
 import { decodeState, encodeState } from './state-codec.js';
 import { stageCpu } from '../util/stage-cpu.js';
@@ -58,9 +58,15 @@ export interface DetectLoad {
   state: unknown;
   /** A state was saved but could not be decoded: detect starts afresh and says so. @defaultValue false */
   stateUnreadable?: boolean;
+  /** A state was saved (a version is) but is gone or null: detect starts afresh and says so. @defaultValue false */
+  stateMissing?: boolean;
   entries: InboxEntry[];
-  /** Entries that could not be decoded (kept out of the engine, removed at commit). */
+  /** Entries that could not be decoded or are no progress report (kept out of the engine, removed at commit). */
   corrupt: number;
+  /** Those entries: sequence and what was wrong, for the log. @defaultValue [] */
+  corruptEntries?: { seq: number; problem: string }[];
+  /** Sequences of entries of an older shape, read with the parser's defaults. @defaultValue [] */
+  filledEntries?: number[];
   /** Highest sequence read, corrupt entries included: pass it to the commit. */
   lastSeq: number;
   /** Notification intents left by an earlier run that never enqueued them. */
@@ -97,6 +103,8 @@ export interface DetectCommit {
 export interface DetectCommitResult {
   stateVersion: number;
   outbox: OutboxEntry[];
+  /** Malformed stored values the commit repaired instead of failing on (the caller logs them). @defaultValue [] */
+  repaired?: string[];
 }
 
 const PUSH = new LuaScript(`
@@ -138,11 +146,74 @@ const COMMIT = new LuaScript(`
 --       7 lastRunId, 8 lastBatchId, 9 lastObservedAt, 10 histBucket, 11 histValue, 12 histMinBucket,
 --       13 nowMs, 14 resolvedTtlMs, 15 queryId, 16 nChanges, 17 observed, then 7 per change:
 --       id, kind, type, incidentJson, openedAtMs, resolvedAtMs, queryName
-local current = tonumber(redis.call('HGET', KEYS[1], 'stateVersion') or '0')
+-- Redis keeps what a script wrote before an error, so every read and check comes first and
+-- nothing after the first write can fail: a malformed stored value is repaired (and named in the
+-- reply), a key of the wrong type refuses the whole commit.
+local function whole(v) return v ~= nil and v ~= false and string.match(v, '^%d+$') ~= nil and #v <= 15 end
+local want = {'hash', 'string', 'list', 'hash', 'list', 'set'}
+local repaired = {}
+local dropHistory = false
+for i = 1, #KEYS do
+  local t = redis.call('TYPE', KEYS[i])['ok']
+  local w = want[i] or 'hash'
+  if t ~= 'none' and t ~= w and i ~= 2 then
+    if i ~= 4 then return redis.error_reply('streamdoctor_store_corrupt: ' .. KEYS[i] .. ' is a ' .. t .. ', not a ' .. w) end
+    dropHistory = true
+    table.insert(repaired, 'history was a ' .. t .. ': replaced')
+  end
+end
+local rawVersion = redis.call('HGET', KEYS[1], 'stateVersion')
+local current = 0
+if whole(rawVersion) then current = tonumber(rawVersion)
+elseif rawVersion then table.insert(repaired, 'stateVersion "' .. rawVersion .. '" read as 0') end
 if current ~= tonumber(ARGV[1]) then
   return {-1, current}
 end
 local version = current + 1
+local observed = tonumber(ARGV[17])
+local observedSet = nil
+local rawObserved = redis.call('HGET', KEYS[1], 'observed')
+if rawObserved and not whole(rawObserved) then
+  local n = tonumber(rawObserved)
+  if not (n and n >= 0 and n < 1e15) then n = 0 end
+  n = math.floor(n)
+  observedSet = string.format('%d', n + observed)
+  table.insert(repaired, 'observed "' .. rawObserved .. '" read as ' .. string.format('%d', n))
+end
+-- time-behind history: max per bucket, old buckets pruned (fields and values that are no number too)
+local histSet, histDrop = false, {}
+if ARGV[10] ~= '' then
+  local cur = nil
+  if not dropHistory then cur = redis.call('HGET', KEYS[4], ARGV[10]) end
+  local curN = cur and tonumber(cur)
+  if cur and not (curN and curN == curN) then
+    table.insert(repaired, 'history bucket ' .. ARGV[10] .. ' "' .. cur .. '" replaced')
+    curN = nil
+  end
+  histSet = (not curN) or curN < tonumber(ARGV[11])
+  if not cur and not dropHistory then
+    local minBucket = tonumber(ARGV[12])
+    for _, field in ipairs(redis.call('HKEYS', KEYS[4])) do
+      local f = tonumber(field)
+      if not f then table.insert(repaired, 'history field "' .. field .. '" dropped') end
+      if not f or f < minBucket then table.insert(histDrop, field) end
+    end
+  end
+end
+-- incident versions that are no whole number restart from what was notified
+local n = tonumber(ARGV[16])
+local versionFix = {}
+for i = 1, n do
+  local key = KEYS[6 + i]
+  local rawV = redis.call('HGET', key, 'version')
+  if rawV and not whole(rawV) and not versionFix[key] then
+    local notified = redis.call('HGET', key, 'notifiedVersion')
+    versionFix[key] = whole(notified) and notified or '0'
+    table.insert(repaired, ARGV[17 + (i - 1) * 7 + 1] .. ' version "' .. rawV .. '" read as ' .. versionFix[key])
+  end
+end
+
+-- writes
 redis.call('SET', KEYS[2], ARGV[2])
 -- consume the inbox up to lastSeq
 local lastSeq = tonumber(ARGV[3])
@@ -160,24 +231,14 @@ if ARGV[6] ~= '' then table.insert(meta, 'name'); table.insert(meta, ARGV[6]) en
 if ARGV[7] ~= '' then table.insert(meta, 'lastRunId'); table.insert(meta, ARGV[7]) end
 if ARGV[8] ~= '' then table.insert(meta, 'lastBatchId'); table.insert(meta, ARGV[8]) end
 if ARGV[9] ~= '' then table.insert(meta, 'lastObservedAt'); table.insert(meta, ARGV[9]) end
+if observedSet then table.insert(meta, 'observed'); table.insert(meta, observedSet) end
 redis.call('HSET', KEYS[1], unpack(meta))
-if tonumber(ARGV[17]) > 0 then redis.call('HINCRBY', KEYS[1], 'observed', ARGV[17]) end
--- time-behind history: max per bucket, old buckets pruned
-if ARGV[10] ~= '' then
-  local cur = redis.call('HGET', KEYS[4], ARGV[10])
-  if (not cur) or tonumber(cur) < tonumber(ARGV[11]) then
-    redis.call('HSET', KEYS[4], ARGV[10], ARGV[11])
-  end
-  if not cur then
-    local minBucket = tonumber(ARGV[12])
-    for _, field in ipairs(redis.call('HKEYS', KEYS[4])) do
-      if tonumber(field) < minBucket then redis.call('HDEL', KEYS[4], field) end
-    end
-  end
-end
+if not observedSet and observed > 0 then redis.call('HINCRBY', KEYS[1], 'observed', observed) end
+if dropHistory then redis.call('DEL', KEYS[4]) end
+if histSet then redis.call('HSET', KEYS[4], ARGV[10], ARGV[11]) end
+if #histDrop > 0 then redis.call('HDEL', KEYS[4], unpack(histDrop)) end
 -- incident records + outbox
-local out = {version}
-local n = tonumber(ARGV[16])
+local versions = {}
 for i = 1, n do
   local b = 17 + (i - 1) * 7
   local key = KEYS[6 + i]
@@ -188,6 +249,9 @@ for i = 1, n do
   if not exists then
     redis.call('HSET', key, 'id', id, 'queryId', ARGV[15], 'kind', kind, 'openedAt', ARGV[b + 5],
       'version', 0, 'notifiedVersion', 0, 'acknowledgedBy', '', 'acknowledgedAt', '')
+  elseif versionFix[key] then
+    redis.call('HSET', key, 'version', versionFix[key])
+    versionFix[key] = nil
   end
   redis.call('HSET', key, 'state', state, 'incident', json, 'queryName', ARGV[b + 7])
   if ctype == 'resolved' then
@@ -199,9 +263,9 @@ for i = 1, n do
   local v = redis.call('HINCRBY', key, 'version', 1)
   redis.call('SADD', KEYS[6], id)
   redis.call('RPUSH', KEYS[5], id .. '|' .. v .. '|' .. ctype)
-  table.insert(out, v)
+  table.insert(versions, v)
 end
-return out
+return {version, versions, repaired}
 `);
 
 // Incident records + outbox without touching tracker state (changes that do not come from progress:
@@ -243,6 +307,9 @@ if ARGV[2] ~= '1' and pending == 0 and outbox == 0 then return {0} end
 return {1, redis.call('HGETALL', KEYS[1]), redis.call('GET', KEYS[2]), redis.call('LRANGE', KEYS[3], 0, tonumber(ARGV[1]) - 1), outbox}
 `);
 
+/** A state version as the commit writes it; anything else reads as 0 (and the commit repairs it). */
+const WHOLE = /^\d{1,15}$/;
+
 const BAR = 0x7c; // '|': the sequence number is ASCII digits before the first one
 
 function parseSeq(raw: Buffer): number {
@@ -251,15 +318,16 @@ function parseSeq(raw: Buffer): number {
   return Number.isFinite(seq) ? seq : 0;
 }
 
-function parseEntry(raw: Buffer): InboxEntry | null {
+type ParsedEntry = InboxEntry & { filled: boolean } | { seq: number; problem: string };
+
+function parseEntry(raw: Buffer): ParsedEntry {
   const bar = raw.indexOf(BAR);
-  if (bar <= 0) return null;
-  const seq = Number(raw.subarray(0, bar).toString('latin1'));
-  if (!Number.isFinite(seq)) return null;
+  const seq = parseSeq(raw);
+  if (bar <= 0 || !Number.isFinite(Number(raw.subarray(0, bar).toString('latin1')))) return { seq, problem: 'no sequence number' };
   try {
-    return { seq, progress: decodeProgress(raw.subarray(bar + 1)) };
-  } catch {
-    return null;
+    return { seq, ...decodeStoredProgress(raw.subarray(bar + 1)) };
+  } catch (err) {
+    return { seq, problem: err instanceof InboxEntryError ? err.message : `unreadable: ${err instanceof Error ? err.message : String(err)}` };
   }
 }
 
@@ -357,22 +425,34 @@ export class QueryStateStore {
         stateUnreadable = true;
       }
     }
+    // A commit wrote a version, so a state was saved: gone (evicted, emptied, null) is a lost state,
+    // whose open incidents detect closes, not a new query's. The commit reads the version the same way.
+    const versionText = meta.stateVersion;
+    const stateVersion = versionText !== undefined && WHOLE.test(versionText) ? Number(versionText) : 0;
+    const stateMissing = state === null && !stateUnreadable && versionText !== undefined && versionText !== '0';
     const entries: InboxEntry[] = [];
-    let corrupt = 0;
+    const corruptEntries: { seq: number; problem: string }[] = [];
+    const filledEntries: number[] = [];
     let maxSeq = 0;
     for (const raw of rawEntries) {
       const entry = parseEntry(raw);
-      maxSeq = Math.max(maxSeq, parseSeq(raw));
-      if (entry) entries.push(entry);
-      else corrupt += 1;
+      maxSeq = Math.max(maxSeq, entry.seq);
+      if ('problem' in entry) corruptEntries.push(entry);
+      else {
+        entries.push({ seq: entry.seq, progress: entry.progress });
+        if (entry.filled) filledEntries.push(entry.seq);
+      }
     }
     return {
       stream: decodeStream(queryId, meta),
-      stateVersion: Number(meta.stateVersion ?? 0) || 0,
+      stateVersion,
       state,
       ...(stateUnreadable ? { stateUnreadable } : {}),
+      ...(stateMissing ? { stateMissing } : {}),
       entries,
-      corrupt,
+      corrupt: corruptEntries.length,
+      ...(corruptEntries.length > 0 ? { corruptEntries } : {}),
+      ...(filledEntries.length > 0 ? { filledEntries } : {}),
       lastSeq: maxSeq,
       outboxLength: Number(outboxLength ?? 0),
     };
@@ -439,15 +519,17 @@ export class QueryStateStore {
         commit.observed ?? 0,
         ...changeArgs,
       ],
-    )) as number[];
-    if (result[0] === -1) throw new StateConflictError(queryId, commit.expectedVersion, result[1] ?? 0);
+    )) as [number, number | number[], string[]?];
+    if (result[0] === -1) throw new StateConflictError(queryId, commit.expectedVersion, Number(result[1] ?? 0));
+    const versions = result[1] as number[];
     const outbox = commit.changes.map((change, i) => ({
       queryId,
       incidentId: incidentIdOf(queryId, change.incident),
-      version: Number(result[i + 1]),
+      version: Number(versions[i]),
       change: change.type,
     }));
-    return { stateVersion: Number(result[0]), outbox };
+    const repaired = result[2] ?? [];
+    return { stateVersion: Number(result[0]), outbox, ...(repaired.length > 0 ? { repaired } : {}) };
   }
 
   /**
