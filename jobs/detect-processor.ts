@@ -15,8 +15,7 @@
  * in the same commit, saying why (`closedUnconfirmed`), rather than left open in Slack with nothing
  * left to resolve them; a new alert opens if the problem goes on.
  */
-import { UnrecoverableError, type Job } from 'bullmq';
-import { z } from 'zod';
+import type { Job } from 'bullmq';
 import { TRACKER_INCIDENT_KINDS } from '../src/diagnosis/tracker-state.js';
 import type { IncidentChange } from '../src/diagnosis/types.js';
 import type { Logger } from '../src/observability/logger.js';
@@ -27,7 +26,7 @@ import { StateConflictError, incidentIdOf, type RedisStore } from '../src/store/
 import type { IncidentRecord } from '../src/store/types.js';
 import type { DetectLoad } from '../src/store/query-state-store.js';
 import { drainOutbox } from './notify-intents.js';
-import type { DetectJobData } from './queue-names.js';
+import { detectJobSchema, jobDataOf, QUEUE, type DetectJobData } from './queue-names.js';
 import type { PipelineQueues } from './queues.js';
 import { hostLiveness, type HostLiveness } from './signal-incidents.js';
 import type { TrackerFactory, TrackerLike } from './tracker-factory.js';
@@ -55,25 +54,6 @@ export interface DetectOutcome {
 const CHUNK = 50;
 /** A commit that lost the version race is re-run on fresh state this many times in the job. */
 const CONFLICT_RETRIES = 3;
-
-/** What a detect job must carry (`DetectJobData`); a job of another shape cannot succeed on a retry. */
-const queryIdSchema = z.string().min(1);
-const detectJobSchema = z
-  .object({
-    queryId: queryIdSchema.optional(),
-    shard: z.number().int().nonnegative().optional(),
-    queryIds: z.array(queryIdSchema).optional(),
-    tick: z.boolean().optional(),
-  })
-  .refine((d) => d.queryId !== undefined || d.shard !== undefined || (d.queryIds?.length ?? 0) > 0, { path: ['queryId'], message: 'no query, group or shard to run' });
-
-function detectJobData(job: Job<DetectJobData>): Omit<DetectJobData, 'queryId'> & { queryId?: string } {
-  const parsed = detectJobSchema.safeParse(job.data);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  const field = issue.path.join('.') || '(root)';
-  throw new UnrecoverableError(`streamdoctor_detect_bad_job_data: detect job ${job.id ?? '?'} (${job.name}): job data field "${field}" is invalid: ${issue.message}`);
-}
 
 /** An open incident whose tracker state was discarded, resolved with a summary that says so. */
 export function closedUnconfirmed(record: IncidentRecord, nowMs: number): IncidentChange {
@@ -273,7 +253,7 @@ export function createDetectProcessor(deps: DetectDeps) {
   }
 
   return async function processDetect(job: Job<DetectJobData>): Promise<DetectOutcome> {
-    const data = detectJobData(job);
+    const data = jobDataOf(detectJobSchema, QUEUE.detect, job);
     const { shard } = data;
     const marked = shard !== undefined ? await deps.store.pendingDetect.read(shard) : null;
     const ids = marked ? marked.map((m) => m.queryId) : data.queryIds && data.queryIds.length > 0 ? [...new Set(data.queryIds)] : [data.queryId!];

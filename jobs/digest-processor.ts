@@ -19,7 +19,7 @@ import type { MessagePoster } from '../src/slack/gateway/message-poster.js';
 import { channelIdOf } from './notify-processor.js';
 import type { SlackChat } from '../src/slack/gateway/slack-chat.js';
 import { buildDigestContent } from '../src/slack/operations/post-digest.js';
-import type { DigestJobData } from './queue-names.js';
+import { digestJobSchema, jobDataOf, type DigestJobData } from './queue-names.js';
 import type { PipelineQueues } from './queues.js';
 
 export interface DigestDeps {
@@ -99,7 +99,7 @@ export function createDigestProcessor(deps: DigestDeps) {
   const now = deps.now ?? Date.now;
   const timeZone = deps.timeZone ?? 'UTC';
   return async function processDigest(job: Job<DigestJobData>): Promise<{ channels?: number; posted?: string }> {
-    const data = job.data;
+    const data = jobDataOf(digestJobSchema, 'digest', job);
     if (data.kind === 'all') {
       const day = data.day ?? dayIn(dueAt(job) ?? now(), timeZone);
       // The schedule fires twice a day (dailyCron): the first fire of the day fans out, the other

@@ -8,7 +8,7 @@
  * burst, no group_wait added to the first alert). A severity change of an open incident adds one
  * thread line too ("Escalated to critical" / "Down to warning").
  */
-import type { Job } from 'bullmq';
+import { UnrecoverableError, type Job } from 'bullmq';
 import type { CapacityAdvisor } from '../src/capacity/capacity-advisor.js';
 import type { Logger } from '../src/observability/logger.js';
 import type { AlertRefresher } from '../src/slack/deps.js';
@@ -21,10 +21,10 @@ import type { Severity } from '../src/diagnosis/types.js';
 import type { RedisStore } from '../src/store/index.js';
 import type { IncidentRecord, RoutingDefaults, SilenceRecord, StreamRecord } from '../src/store/types.js';
 import { safeJobId } from './job-ids.js';
-import { ThreadGoneError, type MessagePoster, type PostResult } from '../src/slack/gateway/message-poster.js';
+import { MessageBusyError, ThreadGoneError, type MessagePoster, type PostResult } from '../src/slack/gateway/message-poster.js';
 import type { NotifyRenderer } from './notify-renderer.js';
 import type { SlackChat } from '../src/slack/gateway/slack-chat.js';
-import type { NotifyJobData } from './queue-names.js';
+import { jobDataOf, notifyJobSchema, type NotifyJobData } from './queue-names.js';
 import type { PipelineQueues } from './queues.js';
 import { createStormGrouping } from './storm-grouping.js';
 
@@ -119,6 +119,20 @@ interface Shown {
   rendered: IncidentRecord;
 }
 
+/**
+ * The channel of an incident's existing message, attached to an error from delivering its change
+ * there: a permanent refusal (channel deleted, archived) then says the message stays where it is.
+ */
+const existingMessageOf = new WeakMap<object, { channel: string; incidentId: string }>();
+
+/** Where the incident whose delivery failed with `err` already has its message, or null. */
+export function existingAlertOf(err: unknown): { channel: string; incidentId: string } | null {
+  return err && typeof err === 'object' ? (existingMessageOf.get(err) ?? null) : null;
+}
+
+/** Thrown from the move of an unshown incident once done (under the old channel's lock): nothing is posted. */
+class MovedSignal extends Error {}
+
 /** Thrown from a render when the incident joined a storm group meanwhile: nothing is posted. */
 class JoinedGroupSignal extends Error {
   constructor(readonly groupId: string) {
@@ -132,26 +146,54 @@ export function createNotifyProcessor(deps: NotifyDeps) {
     deps.advisor ? deps.advisor.inWorkers(record, stream) : Promise.resolve(record);
   const storms = createStormGrouping({ ...deps, now, inWorkers });
 
-  async function processIncident(incidentId: string, change: string | null, committedAt: number, note?: { note: AlertNote; key: string }): Promise<NotifyOutcome> {
-    const record = await deps.store.incidents.get(incidentId);
+  async function processIncident(incidentId: string, change: string | null, committedAt: number, note?: { note: AlertNote; key: string }, jobId?: string): Promise<NotifyOutcome> {
+    const record = await readRecord(incidentId);
     if (!record) return 'gone';
-    await deps.store.incidents.index(record);
+    await deps.store.incidents.index(record.record);
     // A refresh (change null) renders even when the version was shown: a silence that began or
-    // ended changes the message, or lets a held opening through, without a new version.
-    if (change !== null && record.notifiedVersion >= record.version) return 'stale';
+    // ended changes the message, or lets a held opening through, without a new version. A version
+    // that is no count cannot say it was shown: rendered again (an update at worst).
+    if (change !== null && !record.versionUnknown && record.record.notifiedVersion >= record.record.version) return 'stale';
+    return showIncident(record.record, change, committedAt, note, jobId);
+  }
+
+  /**
+   * The record, or null when there is none (expired). One that can never be rendered fails the job
+   * at once, saying what is wrong and what to do; one read around a fault is shown, with a warning.
+   */
+  async function readRecord(incidentId: string): Promise<{ record: IncidentRecord; versionUnknown: boolean } | null> {
+    const read = await deps.store.incidents.read(incidentId);
+    const key = deps.store.incidents.keyFor(incidentId);
+    if (!read.record) {
+      if (!read.problem) return null;
+      const fix = `the incident's next change rewrites the record and notifies again; or delete ${key} to drop it`;
+      deps.logger.error({ incidentId, key, problem: read.problem, fix }, 'incident record cannot be rendered: its alert is not sent');
+      throw new UnrecoverableError(`streamdoctor_incident_unreadable: incident ${incidentId} cannot be rendered (${read.problem}); ${fix}`);
+    }
+    if (read.problem) {
+      const fix = read.versionUnknown ? `set its version field to a count (HSET ${key} version <n>): until then its changes cannot be committed` : undefined;
+      deps.logger.warn({ incidentId, key, problem: read.problem, ...(fix ? { fix } : {}) }, 'incident record read around a fault');
+    }
+    return { record: read.record, versionUnknown: read.versionUnknown };
+  }
+
+  async function showIncident(record: IncidentRecord, change: string | null, committedAt: number, note: { note: AlertNote; key: string } | undefined, jobId: string | undefined): Promise<NotifyOutcome> {
     const nowMs = now();
     const stream = await deps.store.streams.get(record.queryId);
     let channel = record.channel;
+    // Shown nowhere yet: it follows its route as it is now (fixed after a channel was deleted, or
+    // changed while a silence held it). A message that exists stays where it is.
+    if (channel && !record.slack && !record.groupId) channel = await rerouteUnshown(record, channel, stream, nowMs);
     if (!channel) {
       const routed = await deps.store.routing.resolve(stream ?? { queryId: record.queryId }, deps.routing);
       if (!routed) {
-        deps.logger.info({ incidentId, queryId: record.queryId }, 'incident not routed to any channel');
+        deps.logger.info({ incidentId: record.id, queryId: record.queryId }, 'incident not routed to any channel');
         await deps.store.incidents.markNotified(record.id, record.version);
         return 'unrouted';
       }
       channel = await deps.store.incidents.assignChannel(record, await channelIdOf(deps, routed), nowMs);
     }
-    const silence = await deps.store.silences.get(record.queryId);
+    const silence = await readSilence(record.queryId, nowMs);
     // A message recorded on the incident but unknown to the poster (its ref expired, or it was posted
     // before the poster kept refs) is the one to update: never a second top-level message.
     if (record.slack && record.slack.channel === channel && !record.groupId) await deps.poster.alias(channel, record.id, record.slack.ts);
@@ -168,7 +210,10 @@ export function createNotifyProcessor(deps: NotifyDeps) {
           // Held until the silence ends: a delayed refresh at its end (a later silence re-holds),
           // the held index for the sweep (backstop) and for unmute.
           await deps.store.silences.hold(record.id, silence.untilMs);
-          await requestRefresh(deps.queues, record.id, 'unsilenced', silence.untilMs, {
+          // Never under the id of the job running now (a refresh that found the silence on): it
+          // would be taken for a duplicate and skipped.
+          const tag = safeJobId('unsilenced', record.id, String(silence.untilMs)) === jobId ? `${silence.untilMs}.${nowMs}` : silence.untilMs;
+          await requestRefresh(deps.queues, record.id, 'unsilenced', tag, {
             delayMs: silence.untilMs - nowMs + SILENCE_END_MARGIN_MS,
             nowMs: silence.untilMs, // latency counts from the silence's end
           });
@@ -220,6 +265,7 @@ export function createNotifyProcessor(deps: NotifyDeps) {
       }
     } catch (err) {
       if (err instanceof JoinedGroupSignal) return toGroup(err.groupId);
+      if (hasMessage && err && typeof err === 'object') existingMessageOf.set(err, { channel, incidentId: record.id });
       throw err;
     }
     await deps.store.incidents.markNotified(record.id, shown.rendered.version);
@@ -240,6 +286,8 @@ export function createNotifyProcessor(deps: NotifyDeps) {
       // storm group that formed meanwhile (then the group's message shows it, not this one).
       rendered = (await deps.store.incidents.get(record.id)) ?? record;
       if (rendered.groupId) throw new JoinedGroupSignal(rendered.groupId);
+      // Moved to its new route meanwhile (rerouteUnshown): shown there by this job's next run.
+      if (rendered.channel && rendered.channel !== channel) throw new MessageBusyError(record.id);
       // Under the lock, so a racing job of a later version cannot take its level for the first.
       await rememberFirstShown(rendered);
       const stallUrl = await stallAlertUrl(rendered);
@@ -251,6 +299,35 @@ export function createNotifyProcessor(deps: NotifyDeps) {
     const regrouped = (await deps.store.incidents.get(record.id))?.groupId;
     if (regrouped) await storms.enqueueGroup(channel, regrouped);
     return { result, rendered };
+  }
+
+  /**
+   * The channel an incident never shown belongs in now: its route's, when that differs and nothing
+   * was posted or claimed in the old one. Moved under the old channel's message lock (a render that
+   * throws, so nothing is posted), so no job is posting it there meanwhile.
+   */
+  async function rerouteUnshown(record: IncidentRecord, channel: string, stream: StreamRecord | null, nowMs: number): Promise<string> {
+    const routed = await deps.store.routing.resolve(stream ?? { queryId: record.queryId }, deps.routing);
+    const target = routed ? await channelIdOf(deps, routed) : null;
+    if (!target || target === channel || (await deps.poster.hasTrace(channel, record.id))) return channel;
+    try {
+      await deps.poster.postOrUpdate(channel, record.id, async () => {
+        if (!(await deps.poster.hasTrace(channel, record.id))) await deps.store.incidents.moveUnshown(record, channel, target, nowMs);
+        throw new MovedSignal();
+      });
+    } catch (err) {
+      if (!(err instanceof MovedSignal)) throw err;
+    }
+    const moved = (await deps.store.incidents.get(record.id))?.channel ?? channel;
+    if (moved !== channel) deps.logger.info({ incidentId: record.id, from: channel, to: moved }, 'incident not shown yet moved to the channel its route names now');
+    return moved;
+  }
+
+  /** The silence in effect, its record's faults logged (the store reads them around). */
+  async function readSilence(queryId: string, nowMs: number): Promise<SilenceRecord | null> {
+    const { record, problem } = await deps.store.silences.read(queryId, nowMs);
+    if (problem) deps.logger.warn({ queryId, problem }, 'silence record read around a fault; re-silence the stream to rewrite it');
+    return record;
   }
 
   /** The link to the alert of the stall a catch-up follows, when that alert was posted; else null. */
@@ -338,9 +415,10 @@ export function createNotifyProcessor(deps: NotifyDeps) {
   }
 
   return async function processNotify(job: Job<NotifyJobData>): Promise<NotifyOutcome> {
-    const data = job.data;
+    const data = jobDataOf(notifyJobSchema, 'notify', job);
     if (data.kind === 'group') return storms.processGroup(data.channel, data.groupId, data.committedAt);
-    if (data.kind === 'refresh') return processIncident(data.incidentId, null, data.committedAt, data.note ? { note: data.note, key: data.noteKey ?? safeJobId('note', job.id ?? data.committedAt) } : undefined);
-    return processIncident(data.incidentId, data.change, data.committedAt);
+    if (data.kind === 'refresh') return processIncident(data.incidentId, null, data.committedAt, data.note ? { note: data.note, key: data.noteKey ?? safeJobId('note', job.id ?? data.committedAt) } : undefined, job.id);
+    // An intent whose change was lost in the outbox is judged as an update: its version still says whether it was shown.
+    return processIncident(data.incidentId, data.change ?? 'updated', data.committedAt, undefined, job.id);
   };
 }

@@ -9,6 +9,7 @@
  * The sweep job (same queue) asks for a detect tick on every stream, for time-based detections.
  */
 import { UnrecoverableError, type Job } from 'bullmq';
+import { ReplyError } from 'ioredis';
 import type { Logger } from '../src/observability/logger.js';
 import { errorKind, type PipelineMetrics } from '../src/observability/metrics.js';
 import type { Progress } from '../src/progress/types.js';
@@ -80,16 +81,27 @@ export function pressure(progress: Progress[]): number {
 
 /**
  * Backstop for the delayed job notify enqueues at a silence's end: incidents a silence held whose
- * silence has ended get their refresh. Its own job id (one per incident and silence end): the delayed
- * job may still be waiting (a clock faster than real time, as in the demo), and a second refresh of
- * an already shown message is only an update.
+ * silence has ended get their refresh, then leave the held set. The job id names this sweep too: an
+ * incident held again under the same end (a silence that outlived what its record said) must get a
+ * new job, not be taken for the finished one and dropped. A second refresh of a message already
+ * shown is only an update. Held entries leave only once their jobs are enqueued (a failed enqueue
+ * throws first and leaves them for the next sweep).
  */
 export async function releaseEndedSilences(deps: Pick<PollDeps, 'store' | 'queues' | 'now'>): Promise<number> {
   const nowMs = (deps.now ?? Date.now)();
   const due = await deps.store.silences.dueHeld(nowMs);
-  for (const held of due) await requestRefresh(deps.queues, held.incidentId, 'silence-ended', held.untilMs, { nowMs });
+  for (const held of due) await requestRefresh(deps.queues, held.incidentId, 'silence-ended', `${held.untilMs}.${nowMs}`, { nowMs });
   await deps.store.silences.releaseDue(due.map((held) => held.incidentId), nowMs);
   return due.length;
+}
+
+/**
+ * An error Redis answered about one query's own keys (a field of the wrong type, a value no script
+ * can use): that query's reports cannot be stored, while the others can. Connection errors and
+ * server states (LOADING, READONLY, OOM, …) are not: the poll fails and is retried.
+ */
+function queryDataError(err: unknown): boolean {
+  return err instanceof ReplyError && /^(ERR|WRONGTYPE) /.test((err as Error).message);
 }
 
 /** Removes streams silent past the retention that have no open incident; returns their ids. */
@@ -238,9 +250,11 @@ export function createPollProcessor(deps: PollDeps) {
     stageCpu.add('poll.store', stageCpu.enabled ? groupCpu.user + groupCpu.system : 0);
     // Bounded parallelism: one source may report thousands of queries per cycle.
     for (let i = 0; i < entries.length; i += DETECT_GROUP_SIZE) {
-      const slice = entries.slice(i, i + DETECT_GROUP_SIZE);
-      const outcomes = await Promise.all(
-        slice.map(async ({ stream, progress }) => {
+      const all = entries.slice(i, i + DETECT_GROUP_SIZE);
+      // Each query's writes on their own: one whose keys Redis refuses (a meta field of the wrong
+      // type) is skipped with a warning naming it; the others are stored and detected.
+      const settled = await Promise.allSettled(
+        all.map(async ({ stream, progress }) => {
           const signature = JSON.stringify(stream);
           if (registered.get(stream.queryId) !== signature) {
             await deps.store.streams.upsert(stream);
@@ -249,10 +263,23 @@ export function createPollProcessor(deps: PollDeps) {
           return stageCpu.sync('poll.store', () => deps.store.queries.push(stream.queryId, progress));
         }),
       );
-      for (const [k, outcome] of outcomes.entries()) {
-        dropped += outcome.dropped;
-        for (const { index, error } of outcome.unencodable) {
-          skip(slice[k]!.progress[index]!, slice[k]!.rows[index]!, error instanceof Error ? error.message : String(error));
+      const slice: typeof all = [];
+      for (const [k, result] of settled.entries()) {
+        const { stream, progress, rows } = all[k]!;
+        if (result.status === 'rejected') {
+          if (!queryDataError(result.reason)) throw result.reason;
+          registered.delete(stream.queryId);
+          skipped += progress.length;
+          deps.logger.warn(
+            { sourceId, queryId: stream.queryId, reports: progress.length, err: result.reason, fix: 'a field of its keys holds a value of the wrong type (err says which kind): correct or delete that field' },
+            'progress of a query skipped: its keys in Redis cannot be written',
+          );
+          continue;
+        }
+        slice.push(all[k]!);
+        dropped += result.value.dropped;
+        for (const { index, error } of result.value.unencodable) {
+          skip(progress[index]!, rows[index]!, error instanceof Error ? error.message : String(error));
         }
       }
       // Detect starts on this slice while the next one is stored: a stream falling behind gets a job

@@ -12,7 +12,7 @@ import { errorKind, type PipelineMetrics } from '../src/observability/metrics.js
 import { createDetectProcessor, type DetectDeps } from './detect-processor.js';
 import { createDigestProcessor, type DigestDeps } from './digest-processor.js';
 import { ChannelBusyError, MessageBusyError } from '../src/slack/gateway/message-poster.js';
-import { createNotifyProcessor, type NotifyDeps } from './notify-processor.js';
+import { createNotifyProcessor, existingAlertOf, type NotifyDeps } from './notify-processor.js';
 import { createPollProcessor, type PollDeps } from './poll-processor.js';
 import { QUEUE } from './queue-names.js';
 import { BACKOFF_CAP_MS, cappedBackoff } from './queues.js';
@@ -62,6 +62,17 @@ const PERMANENT_HINT: Record<string, string> = {
   // (deleted again while being adopted) is posted anew by the retry.
 };
 
+/**
+ * What to do about a permanent refusal. An incident whose alert already lives in the channel keeps it
+ * there (a fixed route moves only incidents not shown yet), so for a channel gone that is what to say.
+ */
+function permanentHint(error: string, existing: { channel: string; incidentId: string } | null): string {
+  if (existing && (error === 'channel_not_found' || error === 'is_archived')) {
+    return `incident ${existing.incidentId} already has its alert in ${existing.channel}, so its updates go there; fixing the route does not move it (only incidents not shown yet follow a new route): restore the app's access to ${existing.channel}, or its updates are not delivered`;
+  }
+  return PERMANENT_HINT[error] ?? 'see the Slack error';
+}
+
 /** The Slack error code of a permanent refusal, or null. */
 export function permanentSlackError(err: unknown): string | null {
   const e = err as { code?: string; data?: { error?: string } } | null;
@@ -96,8 +107,9 @@ function notifyBackPressure(processor: Processor, metrics: PipelineMetrics, logg
       const permanent = permanentSlackError(err);
       if (permanent) {
         // Retrying cannot help (the channel is gone, the message is refused): fail now, say why.
-        logger.warn({ jobId: job.id, slackError: permanent }, 'Slack refused for good; not retrying');
-        throw new UnrecoverableError(`streamdoctor_slack_permanent: Slack answered ${permanent}; retrying cannot help (${PERMANENT_HINT[permanent] ?? 'see the Slack error'})`);
+        const existing = existingAlertOf(err);
+        logger.warn({ jobId: job.id, slackError: permanent, ...(existing ? { incidentId: existing.incidentId, channel: existing.channel } : {}) }, 'Slack refused for good; not retrying');
+        throw new UnrecoverableError(`streamdoctor_slack_permanent: Slack answered ${permanent}; retrying cannot help (${permanentHint(permanent, existing)})`);
       }
       throw err;
     }
@@ -149,6 +161,12 @@ export function createPipelineWorkers(deps: PipelineDeps, settings: WorkerSettin
     } },
   };
   const workerError = throttledWorkerErrors(deps.logger);
+  // Drains run in these processors: outbox entries not as committed are logged, never lost silently.
+  const stopOutboxReports = deps.store.outbox.onIrregularEntry(({ queryId, raw, outcome }) => {
+    const entry = raw.slice(0, 300);
+    if (outcome === 'salvaged') deps.logger.warn({ queryId, entry }, 'outbox entry without its change: notifying the incident\'s latest record');
+    else deps.logger.error({ queryId, entry }, 'outbox entry dropped: it names no incident and version to notify');
+  });
   const wanted = new Set(settings.queues ?? (Object.keys(QUEUE) as (keyof typeof QUEUE)[]));
   const workers: Worker[] = [];
   const add = (name: keyof typeof QUEUE, processor: Processor) => {
@@ -170,6 +188,7 @@ export function createPipelineWorkers(deps: PipelineDeps, settings: WorkerSettin
     workers,
     async close(force = false) {
       await Promise.allSettled(workers.map((w) => w.close(force)));
+      stopOutboxReports();
     },
   };
 }

@@ -4,6 +4,7 @@
  * keeps the global indexes (open incidents, incidents of the last 24 h per channel).
  */
 import type { Redis } from 'ioredis';
+import { z } from 'zod';
 import type { Incident, IncidentKind } from '../diagnosis/types.js';
 import { StoreError } from './errors.js';
 import { parseIncidentId } from './incident-id.js';
@@ -19,33 +20,93 @@ function num(text: string | undefined): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
-/** Decodes an incident hash; null when absent or unreadable. */
-export function decodeIncident(hash: Record<string, string>): IncidentRecord | null {
-  if (!hash || !hash.id || !hash.incident) return null;
-  let incident: Incident;
+/**
+ * The shape of the stored incident JSON every renderer relies on. Checked when read, so a record
+ * written by another release or damaged by hand is refused with a reason, never a TypeError at render.
+ */
+const storedIncident = z.looseObject({
+  kind: z.string().optional(),
+  severity: z.enum(['warning', 'critical']),
+  openedAt: z.string(),
+  summary: z.string(),
+  // What the renderers read around (null, absent) is let through as it is.
+  resolvedAt: z.string().nullish(),
+  causes: z.array(z.looseObject({ code: z.string(), confidence: z.number().nullable(), evidence: z.string() })).nullish(),
+  advice: z.array(z.looseObject({ text: z.string() })).nullish(),
+  metrics: z.looseObject({}).nullish(),
+  relapses: z.number().nullish(),
+  relapsedAt: z.string().nullish(),
+  aftermath: z.looseObject({}).nullish(),
+  figuresAt: z.string().nullish(),
+});
+
+/**
+ * What reading an incident hash found. `record` null: no record (`problem` null) or one that can
+ * never be rendered (`problem` says why). A record read around a fault (an unreadable version, lists
+ * an older shape lacked) comes with `problem` saying so; `versionUnknown` when its version is no count.
+ */
+export interface IncidentRead {
+  record: IncidentRecord | null;
+  problem: string | null;
+  versionUnknown: boolean;
+}
+
+const ABSENT: IncidentRead = { record: null, problem: null, versionUnknown: false };
+
+export function readIncidentHash(hash: Record<string, string> | null | undefined): IncidentRead {
+  // No id and no incident: nothing, or a stub a late write left on an expired record.
+  if (!hash || (!hash.id && !hash.incident)) return ABSENT;
+  const refuse = (problem: string): IncidentRead => ({ record: null, problem, versionUnknown: false });
+  if (!hash.id) return refuse('it has no id field');
+  if (!hash.incident) return refuse('it has no incident field');
+  let json: unknown;
   try {
-    incident = JSON.parse(hash.incident) as Incident;
+    json = JSON.parse(hash.incident);
   } catch {
-    return null;
+    return refuse(`its incident field is not JSON (${hash.incident.length} characters; cut short?)`);
   }
+  const shape = storedIncident.safeParse(json);
+  if (!shape.success) {
+    const issue = shape.error.issues[0]!;
+    return refuse(`its incident field is not an incident: "${issue.path.join('.') || '(root)'}" ${issue.message}`);
+  }
+  const kind = hash.kind || shape.data.kind;
+  if (!kind) return refuse('it names no incident kind');
+  const notes: string[] = [];
+  // Lists an older shape lacked read as empty: the alert still goes out, without them.
+  const incident = json as Incident;
+  if (!shape.data.causes) notes.push('its incident has no causes (older shape): shown without them');
+  if (!shape.data.advice) notes.push('its incident has no advice (older shape): shown without it');
+  const version = num(hash.version);
+  const versionUnknown = version === null || !Number.isSafeInteger(version) || version < 0;
+  if (versionUnknown) notes.push(`its version field ${JSON.stringify(String(hash.version ?? '').slice(0, 40))} is no count: rendered as the latest`);
   return {
-    id: hash.id,
-    queryId: hash.queryId ?? '',
-    queryName: hash.queryName ? hash.queryName : null,
-    kind: (hash.kind ?? incident.kind) as IncidentKind,
-    state: hash.state === 'resolved' ? 'resolved' : 'open',
-    incident,
-    version: num(hash.version) ?? 0,
-    acknowledgedBy: hash.acknowledgedBy ? hash.acknowledgedBy : null,
-    acknowledgedAt: num(hash.acknowledgedAt),
-    slack: hash.slackChannel && hash.slackTs ? { channel: hash.slackChannel, ts: hash.slackTs } : null,
-    channel: hash.channel ? hash.channel : null,
-    openedAt: num(hash.openedAt) ?? 0,
-    resolvedAt: num(hash.resolvedAt),
-    groupId: hash.groupId ? hash.groupId : null,
-    notifiedVersion: num(hash.notifiedVersion) ?? 0,
-    resolvedBy: hash.resolvedBy ? hash.resolvedBy : null,
+    record: {
+      id: hash.id,
+      queryId: hash.queryId ?? '',
+      queryName: hash.queryName ? hash.queryName : null,
+      kind: kind as IncidentKind,
+      state: hash.state === 'resolved' ? 'resolved' : 'open',
+      incident: { ...incident, causes: incident.causes ?? [], advice: incident.advice ?? [] },
+      version: versionUnknown ? 0 : version,
+      acknowledgedBy: hash.acknowledgedBy ? hash.acknowledgedBy : null,
+      acknowledgedAt: num(hash.acknowledgedAt),
+      slack: hash.slackChannel && hash.slackTs ? { channel: hash.slackChannel, ts: hash.slackTs } : null,
+      channel: hash.channel ? hash.channel : null,
+      openedAt: num(hash.openedAt) ?? 0,
+      resolvedAt: num(hash.resolvedAt),
+      groupId: hash.groupId ? hash.groupId : null,
+      notifiedVersion: num(hash.notifiedVersion) ?? 0,
+      resolvedBy: hash.resolvedBy ? hash.resolvedBy : null,
+    },
+    problem: notes.length > 0 ? notes.join('; ') : null,
+    versionUnknown,
   };
+}
+
+/** Decodes an incident hash; null when absent or unreadable (`readIncidentHash` says why). */
+export function decodeIncident(hash: Record<string, string>): IncidentRecord | null {
+  return readIncidentHash(hash).record;
 }
 
 // Sets fields and bumps the version only if the record exists; returns the new version or -1.
@@ -53,6 +114,18 @@ const UPDATE_IF_EXISTS = new LuaScript(`
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 if #ARGV > 0 then redis.call('HSET', KEYS[1], unpack(ARGV)) end
 return redis.call('HINCRBY', KEYS[1], 'version', 1)
+`);
+
+// Moves an incident to another channel only while it is still in ARGV[1] and shown nowhere (no
+// message recorded, no storm group). Returns 1 when moved.
+const MOVE_UNSHOWN = new LuaScript(`
+local cur = redis.call('HGET', KEYS[1], 'channel')
+if cur ~= ARGV[1] then return 0 end
+local ts = redis.call('HGET', KEYS[1], 'slackTs')
+local grp = redis.call('HGET', KEYS[1], 'groupId')
+if (ts and ts ~= '') or (grp and grp ~= '') then return 0 end
+redis.call('HSET', KEYS[1], 'channel', ARGV[2])
+return 1
 `);
 
 // Raises notifiedVersion monotonically.
@@ -104,8 +177,18 @@ export class IncidentStore {
   }
 
   async get(incidentId: string): Promise<IncidentRecord | null> {
-    if (!parseIncidentId(incidentId)) return null;
-    return decodeIncident(await this.redis.hgetall(this.keyOf(incidentId)));
+    return (await this.read(incidentId)).record;
+  }
+
+  /** The record with what was wrong with it, if anything (`readIncidentHash`). */
+  async read(incidentId: string): Promise<IncidentRead> {
+    if (!parseIncidentId(incidentId)) return ABSENT;
+    return readIncidentHash(await this.redis.hgetall(this.keyOf(incidentId)));
+  }
+
+  /** The record's Redis key (named in warnings about a record that cannot be used). */
+  keyFor(incidentId: string): string | null {
+    return parseIncidentId(incidentId) ? this.keyOf(incidentId) : null;
   }
 
   async getMany(incidentIds: string[]): Promise<IncidentRecord[]> {
@@ -149,8 +232,8 @@ export class IncidentStore {
 
   /**
    * Fixes the channel an incident is routed to, the first time only (later routing changes do not
-   * move a live message). Also records it in the channel's 24 h incident list for the digest.
-   * Returns the channel in effect.
+   * move a live message; one never shown moves with `moveUnshown`). Also records it in the channel's
+   * 24 h incident list for the digest. Returns the channel in effect.
    */
   async assignChannel(record: IncidentRecord, channel: string, nowMs: number = Date.now()): Promise<string> {
     const key = this.keyOf(record.id, record.queryId);
@@ -164,6 +247,22 @@ export class IncidentStore {
       .pexpire(listKey, 2 * DAY_MS)
       .exec();
     return effective;
+  }
+
+  /**
+   * Routes an incident that was never shown to another channel (its route changed, or its channel
+   * is gone): only while it is still in `from` with no message and no storm group, so a message
+   * that exists is never orphaned. The caller makes sure nothing is being posted in `from` (the
+   * poster's lock). Resolves to whether it moved.
+   */
+  async moveUnshown(record: IncidentRecord, from: string, to: string, nowMs: number = Date.now()): Promise<boolean> {
+    const moved = Number(await MOVE_UNSHOWN.run(this.redis, [this.keyOf(record.id, record.queryId)], [from, to])) === 1;
+    if (moved) {
+      // The digest lists it where it now lives.
+      await this.redis.zrem(this.keys.channelIncidents(from), record.id);
+      await this.assignChannel(record, to, nowMs);
+    }
+    return moved;
   }
 
   /** Incidents opened in a channel in the last 24 h (or since `sinceMs`), oldest first. */

@@ -6,6 +6,7 @@
 import type { Redis } from 'ioredis';
 import type { StoreKeys } from './keys.js';
 import type { IncidentChange } from '../diagnosis/types.js';
+import { parseIncidentId } from './incident-id.js';
 import { LuaScript } from './script.js';
 
 /** A notification intent: render incident `incidentId` at least at `version`. */
@@ -13,18 +14,30 @@ export interface OutboxEntry {
   queryId: string;
   incidentId: string;
   version: number;
-  change: IncidentChange['type'];
+  /** Null for an entry whose change was lost: notify renders the record's latest version anyway. */
+  change: IncidentChange['type'] | null;
 }
 
-/** An outbox entry (`incident|version|change`) as the commits write it; null for anything else. */
+const CHANGES: readonly string[] = ['opened', 'updated', 'resolved'];
+
+/**
+ * An outbox entry (`incident|version|change`) as the commits write it. The id and the version are
+ * what notify needs (it renders the record's latest version), so an entry whose change is missing
+ * or unknown is still an intent, with `change` null. Null when the id or the version is unusable.
+ */
 export function parseOutboxEntry(queryId: string, raw: string): OutboxEntry | null {
-  const parts = raw.split('|');
-  if (parts.length !== 3) return null;
-  const version = Number(parts[1]);
-  const change = parts[2] as OutboxEntry['change'];
-  if (!Number.isFinite(version) || !['opened', 'updated', 'resolved'].includes(change)) return null;
-  return { queryId, incidentId: parts[0]!, version, change };
+  const [incidentId = '', versionText = '', change, ...rest] = raw.split('|');
+  const version = Number(versionText);
+  if (rest.length > 0 || !parseIncidentId(incidentId) || versionText === '' || !Number.isSafeInteger(version) || version < 0) return null;
+  return { queryId, incidentId, version, change: change !== undefined && CHANGES.includes(change) ? (change as IncidentChange['type']) : null };
 }
+
+/** Told about outbox entries that are not what the commits write: salvaged (still notified) or dropped. */
+export type OutboxEntryReport = (report: { queryId: string; raw: string; outcome: 'salvaged' | 'dropped' }) => void;
+
+// Without a listener (a tool, a test) the report still goes somewhere: never dropped silently.
+const warnOnStderr: OutboxEntryReport = ({ queryId, raw, outcome }) =>
+  process.emitWarning(`outbox entry ${JSON.stringify(raw.slice(0, 200))} of query ${queryId} ${outcome === 'dropped' ? 'dropped: it names no incident and version' : 'has no change: notifying the latest record'}`, 'StreamDoctorOutbox');
 
 // Removes one occurrence of each drained entry (unique per intent; a duplicate would be the same
 // intent, whose notify job id is the same).
@@ -39,10 +52,20 @@ const DRAIN_PAGE = 100;
 const DRAIN_ROUNDS = 20;
 
 export class OutboxStore {
+  private report: OutboxEntryReport = warnOnStderr;
+
   constructor(
     private readonly redis: Redis,
     private readonly keys: StoreKeys,
   ) {}
+
+  /** Where drains report entries that are not what the commits write (the workers' logger); returns the undo. */
+  onIrregularEntry(report: OutboxEntryReport): () => void {
+    this.report = report;
+    return () => {
+      if (this.report === report) this.report = warnOnStderr;
+    };
+  }
 
   /** Pending notification intents of a query (oldest first). */
   async read(queryId: string, max = 100): Promise<OutboxEntry[]> {
@@ -75,7 +98,8 @@ export class OutboxStore {
    * Hands a query's pending intents to `publish` page by page, then removes exactly the entries it
    * read, so a drain running concurrently, or intents committed meanwhile, are never dropped.
    * Publish before remove: a crash in between publishes again, which the caller makes harmless.
-   * Unreadable entries are removed with the readable ones they were read with. Returns the count published.
+   * An entry without its change is published too (`change` null); one naming no incident and
+   * version is removed with the others, reported (`onIrregularEntry`). Returns the count published.
    */
   async drain(queryId: string, publish: (entries: OutboxEntry[]) => Promise<unknown>): Promise<number> {
     let total = 0;
@@ -83,9 +107,23 @@ export class OutboxStore {
       const { raw, entries } = await this.peek(queryId, DRAIN_PAGE);
       if (raw.length === 0) break;
       if (entries.length > 0) await publish(entries);
-      await this.removeDrained(queryId, raw);
+      const removed = await this.removeDrained(queryId, raw);
+      // Reported once the removal is done (a concurrent drain that removed them first reports them).
+      if (removed > 0) this.reportIrregular(queryId, raw);
       total += entries.length;
     }
     return total;
+  }
+
+  private reportIrregular(queryId: string, raw: string[]): void {
+    for (const text of raw) {
+      const entry = parseOutboxEntry(queryId, text);
+      if (entry?.change) continue;
+      try {
+        this.report({ queryId, raw: text, outcome: entry ? 'salvaged' : 'dropped' });
+      } catch {
+        // A report never fails the drain.
+      }
+    }
   }
 }

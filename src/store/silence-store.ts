@@ -16,6 +16,59 @@ export interface HeldIncident {
   untilMs: number;
 }
 
+/** A record's end and its key's expiry this far apart are one end read on two clocks. */
+const END_SKEW_TOLERANCE_MS = 2_000;
+/** Plausible times in ms (years 2000 to 2200): outside, a number is no time in ms (seconds, say). */
+const EARLIEST_MS = 946_684_800_000;
+const LATEST_MS = 7_258_118_400_000;
+
+/** What reading a silence found: the silence in effect (or none), and what was wrong with its record. */
+export interface SilenceRead {
+  record: SilenceRecord | null;
+  problem: string | null;
+}
+
+const isTime = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= EARLIEST_MS && v <= LATEST_MS;
+
+/**
+ * How far a record's end is trusted. `as-written`: a time in ms is its end (what was asked for, on
+ * the writer's clock; listings and renders). `key-rules`: the key's expiry overrides an end that
+ * passed while it lives or lies past it (whoever holds alerts until the end: notify, on its clock).
+ */
+export type SilenceEndReading = 'as-written' | 'key-rules';
+
+/**
+ * The silence in effect from its record and its key's expiry (`pttl`, ms; -1 none). The key is what
+ * silences, so its expiry is the end whenever the record cannot say it: `untilMs` renamed, not a
+ * number, or in seconds; and, read `key-rules`, passed while the key lives (written on a clock behind
+ * this one) or later than the key's expiry. It then reads as ending when the key expires, on this
+ * process's clock, rounded up to the second so that rereads agree. An end still ahead and before the
+ * key's expiry is kept as written (the demo's accelerated clock writes those). A key that never
+ * expires ends at its record's `untilMs`, and without one reads as no silence (an alert, not a hold
+ * forever).
+ */
+export function silenceInEffect(queryId: string, text: string, pttl: number, nowMs: number, reading: SilenceEndReading = 'key-rules'): SilenceRead {
+  let parsed: Partial<Record<keyof SilenceRecord, unknown>> = {};
+  try {
+    const value: unknown = JSON.parse(text);
+    if (value && typeof value === 'object') parsed = value as typeof parsed;
+  } catch {
+    // Read as a record without fields: the key's expiry still says when it ends.
+  }
+  const base = { queryId, byUser: typeof parsed.byUser === 'string' ? parsed.byUser : 'unknown', createdAt: isTime(parsed.createdAt) ? parsed.createdAt : 0 };
+  const written = isTime(parsed.untilMs) ? parsed.untilMs : null;
+  const said = written === null ? `its untilMs ${String(JSON.stringify(parsed.untilMs ?? null)).slice(0, 40)} is no time in ms` : `its untilMs ${new Date(written).toISOString()}`;
+  if (pttl > 0) {
+    const keyEnd = nowMs + pttl;
+    const trusted = reading === 'as-written' || (written !== null && written > nowMs && written <= keyEnd + END_SKEW_TOLERANCE_MS);
+    if (written !== null && trusted) return { record: { ...base, untilMs: written }, problem: null };
+    const untilMs = Math.ceil(keyEnd / 1000) * 1000;
+    return { record: { ...base, untilMs }, problem: `${said} disagrees with its key, which expires at ${new Date(keyEnd).toISOString()}: read as ending then` };
+  }
+  if (written !== null && written > nowMs) return { record: { ...base, untilMs: written }, problem: 'its key never expires: read as ending at its untilMs' };
+  return { record: null, problem: `${said} and its key never expires: read as no silence` };
+}
+
 // Removes held entries only while still due: a re-hold with a later end (the silence was extended)
 // that landed meanwhile stays.
 const RELEASE_DUE = new LuaScript(`
@@ -55,25 +108,33 @@ export class SilenceStore {
     return Number(removed) > 0;
   }
 
-  async get(queryId: string): Promise<SilenceRecord | null> {
-    const text = await this.redis.get(this.keys.silence(queryId));
-    if (!text) return null;
-    try {
-      return JSON.parse(text) as SilenceRecord;
-    } catch {
-      return null;
-    }
+  /** The silence in effect, its end as written when it is a time (`silenceInEffect`, `as-written`). */
+  async get(queryId: string, nowMs: number = Date.now()): Promise<SilenceRecord | null> {
+    return (await this.read(queryId, nowMs, 'as-written')).record;
+  }
+
+  /**
+   * The silence in effect with what was wrong with its record, for the caller to log; by default its
+   * end as its key's expiry has it (`key-rules`: for holding alerts until it ends).
+   */
+  async read(queryId: string, nowMs: number = Date.now(), reading: SilenceEndReading = 'key-rules'): Promise<SilenceRead> {
+    const key = this.keys.silence(queryId);
+    // One key: the record and its expiry read together.
+    const replies = await this.redis.multi().get(key).pttl(key).exec();
+    const [text, pttl] = (replies ?? []).map(([err, value]) => (err ? null : value)) as [string | null, number | null];
+    if (!text) return { record: null, problem: null };
+    return silenceInEffect(queryId, text, Number(pttl ?? -1), nowMs, reading);
   }
 
   async isSilenced(queryId: string): Promise<boolean> {
-    return (await this.redis.exists(this.keys.silence(queryId))) === 1;
+    return (await this.get(queryId)) !== null;
   }
 
   /** Active silences, soonest to end first. */
   async list(nowMs: number = Date.now()): Promise<SilenceRecord[]> {
     await this.redis.zremrangebyscore(this.keys.silences(), '-inf', nowMs);
     const ids = await this.redis.zrange(this.keys.silences(), 0, -1);
-    const records = await Promise.all(ids.map((id) => this.get(id)));
+    const records = await Promise.all(ids.map((id) => this.get(id, nowMs)));
     return records.filter((r): r is SilenceRecord => r !== null && r.untilMs > nowMs);
   }
 
