@@ -1,7 +1,7 @@
 /**
- * The clock's schedules as BullMQ job schedulers. `upsertJobScheduler` is idempotent and BullMQ
- * produces exactly one job per tick per scheduler, however many clock processes upsert it, so a
- * second clock started by mistake changes nothing.
+ * The clock's schedules as BullMQ job schedulers. BullMQ produces exactly one job per tick per
+ * scheduler, however many clock processes upsert it, so a second clock started by mistake changes
+ * nothing; a schedule already as wanted is left alone (`ensureScheduler`).
  */
 import { DEFAULTS } from '../src/config/defaults.js';
 import { POLL_JOB } from './queue-names.js';
@@ -42,19 +42,37 @@ export function dailyCron(at: string): string {
   return `0 ${Number(m[2])} ${hour < 23 ? `${hour},${hour + 1}` : hour} * * *`;
 }
 
+type SchedulerQueue = PipelineQueues['poll'] | PipelineQueues['digest'];
+type Repeat = { every: number } | { pattern: string; tz: string };
+
+/**
+ * Upserts a scheduler unless it is already as wanted with its next job in place. An upsert replaces
+ * the scheduler's next job even when it is due and waiting for a worker, and schedules the one after
+ * the clock's now: re-upserting the digest every minute would skip a day's digest whenever the
+ * workers were busy or down at its time (or the clock's host ran a few seconds fast).
+ */
+async function ensureScheduler(queue: SchedulerQueue, id: string, repeat: Repeat, template: { name: string; data: object }): Promise<void> {
+  const current = await queue.getJobScheduler(id);
+  const same = current !== undefined && ('every' in repeat ? current.every === repeat.every : current.pattern === repeat.pattern && current.tz === repeat.tz);
+  // A scheduler whose next job is gone (deleted by hand, an evicted key) is upserted to make one.
+  if (same && current.next !== undefined && (await queue.getJob(`repeat:${id}:${current.next}`))) return;
+  await (queue as PipelineQueues['poll']).upsertJobScheduler(id, repeat, template as never);
+}
+
 /** Creates or updates every schedule, and removes poll schedules of sources no longer configured. */
 export async function upsertSchedules(queues: PipelineQueues, settings: ScheduleSettings): Promise<void> {
   const every = settings.pollEveryMs ?? DEFAULTS.pollSeconds * 1000;
   for (const sourceId of settings.sourceIds) {
-    await queues.poll.upsertJobScheduler(SCHEDULER_IDS.poll(sourceId), { every }, { name: POLL_JOB.poll, data: { sourceId } });
+    await ensureScheduler(queues.poll, SCHEDULER_IDS.poll(sourceId), { every }, { name: POLL_JOB.poll, data: { sourceId } });
   }
   const wanted = new Set(settings.sourceIds.map(SCHEDULER_IDS.poll));
   for (const scheduler of await queues.poll.getJobSchedulers(0, -1)) {
     if (scheduler.key.startsWith('poll-') && !wanted.has(scheduler.key)) await queues.poll.removeJobScheduler(scheduler.key);
   }
-  await queues.poll.upsertJobScheduler(SCHEDULER_IDS.sweep, { every: settings.sweepEveryMs ?? 60_000 }, { name: POLL_JOB.sweep, data: {} });
+  await ensureScheduler(queues.poll, SCHEDULER_IDS.sweep, { every: settings.sweepEveryMs ?? 60_000 }, { name: POLL_JOB.sweep, data: {} });
   if (settings.digest ?? true) {
-    await queues.digest.upsertJobScheduler(
+    await ensureScheduler(
+      queues.digest,
       SCHEDULER_IDS.digest,
       { pattern: dailyCron(settings.digestAt ?? '09:00'), tz: settings.timeZone ?? 'UTC' },
       { name: 'all', data: { kind: 'all' } },

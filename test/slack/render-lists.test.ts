@@ -92,6 +92,16 @@ describe('digest', () => {
     expect(blockKitViolations(message.blocks)).toEqual([]);
   });
 
+  it('lists the worst incidents first, so the cut at 20 never drops an open critical one', () => {
+    const critical = lagRecord({ id: 'old-critical', queryName: 'payments-ingest', openedAt: NOW - 3 * 86_400_000 });
+    expect(critical.incident.severity).toBe('critical');
+    const warnings = Array.from({ length: 30 }, (_, index) => stateRecord({ id: `w${index}`, queryName: `warn-${index}`, openedAt: NOW - index * 60_000 }));
+    const text = blockText(renderDigest({ channelLabel: '#data-alerts', nowMs: NOW, streams: streams(), incidents: [...warnings, critical] }).blocks);
+    expect(text).toContain('*Incidents active in the last 24 h* · 31 (31 still open)');
+    expect(text).toContain('🔴 `payments-ingest` · Falling behind · open for 3d');
+    expect(text.indexOf('payments-ingest')).toBeLessThan(text.indexOf('warn-0'));
+  });
+
   it('stays within the text Slack takes in one message when every name is long, and counts what it leaves out', () => {
     const long = manyStreams(25).map((stream, index) => ({ ...stream, name: `warehouse-ingest-${index}-${'x'.repeat(140)}`, runPageUrl: `https://adb-1234567890123456.7.azuredatabricks.net/jobs/${index}/runs/${index * 1000}` }));
     const incidents = Array.from({ length: 20 }, (_, index) => stateRecord({ id: `i${index}`, queryName: `warehouse-ingest-${index}-${'y'.repeat(250)}`, openedAt: NOW - index * 60_000 }));

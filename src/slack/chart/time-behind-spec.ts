@@ -26,6 +26,8 @@ export interface TimeBehindChartOptions {
    * @defaultValue 8
    */
   maxSeries?: number;
+  /** Streams whose samples were not read at all (past a read limit), counted with those not drawn. @defaultValue 0 */
+  notRead?: number;
   /** Font family the renderer has loaded. @defaultValue 'DejaVu Sans' */
   fontFamily?: string;
 }
@@ -61,7 +63,7 @@ export function buildTimeBehindSpec(series: TimeBehindSeries[], options: TimeBeh
       .sort((a, b) => a.atMs - b.atMs)
       .map((point) => ({ stream: entry.name, t: point.atMs, behind: Math.round((point.timeBehindSec / divisor) * 100) / 100 })),
   );
-  const omitted = ranked.length - drawn.length;
+  const omitted = ranked.length - drawn.length + (options.notRead ?? 0);
   const empty = values.length === 0;
   // With no samples vega would size the view to nothing; draw empty axes over the window instead.
   if (empty) values.push({ stream: '', t: since, behind: 0 }, { stream: '', t: options.nowMs, behind: 0 });

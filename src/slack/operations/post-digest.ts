@@ -12,11 +12,14 @@ import type { IncidentRecord, RoutingDefaults } from '../../store/types.js';
 import { renderTimeBehindChart, type RenderedChart } from '../chart/time-behind-chart.js';
 import type { TimeBehindSeries } from '../chart/time-behind-spec.js';
 import { renderDigest } from '../render/digest.js';
+import { sortWorstFirst } from '../render/status-table.js';
 import type { RenderedMessage } from '../render/types.js';
 import { streamsRoutedTo } from './stream-lookup.js';
 import { toStreamView } from './stream-views.js';
 
 const DAY_MS = 24 * 3_600_000;
+/** Most streams whose time-behind history one digest reads for its chart. */
+const CHART_READS = 200;
 
 export interface DigestSources {
   store: RedisStore;
@@ -53,15 +56,22 @@ export async function buildDigestContent(sources: DigestSources, channel: string
   const silences = await store.silences.list(nowMs);
   const views = streams.map((stream) => toStreamView(stream, incidents, silences.find((silence) => silence.queryId === stream.queryId)));
 
+  // The chart draws the worst by peak time behind; history is read for CHART_READS streams at most,
+  // those with an incident in the window first, then the worst now, so a big channel's worst is in.
+  const hadIncident = new Set(incidents.map((record) => record.queryId));
+  const worstNow = new Map(sortWorstFirst(views).map((view, index) => [view.queryId, index]));
+  const toRead = [...streams]
+    .sort((a, b) => Number(hadIncident.has(b.queryId)) - Number(hadIncident.has(a.queryId)) || worstNow.get(a.queryId)! - worstNow.get(b.queryId)!)
+    .slice(0, CHART_READS);
   const series: TimeBehindSeries[] = [];
-  for (const stream of streams.slice(0, 200)) {
+  for (const stream of toRead) {
     const samples = await store.history.timeBehind(stream.queryId, since);
     if (samples.length > 0) series.push({ name: stream.name || stream.queryId, points: samples });
   }
   let chart: RenderedChart | null = null;
   if (series.length > 0) {
     try {
-      chart = await renderTimeBehindChart(series, { nowMs });
+      chart = await renderTimeBehindChart(series, { nowMs, notRead: streams.length - toRead.length });
     } catch (error) {
       sources.logger?.warn({ err: error, channel }, 'digest chart could not be drawn; the digest goes out without it');
     }

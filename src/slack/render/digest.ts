@@ -38,6 +38,11 @@ export interface DigestInput {
   maxIncidents?: number;
 }
 
+/** Where an incident goes in the digest's list: open before resolved, critical before warning. */
+function rank(record: IncidentRecordView): number {
+  return (record.state === 'open' ? 0 : 2) + (record.incident.severity === 'critical' ? 0 : 1);
+}
+
 /**
  * Characters each list (streams, incidents) may take: both, with the header and the lines around
  * them, stay within the text Slack takes in one message's blocks (`SLACK_LIMITS.messageText`).
@@ -81,7 +86,8 @@ export function renderDigest(input: DigestInput): RenderedMessage {
 
   const recent = input.incidents
     .filter((record) => record.state === 'open' || toMs(record.resolvedAt ?? null) >= since || toMs(record.openedAt) >= since)
-    .sort((a, b) => (a.state === b.state ? toMs(b.openedAt) - toMs(a.openedAt) : a.state === 'open' ? -1 : 1));
+    // Open first, critical before warning, then newest: the cut below must never drop the worst.
+    .sort((a, b) => rank(a) - rank(b) || toMs(b.openedAt) - toMs(a.openedAt));
   const maxIncidents = input.maxIncidents ?? 20;
   if (recent.length === 0) {
     blocks.push(sectionBlock('*Incidents active in the last 24 h*\nNone. 🎉'));
