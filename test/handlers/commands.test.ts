@@ -133,6 +133,8 @@ describe('/stream commands', () => {
     const reply = await run('mute orders_5min_agg 2h');
     expect(reply.response_type).toBe('in_channel');
     expect(reply.text).toContain('Silenced `orders_5min_agg` for 2h');
+    // A command that works as typed anywhere, not a bare unmute.
+    expect(reply.text).toContain('`/stream unmute orders_5min_agg` or Unsilence on its alert ends it early.');
     expect(await h.store.silences.isSilenced(orders.queryId)).toBe(true);
     const silence = await h.store.silences.get(orders.queryId);
     expect(silence).toMatchObject({ byUser: MARIA, untilMs: nowMs + 2 * 3_600_000 });

@@ -22,6 +22,18 @@ function manyStreams(count: number): StreamView[] {
 }
 
 describe('status table', () => {
+  it('says how far behind a stream is now when its last report is long past', () => {
+    const slow: StreamView = { ...streams()[0]!, health: 'critical', timeBehindSec: 31 * 60 + 14, lastProgressAt: NOW - (21 * 60 + 47) * 1000 };
+    const line = blockText(renderStatus([slow], { nowMs: NOW, scopeLabel: '#data-alerts' }).blocks);
+    expect(line).toContain('at least 53m 01s behind now (31m 14s at the last report)');
+    // Fresh, or nothing behind: the report's own figure.
+    const fresh = blockText(renderStatus([{ ...slow, lastProgressAt: NOW - 20_000 }], { nowMs: NOW, scopeLabel: '#data-alerts' }).blocks);
+    expect(fresh).toContain('31m 14s behind');
+    expect(fresh).not.toContain('at least');
+    const caughtUp = blockText(renderStatus([{ ...slow, health: 'ok', timeBehindSec: 0 }], { nowMs: NOW, scopeLabel: '#data-alerts' }).blocks);
+    expect(caughtUp).not.toContain('at least');
+  });
+
   it('lists streams worst first with their numbers and a link to the run', () => {
     const message = renderStatus(streams(), { nowMs: NOW, scopeLabel: '#data-alerts' });
     const text = blockText(message.blocks);

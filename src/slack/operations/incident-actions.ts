@@ -85,7 +85,10 @@ export async function silenceStream(
   const open = await openIncidentsOf(deps, queryId);
   for (const record of open.slice(0, 20)) await refreshQuietly(deps, record, 'silence', nowMs, { kind: 'silence', userId, atMs: nowMs, untilMs });
   const stream = await deps.store.streams.get(queryId);
-  return { ok: true, message: `🔕 Silenced ${inlineCode(stream?.name || queryId)} for ${formatDuration(durationMs)}, until ${slackDate(untilMs)}. \`/stream unmute\` ends it early.` };
+  const name = stream?.name || queryId;
+  // The command as it can be typed anywhere: with the stream's name (a bare unmute needs a channel of one incident).
+  const unmute = inlineCode(`${deps.command ?? '/stream'} unmute ${name}`);
+  return { ok: true, message: `🔕 Silenced ${inlineCode(name)} for ${formatDuration(durationMs)}, until ${slackDate(untilMs)}. ${unmute} or Unsilence on its alert ends it early.` };
 }
 
 export async function unsilenceStream(client: webApi.WebClient, deps: SlackDeps, queryId: string, userId: string): Promise<ActionOutcome> {

@@ -8,6 +8,7 @@ import type { webApi } from '@slack/bolt';
 import { nowOf, type SlackDeps } from '../deps.js';
 import { contextBlock } from '../limits.js';
 import { userFacingError } from '../listener-guard.js';
+import { toMs } from '../format.js';
 import { escapeMrkdwn } from '../mrkdwn.js';
 import { renderAppHome, renderAppHomeUnavailable, type HomeWatch } from '../render/app-home.js';
 import { includesChannel, memberChannels, type MemberChannelsOptions } from './member-channels.js';
@@ -45,6 +46,7 @@ export async function publishHome(client: webApi.WebClient, deps: SlackDeps, use
       channel: record.slack?.channel ?? record.channel,
       // The latest snapshot's figure: the summary beside it is from the incident's last update.
       timeBehindNowSec: byId.get(record.queryId)?.snapshot?.timeBehindSec ?? null,
+      timeBehindAtMs: toMs(byId.get(record.queryId)?.snapshot?.lastProgressAt ?? null),
     }))
     .filter((record) => mine(record.channel));
   const mineFirst = incidents.sort((a, b) => Number(b.acknowledgedBy === userId) - Number(a.acknowledgedBy === userId) || b.openedAt - a.openedAt);

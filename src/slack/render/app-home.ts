@@ -4,11 +4,11 @@
  */
 import type { HomeView, KnownBlock } from '@slack/types';
 import { ACTION_IDS } from '../action-ids.js';
-import { formatSeconds, formatSpan, kindLabel, toMs } from '../format.js';
+import { formatSpan, kindLabel, toMs } from '../format.js';
 import { SLACK_LIMITS, capBlocks, contextBlock, headerBlock, moreLine, sectionBlock, truncate } from '../limits.js';
 import { channelMention, escapeMrkdwn, inlineCode, nameCode, slackDate, userMention } from '../mrkdwn.js';
 import { displayName, lastUpdateWhen } from './incident-message.js';
-import { streamLine } from './status-table.js';
+import { streamLine, timeBehindNow } from './status-table.js';
 import type { IncidentRecordView, StreamView } from './types.js';
 
 export interface HomeSilence {
@@ -29,10 +29,10 @@ export interface AppHomeInput {
   userId: string;
   nowMs: number;
   /**
-   * `timeBehindNowSec`: the stream's time behind in its latest snapshot; the incident's summary is
-   * from its last update, which can be long before.
+   * `timeBehindNowSec`: the stream's time behind in its latest snapshot, as of `timeBehindAtMs` (its
+   * last progress); the incident's summary is from its last update, which can be long before.
    */
-  openIncidents: (IncidentRecordView & { channel?: string | null; timeBehindNowSec?: number | null })[];
+  openIncidents: (IncidentRecordView & { channel?: string | null; timeBehindNowSec?: number | null; timeBehindAtMs?: number | null })[];
   silences: HomeSilence[];
   watches: HomeWatch[];
   /** Streams in the watched channels, for the health list. */
@@ -74,7 +74,8 @@ export function renderAppHome(input: AppHomeInput): HomeView {
   for (const record of input.openIncidents.slice(0, max)) {
     const ack = record.acknowledgedBy ? ` · 👀 ${userMention(record.acknowledgedBy)}` : '';
     const where = record.channel ? ` · ${channelMention(record.channel)}` : '';
-    const now = record.timeBehindNowSec != null ? ` · now ${formatSeconds(record.timeBehindNowSec)} behind` : '';
+    const behind = record.timeBehindNowSec != null ? timeBehindNow(record.timeBehindNowSec, record.timeBehindAtMs ?? Number.NaN, input.nowMs) : null;
+    const now = behind === null ? '' : ` · ${behind.startsWith('at least') ? behind : `now ${behind}`}`;
     // The summary is from the incident's last update, which can be long before now.
     const when = lastUpdateWhen(record.incident);
     const asOf = when ? `As of its last update, ${when}: ` : 'As of its last update: ';

@@ -41,6 +41,19 @@ export interface StatusStreamView extends StreamView {
   stalled?: boolean;
 }
 
+/**
+ * Time behind as of now. A report's figure is the age of the oldest data not yet processed when
+ * its batch ended; with no report since, that data is still waiting and older by the time passed:
+ * a slow batch's stream is at least that far behind now. A minute or more after a report behind
+ * by anything, that lower bound is what is shown, with the report's own figure.
+ */
+export function timeBehindNow(timeBehindSec: number, lastProgressMs: number, nowMs: number, estimated = false): string {
+  const elapsedSec = (nowMs - lastProgressMs) / 1000;
+  const mark = estimated ? '~' : '';
+  if (!(timeBehindSec > 0) || !(elapsedSec >= 60)) return `${mark}${formatSeconds(timeBehindSec)} behind${estimated ? ' (est.)' : ''}`;
+  return `at least ${mark}${formatSeconds(timeBehindSec + elapsedSec)} behind now (${mark}${formatSeconds(timeBehindSec)} at the last report)`;
+}
+
 export function streamLine(stream: StatusStreamView, nowMs: number): string {
   const name = mrkdwnLink(stream.runPageUrl, stream.name || stream.queryId);
   const parts = [`${healthEmoji(stream.health)} *${name}*`];
@@ -49,7 +62,7 @@ export function streamLine(stream: StatusStreamView, nowMs: number): string {
     // No report comes: the last one's time behind is stale, so say how long it has been silent.
     parts.push(Number.isFinite(last) ? `silent: no progress for ${formatDuration(Math.max(0, nowMs - last))}, time behind unknown` : 'silent: no progress yet, time behind unknown');
   } else if (stream.timeBehindSec != null) {
-    parts.push(`${stream.timeBehindEstimated ? '~' : ''}${formatSeconds(stream.timeBehindSec)} behind${stream.timeBehindEstimated ? ' (est.)' : ''}`);
+    parts.push(timeBehindNow(stream.timeBehindSec, last, nowMs, stream.timeBehindEstimated));
   } else if (stream.filesWaiting != null) {
     parts.push(filesWaiting(stream.filesWaiting, stream.filesWaitingTrendPerMin ?? null));
   } else if (stream.backlogUnreported) {
