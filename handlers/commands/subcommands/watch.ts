@@ -24,7 +24,11 @@ async function mayReroute(ctx: CommandContext, channels: CallerChannels, from: r
     const where = id ? channelMention(id) : inlineCode(channel);
     const member = id ? await channels.isMember(id) : { ok: false as const, reason: 'channel_not_found' };
     if (!member.ok) return `StreamDoctor could not check that you are a member of ${where} (\`${member.reason}\`), so nothing changed. Run \`${ctx.command} ${subcommand}\` in ${where}.`;
-    if (!member.member) return `${label} ${role} ${where}, and only its members may ${subcommand} it from another channel; nothing changed. Join ${where} or ask someone there.`;
+    if (!member.member) {
+      // A private channel is not named to a non-member: not where, nor that, it alerts there.
+      if (!(await channels.maySee(id!))) return `${label} ${role} a channel you are not a member of, and only its members may ${subcommand} it from another channel; nothing changed. Ask someone there to do it.`;
+      return `${label} ${role} ${where}, and only its members may ${subcommand} it from another channel; nothing changed. Join ${where} or ask someone there.`;
+    }
   }
   return null;
 }
