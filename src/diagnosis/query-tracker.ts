@@ -553,6 +553,9 @@ export class QueryTracker {
     if (finding.causes.length > 0) {
       incident.causes = finding.causes;
       incident.advice = finding.advice;
+    } else if (finding.advice.length > 0 && incident.causes.length === 0) {
+      // Advice of a finding that has no causes (a stall's) carries figures of its own: keep it current.
+      incident.advice = finding.advice;
     }
     if (finding.aftermath) incident.aftermath = finding.aftermath;
     return escalated;

@@ -107,6 +107,11 @@ describe('stalled', () => {
     expect(changes[0]!.incident.severity).toBe('critical');
     expect(changes[0]!.incident.metrics?.silentSec).toBe(30 * 60);
     expect(run.tracker.tick(now + MIN)).toEqual([]); // no repeat
+    // Its advice says how long the batch has run as of now, as its summary does, not as of the opening.
+    run.tracker.tick(now + 40 * MIN);
+    const later = run.tracker.report(now + 40 * MIN).incidents.find((i) => i.kind === 'stalled')!;
+    expect(later.summary).toContain('No progress for 1h 10m');
+    expect(later.advice[0]!.text).toContain('has run for 1h 10m');
   });
 
   it('a run that restarted after the last report is silent from its start, with a new run’s patience', () => {
