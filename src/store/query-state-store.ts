@@ -140,7 +140,27 @@ end
 return dropped
 `);
 
-const COMMIT = new LuaScript(`
+// A problem that came back or got worse must not look handled: a change that re-opens a resolved
+// record (a relapse) or raises its severity from warning to critical (an escalation) clears its
+// acknowledgement, in the same script as the change. Reads only (cjson under pcall: never fails);
+// call it before the change's own writes. Shared by COMMIT and CHANGES.
+const ACK_CLEARS = `
+local function severityOf(json)
+  if not json then return nil end
+  local ok, v = pcall(cjson.decode, json)
+  if ok and type(v) == 'table' then return v.severity end
+  return nil
+end
+local function clearsAck(key, ctype, json)
+  if ctype == 'resolved' then return false end
+  local by = redis.call('HGET', key, 'acknowledgedBy')
+  if not by or by == '' then return false end
+  if redis.call('HGET', key, 'state') == 'resolved' then return true end
+  return severityOf(json) == 'critical' and severityOf(redis.call('HGET', key, 'incident')) == 'warning'
+end
+`;
+
+const COMMIT = new LuaScript(`${ACK_CLEARS}
 -- KEYS: 1 meta, 2 state, 3 inbox, 4 history, 5 outbox, 6 queryIncidents, 7.. incident keys
 -- ARGV: 1 expectedVersion, 2 stateJson, 3 lastSeq, 4 snapshotJson, 5 health, 6 name,
 --       7 lastRunId, 8 lastBatchId, 9 lastObservedAt, 10 histBucket, 11 histValue, 12 histMinBucket,
@@ -246,6 +266,7 @@ for i = 1, n do
   local exists = redis.call('EXISTS', key) == 1
   local state = 'open'
   if ctype == 'resolved' then state = 'resolved' end
+  local clearAck = exists and clearsAck(key, ctype, json)
   if not exists then
     redis.call('HSET', key, 'id', id, 'queryId', ARGV[15], 'kind', kind, 'openedAt', ARGV[b + 5],
       'version', 0, 'notifiedVersion', 0, 'acknowledgedBy', '', 'acknowledgedAt', '')
@@ -254,6 +275,7 @@ for i = 1, n do
     versionFix[key] = nil
   end
   redis.call('HSET', key, 'state', state, 'incident', json, 'queryName', ARGV[b + 7])
+  if clearAck then redis.call('HSET', key, 'acknowledgedBy', '', 'acknowledgedAt', '') end
   if ctype == 'resolved' then
     redis.call('HSET', key, 'resolvedAt', ARGV[b + 6])
     redis.call('PEXPIRE', key, ARGV[14])
@@ -271,20 +293,24 @@ return {version, versions, repaired}
 // Incident records + outbox without touching tracker state (changes that do not come from progress:
 // job runs and pipeline updates). KEYS: 1 outbox, 2 queryIncidents, 3.. incident keys.
 // ARGV: 1 resolvedTtlMs, 2 queryId, 3 nChanges, then 7 per change as in COMMIT.
-const CHANGES = new LuaScript(`
+const CHANGES = new LuaScript(`${ACK_CLEARS}
 local out = {}
 local n = tonumber(ARGV[3])
 for i = 1, n do
   local b = 3 + (i - 1) * 7
   local key = KEYS[2 + i]
   local id, kind, ctype, json = ARGV[b + 1], ARGV[b + 2], ARGV[b + 3], ARGV[b + 4]
+  local clearAck = false
   if redis.call('EXISTS', key) == 0 then
     redis.call('HSET', key, 'id', id, 'queryId', ARGV[2], 'kind', kind, 'openedAt', ARGV[b + 5],
       'version', 0, 'notifiedVersion', 0, 'acknowledgedBy', '', 'acknowledgedAt', '')
+  else
+    clearAck = clearsAck(key, ctype, json)
   end
   local state = 'open'
   if ctype == 'resolved' then state = 'resolved' end
   redis.call('HSET', key, 'state', state, 'incident', json, 'queryName', ARGV[b + 7])
+  if clearAck then redis.call('HSET', key, 'acknowledgedBy', '', 'acknowledgedAt', '') end
   if ctype == 'resolved' then
     redis.call('HSET', key, 'resolvedAt', ARGV[b + 6])
     redis.call('PEXPIRE', key, ARGV[1])
