@@ -40,8 +40,8 @@ export type SilenceEndReading = 'as-written' | 'key-rules';
 /**
  * The silence in effect from its record and its key's expiry (`pttl`, ms; -1 none). The key is what
  * silences, so its expiry is the end whenever the record cannot say it: `untilMs` renamed, not a
- * number, or in seconds; and, read `key-rules`, passed while the key lives (written on a clock behind
- * this one) or later than the key's expiry. It then reads as ending when the key expires, on this
+ * number, or in seconds; and, read `key-rules`, later than the key's expiry. Read `key-rules`, an
+ * `untilMs` that has passed ends the silence. It then reads as ending when the key expires, on this
  * process's clock, rounded up to the second so that rereads agree. An end still ahead and before the
  * key's expiry is kept as written (the demo's accelerated clock writes those). A key that never
  * expires ends at its record's `untilMs`, and without one reads as no silence (an alert, not a hold
@@ -58,9 +58,13 @@ export function silenceInEffect(queryId: string, text: string, pttl: number, now
   const base = { queryId, byUser: typeof parsed.byUser === 'string' ? parsed.byUser : 'unknown', createdAt: isTime(parsed.createdAt) ? parsed.createdAt : 0 };
   const written = isTime(parsed.untilMs) ? parsed.untilMs : null;
   const said = written === null ? `its untilMs ${String(JSON.stringify(parsed.untilMs ?? null)).slice(0, 40)} is no time in ms` : `its untilMs ${new Date(written).toISOString()}`;
+  // The end asked for has passed: over, though the key (a backstop) lives on. The key outlives it when
+  // the writer's clock runs behind this one, or fast (the demo's): holding on to the key's expiry
+  // would show an end that moves and hold alerts past the one asked for.
+  if (reading === 'key-rules' && written !== null && written <= nowMs) return { record: null, problem: null };
   if (pttl > 0) {
     const keyEnd = nowMs + pttl;
-    const trusted = reading === 'as-written' || (written !== null && written > nowMs && written <= keyEnd + END_SKEW_TOLERANCE_MS);
+    const trusted = reading === 'as-written' || (written !== null && written <= keyEnd + END_SKEW_TOLERANCE_MS);
     if (written !== null && trusted) return { record: { ...base, untilMs: written }, problem: null };
     const untilMs = Math.ceil(keyEnd / 1000) * 1000;
     return { record: { ...base, untilMs }, problem: `${said} disagrees with its key, which expires at ${new Date(keyEnd).toISOString()}: read as ending then` };
