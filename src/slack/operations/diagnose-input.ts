@@ -43,10 +43,12 @@ export async function diagnoseText(text: string, deps: SlackDeps, inputLabel: st
   const diagnosis = new Diagnosis();
   let used = 0;
   let dropped = 0;
+  const reportsOf = new Map<string, number>();
   const drain = () => {
     for (const record of pending) {
       if (used < maxRecords) {
         diagnosis.add(record.progress);
+        reportsOf.set(record.progress.id, (reportsOf.get(record.progress.id) ?? 0) + 1);
         used += 1;
       } else dropped += 1;
     }
@@ -60,7 +62,9 @@ export async function diagnoseText(text: string, deps: SlackDeps, inputLabel: st
   reader.end();
   drain();
   if (dropped > 0) warnings.unshift(`only the first ${maxRecords} of ${used + dropped} progress reports were diagnosed`);
-  return renderDiagnoseReport(diagnosis.finish(), { nowMs: nowOf(deps), records: used, warnings, inputLabel });
+  const output = diagnosis.finish();
+  const seen = new Map([...diagnosis.trackers].map(([id, tracker]) => [id, { reports: reportsOf.get(id) ?? 0, snapshot: tracker.snapshot() }]));
+  return renderDiagnoseReport(output, { nowMs: nowOf(deps), records: used, warnings, inputLabel, seen });
 }
 
 function allowedHost(url: URL, deps: SlackDeps, apiBase: string | undefined): boolean {

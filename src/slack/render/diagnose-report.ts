@@ -3,8 +3,8 @@
  * incidents with their top cause and first advice, and what was skipped while reading the input.
  */
 import type { KnownBlock } from '@slack/types';
-import type { DiagnoseOutput, Incident } from '../../diagnosis/types.js';
-import { healthEmoji, kindLabel } from '../format.js';
+import type { DiagnoseOutput, Incident, QuerySnapshot } from '../../diagnosis/types.js';
+import { formatBatchVsTrigger, formatSeconds, healthEmoji, kindLabel } from '../format.js';
 import { SLACK_LIMITS, capBlocks, contextBlock, fallbackText, headerBlock, moreLine, sectionBlock } from '../limits.js';
 import { truncateText } from '../../util/truncate-text.js';
 import { escapeMrkdwn, inlineCode, NAME_MAX_CHARS, nameCode } from '../mrkdwn.js';
@@ -25,6 +25,20 @@ export interface DiagnoseReportOptions {
    * @defaultValue 5
    */
   maxIncidentsPerQuery?: number;
+  /** Per query id: reports read and its latest figures (a query with too few to judge says so). @defaultValue none */
+  seen?: ReadonlyMap<string, { reports: number; snapshot: QuerySnapshot }>;
+}
+
+/** Reports a query needs before "no incidents" means it keeps up: the detectors judge trends over about 8 batches. */
+const JUDGED_AFTER_REPORTS = 8;
+
+/** A query with no incident and too few reports to say it keeps up: how many, and what the latest said. */
+function tooFewLine(reports: number, snapshot: QuerySnapshot): string {
+  const latest: string[] = [];
+  if (snapshot.timeBehindSec != null) latest.push(`${formatSeconds(snapshot.timeBehindSec)} behind`);
+  if (snapshot.batchDurationMs != null) latest.push(`batch ${formatBatchVsTrigger(snapshot.batchDurationMs, snapshot.triggerMs)}`);
+  const last = latest.length > 0 ? ` The latest: ${latest.join(' · ')}.` : '';
+  return `No incident in ${reports} report${reports === 1 ? '' : 's'}, too few to tell whether it keeps up (its trends take about ${JUDGED_AFTER_REPORTS} batches): paste more of \`recentProgress\`.${last}`;
 }
 
 function incidentLines(incident: Incident, nowMs: number): string {
@@ -57,7 +71,11 @@ export function renderDiagnoseReport(output: DiagnoseOutput, options: DiagnoseRe
     // In a code span: a name is the user's text, and `*`, `_` or `~` in it would turn into formatting.
     const title = `${healthEmoji(query.health)} ${nameCode(query.name || query.id)} · ${query.health}${query.name ? ` · id ${nameCode(query.id)}` : ''}`;
     if (query.incidents.length === 0) {
-      blocks.push(sectionBlock(`${title}\nNo incidents: keeping up.`));
+      const seen = options.seen?.get(query.id);
+      const fewReports = seen !== undefined && seen.reports < JUDGED_AFTER_REPORTS;
+      // Without a verdict, no green: the health shown is the engine's, which has nothing against it yet.
+      const verdict = fewReports ? `⚪ ${nameCode(query.name || query.id)} · not judged yet${query.name ? ` · id ${nameCode(query.id)}` : ''}` : title;
+      blocks.push(sectionBlock(`${verdict}\n${fewReports ? tooFewLine(seen.reports, seen.snapshot) : 'No incidents: keeping up.'}`));
       continue;
     }
     const shown = query.incidents.slice(0, maxIncidents).map((incident) => incidentLines(incident, options.nowMs));
@@ -75,6 +93,8 @@ export function renderDiagnoseReport(output: DiagnoseOutput, options: DiagnoseRe
     ? `Diagnosis: ${escapeMrkdwn(truncateText(worst.name || worst.id, NAME_MAX_CHARS))} is ${worst.health} (${worst.incidents.length} incident${worst.incidents.length === 1 ? '' : 's'})`
     : output.queries.length === 0
       ? `Diagnosis: no progress reports found in ${escapeMrkdwn(options.inputLabel)}`
-      : `Diagnosis of ${options.records} progress reports: ${output.queries.length} quer${output.queries.length === 1 ? 'y' : 'ies'}, all keeping up`;
+      : [...(options.seen?.values() ?? [])].some((seen) => seen.reports < JUDGED_AFTER_REPORTS)
+        ? `Diagnosis of ${options.records} progress report${options.records === 1 ? '' : 's'}: no incident, too few reports to tell whether ${output.queries.length === 1 ? 'it keeps' : 'they keep'} up`
+        : `Diagnosis of ${options.records} progress reports: ${output.queries.length} quer${output.queries.length === 1 ? 'y' : 'ies'}, all keeping up`;
   return { text: fallbackText(text), blocks: capBlocks(blocks) };
 }
