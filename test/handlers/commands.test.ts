@@ -168,6 +168,22 @@ describe('/stream commands', () => {
     expect(none.text).toContain('No `watch` routes job `999`');
   });
 
+  it('a job route says which of its streams it does not reach, and when none has reported yet', async () => {
+    const own = '5150aaaa-0000-4000-8000-000000000001';
+    await h.store.streams.upsert({ queryId: own, name: 'ledger_job_stream', jobId: '5150' });
+    await h.store.routing.setRoute('query', own, CHANNEL);
+    try {
+      const kept = await run('watch job 5150 <#C0STREAMNG|streaming>');
+      expect(kept.text).toContain('routed alerts for job `5150` to <#C0STREAMNG>. `ledger_job_stream` keeps its own route, which comes first: `/stream watch <query>` moves it.');
+      const none = await run('watch job 6160 <#C0STREAMNG|streaming>');
+      expect(none.text).toContain('No stream of this job has reported yet: its streams alert in <#C0STREAMNG> once they do.');
+    } finally {
+      await h.store.routing.removeRoute('job', '5150');
+      await h.store.routing.removeRoute('job', '6160');
+      await h.store.routing.removeRoute('query', own);
+    }
+  });
+
   it('an unknown stream name is repeated cut short and without control characters', async () => {
     const reply = await run(`tune ${'q'.repeat(5_000)}\u0007\u202e`);
     expect(reply.response_type).toBe('ephemeral');

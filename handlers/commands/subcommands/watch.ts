@@ -47,6 +47,21 @@ async function currentChannels(ctx: CommandContext, scope: 'job' | 'pipeline', i
   return [...new Set(channels.filter((channel): channel is string => channel != null))];
 }
 
+/**
+ * What a job's or pipeline's new route reaches, when not every stream: none of its streams has
+ * reported yet (the route waits for them), or some keep a more specific route (their own).
+ */
+async function jobRouteReach(ctx: CommandContext, scope: 'job' | 'pipeline', id: string, destination: string): Promise<string> {
+  const key = scope === 'job' ? 'jobId' : 'pipelineId';
+  const streams = (await ctx.deps.store.streams.list()).filter((stream) => stream[key] === id);
+  if (streams.length === 0) return ` No stream of this ${scope} has reported yet: its streams alert in ${channelMention(destination)} once they do.`;
+  const elsewhere: string[] = [];
+  for (const stream of streams) if ((await channelOf(ctx.deps, stream)) !== destination) elsewhere.push(stream.name || stream.queryId);
+  if (elsewhere.length === 0) return '';
+  const names = elsewhere.slice(0, 3).map((name) => inlineCode(name)).join(', ') + (elsewhere.length > 3 ? ` and ${elsewhere.length - 3} more` : '');
+  return ` ${names} ${elsewhere.length === 1 ? 'keeps its' : 'keep their'} own route, which comes first: \`${ctx.command} watch <query>\` moves ${elsewhere.length === 1 ? 'it' : 'them'}.`;
+}
+
 async function resolveTarget(ctx: CommandContext, channels: CallerChannels, target: WatchTarget, subcommand: string): Promise<Resolved> {
   if (target.scope === 'query') {
     const found = await findVisibleStream(scopeOf(ctx), target.id, subcommand, channels);
@@ -89,7 +104,8 @@ export async function watchSubcommand(ctx: CommandContext, target: WatchTarget, 
       : check.status === 'unknown'
         ? ' Make sure the app is a member there.'
         : '';
-  await replyInChannel(ctx, `${userMention(ctx.userId)} routed alerts for ${resolved.label} to ${channelMention(destination)}.${note}`);
+  const reach = target.scope === 'query' ? '' : await jobRouteReach(ctx, target.scope, resolved.id, destination);
+  await replyInChannel(ctx, `${userMention(ctx.userId)} routed alerts for ${resolved.label} to ${channelMention(destination)}.${reach}${note}`);
 }
 
 export async function unwatchSubcommand(ctx: CommandContext, target: WatchTarget, channel: string | null): Promise<void> {
