@@ -42,7 +42,7 @@ describe('App Home', () => {
     expect(body).toContain(`👀 <@${DEV}>`);
     expect(body).toContain('Silenced streams (1)');
     expect(body).toContain('🔕 `orders_5min_agg` until');
-    expect(body).toContain('Watched streams (3)');
+    expect(body).toContain('Watches: streams, jobs and pipelines (3)');
     expect(body).toContain('query `orders_ingest` → <#C0DATAALRT>');
     expect(home.blocks.length).toBeLessThanOrEqual(100);
   });

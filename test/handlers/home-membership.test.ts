@@ -71,7 +71,7 @@ describe('App Home by channel membership', () => {
     expect(dev).toContain(seeded.orders.name);
     expect(dev).not.toContain(seeded.sensor.name);
     expect(dev).toContain('Silenced streams (0)');
-    expect(dev).toContain('Watched streams (1)');
+    expect(dev).toContain('Watches: streams, jobs and pipelines (1)');
     expect(dev).toContain(`query \`${seeded.orders.name}\` → <#${CHANNEL}>`);
     expect(dev).not.toContain(`<#${STREAMING}>`);
 
@@ -80,7 +80,7 @@ describe('App Home by channel membership', () => {
     expect(maria).toContain(seeded.sensor.name);
     expect(maria).toContain(`🔕 \`${seeded.sensor.name}\` until`);
     expect(maria).toContain('Silenced streams (1)');
-    expect(maria).toContain('Watched streams (3)');
+    expect(maria).toContain('Watches: streams, jobs and pipelines (3)');
   });
 
   it('a person in both channels sees the streams of both', async () => {
@@ -92,7 +92,7 @@ describe('App Home by channel membership', () => {
     nowMs = seeded.nowMs;
     const dev = await homeOf(h, DEV);
     expect(dev).toContain(seeded.sensor.name);
-    expect(dev).toContain('Watched streams (3)');
+    expect(dev).toContain('Watches: streams, jobs and pipelines (3)');
   });
 
   it('fails closed when users.conversations fails: says it cannot list, shows nothing of any channel', async () => {
@@ -108,7 +108,7 @@ describe('App Home by channel membership', () => {
     expect(dev).not.toContain(seeded.sensor.name);
     expect(dev).not.toContain(seeded.orders.name);
     expect(dev).toContain('Silenced streams (0)');
-    expect(dev).toContain('Watched streams (0)');
+    expect(dev).toContain('Watches: streams, jobs and pipelines (0)');
     expect(h.logLines.join('')).toContain('could not read the person');
   });
 
@@ -124,7 +124,7 @@ describe('App Home by channel membership', () => {
     expect(open.length).toBeGreaterThan(0);
     const maria = await homeOf(h, MARIA);
     expect(maria).toContain(`Open incidents (${open.length})`);
-    expect(maria).toContain('Watched streams (1)');
+    expect(maria).toContain('Watches: streams, jobs and pipelines (1)');
     const dev = await homeOf(h, DEV);
     expect(dev).toContain('Open incidents (0)');
   });

@@ -106,7 +106,7 @@ export function renderAppHome(input: AppHomeInput): HomeView {
   }
   if (input.silences.length > max) blocks.push(contextBlock([moreLine(input.silences.length - max, 'silence')]));
 
-  blocks.push({ type: 'divider' }, headerBlock(`Watched streams (${input.watches.length})`));
+  blocks.push({ type: 'divider' }, headerBlock(`Watches: streams, jobs and pipelines (${input.watches.length})`));
   if (input.watches.length === 0) blocks.push(sectionBlock('No watches in your channels yet. `/stream watch <query|job|pipeline> [#channel]` adds one.'));
   else {
     const lines = input.watches.slice(0, max).map((watch) => `• ${watch.kind ? `${escapeMrkdwn(watch.kind)} ` : ''}${inlineCode(watch.target)} → ${channelMention(watch.channel)}`);
