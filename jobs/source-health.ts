@@ -22,7 +22,6 @@ import type { RedisStore } from '../src/store/index.js';
 import { incidentIdOf } from '../src/store/incident-id.js';
 import { sourceStreamId } from '../src/store/source-health-store.js';
 import type { StreamInfo } from '../src/store/types.js';
-import { formatDuration } from '../src/util/duration.js';
 
 /** Default of `PollDeps.sourceFailingAfterMs` (`STREAMDOCTOR_SOURCE_FAILING_SECONDS`). */
 export const DEFAULT_SOURCE_FAILING_AFTER_MS = DEFAULTS.sourceFailingSeconds * 1000;
@@ -113,8 +112,9 @@ export function sourceLabel(sourceId: string, workspace?: string): string {
   return workspace && !sourceId.startsWith(`${workspace}.`) ? `${workspace} / ${sourceId}` : sourceId;
 }
 
-function unreadable(label: string, failure: ReadFailure, openedAtMs: number, nowMs: number): Incident {
-  const since = formatDuration(Math.max(0, nowMs - openedAtMs));
+function unreadable(label: string, failure: ReadFailure, openedAtMs: number): Incident {
+  // A time, not a duration: the summary is written once per reason and shown for hours.
+  const since = `${new Date(openedAtMs).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
   return {
     kind: 'source_unreadable',
     severity: failure.severity,
@@ -122,7 +122,7 @@ function unreadable(label: string, failure: ReadFailure, openedAtMs: number, now
     openedAt: new Date(openedAtMs).toISOString(),
     resolvedAtBatchId: null,
     resolvedAt: null,
-    summary: `StreamDoctor cannot read ${label}: ${failure.reason}, ${failure.action}. Failing for ${since}; its streams are not being watched meanwhile.`.slice(0, 500),
+    summary: `StreamDoctor cannot read ${label}: ${failure.reason}, ${failure.action}. Failing since ${since}; its streams are not being watched meanwhile.`.slice(0, 500),
     causes: [],
     advice: [{ text: `${failure.action[0]!.toUpperCase()}${failure.action.slice(1)}.` }],
     metrics: {},
@@ -152,7 +152,7 @@ export async function recordReadFailure(store: RedisStore, target: SourceHealthT
   const stream: StreamInfo = { queryId, name: label, source: target.sourceId, ...(target.workspace ? { workspace: target.workspace } : {}) };
   // The streak's start is the incident's opening: the same id whoever opens it (a retried or a
   // concurrent poll commits the same record).
-  const incident = unreadable(label, failure, since, nowMs);
+  const incident = unreadable(label, failure, since);
   const change: IncidentChange = health.incidentId
     ? { type: 'updated', queryId, queryName: label, incident }
     : { type: 'opened', queryId, queryName: label, incident };

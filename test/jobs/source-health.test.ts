@@ -72,6 +72,8 @@ describe('the failure streak and its incident', () => {
     // Opened at the streak's start: the alert says since when the source is unreadable.
     expect(opened).toMatchObject({ kind: 'source_unreadable', state: 'open', openedAt: T, version: 1, queryName: 'prod.progress' });
     expect(opened!.incident.summary).toMatch(/^StreamDoctor cannot read prod\.progress: Databricks refused the credentials \(.*401 UNAUTHENTICATED/);
+    // A time, not a duration frozen at the opening ("Failing for 5m" read the same hours later).
+    expect(opened!.incident.summary).toContain(`Failing since ${new Date(T).toISOString().slice(0, 16).replace('T', ' ')} UTC;`);
     expect(await store.streams.get(sourceStreamId(SOURCE))).toMatchObject({ source: SOURCE, workspace: 'prod' });
     expect(isSignalStream(sourceStreamId(SOURCE))).toBe(true);
 
