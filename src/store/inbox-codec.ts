@@ -16,6 +16,7 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { parseProgress } from '../progress/parse-progress.js';
 import type { Progress } from '../progress/types.js';
 import { isRecord, MAX_TIMESTAMP_MS } from '../progress/values.js';
+import { StreamDoctorError } from '../util/errors.js';
 import { truncateText } from '../util/truncate-text.js';
 
 /**
@@ -125,7 +126,11 @@ export function encodeProgressJson(json: string): Buffer {
 }
 
 /** An inbox entry that is not a progress report (the caller consumes it and says so). */
-export class InboxEntryError extends Error {}
+export class InboxEntryError extends StreamDoctorError {
+  constructor(message: string) {
+    super('streamdoctor_inbox_entry_invalid', message);
+  }
+}
 
 /** A decoded entry: `filled` when it was of an older shape and read with the parser's defaults. */
 export interface DecodedProgress {
