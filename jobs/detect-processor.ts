@@ -247,7 +247,7 @@ export function createDetectProcessor(deps: DetectDeps) {
       if (load.corrupt > 0) deps.logger.warn({ queryId, corrupt: load.corrupt, entries: load.corruptEntries }, 'skipped unreadable inbox entries (consumed)');
       if (load.filledEntries) deps.logger.info({ queryId, seqs: load.filledEntries }, 'inbox entries of an older shape read with the parser\'s defaults');
       // Also drains intents a crashed run committed but never enqueued.
-      if (outcome.changes.length > 0 || load.outboxLength > 0) await stageCpu.sync('detect.commit', () => drainOutbox(deps.store, deps.queues, queryId, outcome.nowMs));
+      if (outcome.changes.length > 0 || load.outboxLength > 0) await stageCpu.sync('detect.commit', () => drainOutbox(deps.store, deps.queues, queryId, outcome.nowMs, deps.logger));
       return;
     }
   }

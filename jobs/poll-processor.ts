@@ -138,7 +138,7 @@ export function createPollProcessor(deps: PollDeps) {
     try {
       const nowMs = Date.now();
       const touched = await recordReadFailure(deps.store, { sourceId, ...(workspace ? { workspace } : {}), failingAfterMs: deps.sourceFailingAfterMs ?? DEFAULT_SOURCE_FAILING_AFTER_MS }, err, nowMs);
-      if (touched) await drainOutbox(deps.store, deps.queues, touched, nowMs);
+      if (touched) await drainOutbox(deps.store, deps.queues, touched, nowMs, deps.logger);
       const { lastSuccessAt } = await deps.store.sources.get(sourceId);
       if (lastSuccessAt !== null) deps.metrics.sourceLastSuccess.set({ source: sourceId }, lastSuccessAt / 1000);
     } catch (healthErr) {
@@ -150,7 +150,7 @@ export function createPollProcessor(deps: PollDeps) {
     const nowMs = Date.now();
     deps.metrics.sourceLastSuccess.set({ source: sourceId }, nowMs / 1000);
     const touched = await recordReadSuccess(deps.store, sourceId, nowMs);
-    if (touched) await drainOutbox(deps.store, deps.queues, touched, nowMs);
+    if (touched) await drainOutbox(deps.store, deps.queues, touched, nowMs, deps.logger);
   }
 
   return async function processPoll(job: Job<PollJobData>): Promise<PollOutcome> {
@@ -199,7 +199,7 @@ export function createPollProcessor(deps: PollDeps) {
     let signalQueries: string[] = [];
     if (result.signals && result.signals.length > 0) {
       signalQueries = await applySignals(deps.store, result.signals, sourceId, Date.now());
-      for (const queryId of signalQueries) await drainOutbox(deps.store, deps.queues, queryId, Date.now());
+      for (const queryId of signalQueries) await drainOutbox(deps.store, deps.queues, queryId, Date.now(), deps.logger);
     }
 
     const sourceMs = Date.now() - pollStarted;

@@ -67,14 +67,12 @@ const alertNote = z.object({
   subject: z.string().optional(),
 });
 
-const queryId = z.string().min(1, 'must be a non-empty string');
-
 /** What a detect job must carry (`DetectJobData`): a query, a group or a shard to run. */
 export const detectJobSchema = z
   .object({
-    queryId: queryId.optional(),
+    queryId: text.optional(),
     shard: z.number().int().nonnegative().optional(),
-    queryIds: z.array(queryId).optional(),
+    queryIds: z.array(text).optional(),
     tick: z.boolean().optional(),
   })
   .refine((d) => d.queryId !== undefined || d.shard !== undefined || (d.queryIds?.length ?? 0) > 0, { path: ['queryId'], message: 'no query, group or shard to run' });

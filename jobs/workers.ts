@@ -161,12 +161,6 @@ export function createPipelineWorkers(deps: PipelineDeps, settings: WorkerSettin
     } },
   };
   const workerError = throttledWorkerErrors(deps.logger);
-  // Drains run in these processors: outbox entries not as committed are logged, never lost silently.
-  const stopOutboxReports = deps.store.outbox.onIrregularEntry(({ queryId, raw, outcome }) => {
-    const entry = raw.slice(0, 300);
-    if (outcome === 'salvaged') deps.logger.warn({ queryId, entry }, 'outbox entry without its change: notifying the incident\'s latest record');
-    else deps.logger.error({ queryId, entry }, 'outbox entry dropped: it names no incident and version to notify');
-  });
   const wanted = new Set(settings.queues ?? (Object.keys(QUEUE) as (keyof typeof QUEUE)[]));
   const workers: Worker[] = [];
   const add = (name: keyof typeof QUEUE, processor: Processor) => {
@@ -188,7 +182,6 @@ export function createPipelineWorkers(deps: PipelineDeps, settings: WorkerSettin
     workers,
     async close(force = false) {
       await Promise.allSettled(workers.map((w) => w.close(force)));
-      stopOutboxReports();
     },
   };
 }

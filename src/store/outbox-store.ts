@@ -35,10 +35,6 @@ export function parseOutboxEntry(queryId: string, raw: string): OutboxEntry | nu
 /** Told about outbox entries that are not what the commits write: salvaged (still notified) or dropped. */
 export type OutboxEntryReport = (report: { queryId: string; raw: string; outcome: 'salvaged' | 'dropped' }) => void;
 
-// Without a listener (a tool, a test) the report still goes somewhere: never dropped silently.
-const warnOnStderr: OutboxEntryReport = ({ queryId, raw, outcome }) =>
-  process.emitWarning(`outbox entry ${JSON.stringify(raw.slice(0, 200))} of query ${queryId} ${outcome === 'dropped' ? 'dropped: it names no incident and version' : 'has no change: notifying the latest record'}`, 'StreamDoctorOutbox');
-
 // Removes one occurrence of each drained entry (unique per intent; a duplicate would be the same
 // intent, whose notify job id is the same).
 const REMOVE_DRAINED = new LuaScript(`
@@ -52,20 +48,10 @@ const DRAIN_PAGE = 100;
 const DRAIN_ROUNDS = 20;
 
 export class OutboxStore {
-  private report: OutboxEntryReport = warnOnStderr;
-
   constructor(
     private readonly redis: Redis,
     private readonly keys: StoreKeys,
   ) {}
-
-  /** Where drains report entries that are not what the commits write (the workers' logger); returns the undo. */
-  onIrregularEntry(report: OutboxEntryReport): () => void {
-    this.report = report;
-    return () => {
-      if (this.report === report) this.report = warnOnStderr;
-    };
-  }
 
   /** Pending notification intents of a query (oldest first). */
   async read(queryId: string, max = 100): Promise<OutboxEntry[]> {
@@ -99,9 +85,9 @@ export class OutboxStore {
    * read, so a drain running concurrently, or intents committed meanwhile, are never dropped.
    * Publish before remove: a crash in between publishes again, which the caller makes harmless.
    * An entry without its change is published too (`change` null); one naming no incident and
-   * version is removed with the others, reported (`onIrregularEntry`). Returns the count published.
+   * version is removed with the others. Both are told to `report`. Returns the count published.
    */
-  async drain(queryId: string, publish: (entries: OutboxEntry[]) => Promise<unknown>): Promise<number> {
+  async drain(queryId: string, publish: (entries: OutboxEntry[]) => Promise<unknown>, report?: OutboxEntryReport): Promise<number> {
     let total = 0;
     for (let round = 0; round < DRAIN_ROUNDS; round++) {
       const { raw, entries } = await this.peek(queryId, DRAIN_PAGE);
@@ -109,21 +95,21 @@ export class OutboxStore {
       if (entries.length > 0) await publish(entries);
       const removed = await this.removeDrained(queryId, raw);
       // Reported once the removal is done (a concurrent drain that removed them first reports them).
-      if (removed > 0) this.reportIrregular(queryId, raw);
+      if (removed > 0 && report) reportIrregular(queryId, raw, report);
       total += entries.length;
     }
     return total;
   }
+}
 
-  private reportIrregular(queryId: string, raw: string[]): void {
-    for (const text of raw) {
-      const entry = parseOutboxEntry(queryId, text);
-      if (entry?.change) continue;
-      try {
-        this.report({ queryId, raw: text, outcome: entry ? 'salvaged' : 'dropped' });
-      } catch {
-        // A report never fails the drain.
-      }
+function reportIrregular(queryId: string, raw: string[], report: OutboxEntryReport): void {
+  for (const text of raw) {
+    const entry = parseOutboxEntry(queryId, text);
+    if (entry?.change) continue;
+    try {
+      report({ queryId, raw: text, outcome: entry ? 'salvaged' : 'dropped' });
+    } catch {
+      // A report never fails the drain.
     }
   }
 }

@@ -5,6 +5,7 @@
  * time (a delayed notify job, and the sweep as a backstop), brings them back to notify.
  */
 import type { Redis } from 'ioredis';
+import { MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS } from '../progress/values.js';
 import { StoreError } from './errors.js';
 import type { StoreKeys } from './keys.js';
 import { LuaScript } from './script.js';
@@ -18,9 +19,6 @@ export interface HeldIncident {
 
 /** A record's end and its key's expiry this far apart are one end read on two clocks. */
 const END_SKEW_TOLERANCE_MS = 2_000;
-/** Plausible times in ms (years 2000 to 2200): outside, a number is no time in ms (seconds, say). */
-const EARLIEST_MS = 946_684_800_000;
-const LATEST_MS = 7_258_118_400_000;
 
 /** What reading a silence found: the silence in effect (or none), and what was wrong with its record. */
 export interface SilenceRead {
@@ -28,7 +26,8 @@ export interface SilenceRead {
   problem: string | null;
 }
 
-const isTime = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= EARLIEST_MS && v <= LATEST_MS;
+/** A time in ms between the years 2000 and 2200 (the parser's bounds): outside, no time in ms (seconds, say). */
+const isTime = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= MIN_TIMESTAMP_MS && v <= MAX_TIMESTAMP_MS;
 
 /**
  * How far a record's end is trusted. `as-written`: a time in ms is its end (what was asked for, on

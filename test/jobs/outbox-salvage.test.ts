@@ -25,7 +25,7 @@ describe('outbox entries not as committed', () => {
     await rt.redis.del(key);
     await rt.redis.rpush(key, `${id}|1`, 'not-an-intent');
 
-    expect(await drainOutbox(rt.store, rt.queues, QID, Date.now())).toBe(1);
+    expect(await drainOutbox(rt.store, rt.queues, QID, Date.now(), logger)).toBe(1);
     expect(await rt.redis.llen(key)).toBe(0);
     await waitFor(() => slack.messages('C0DATAALRT').length === 1, 'the alert posted');
     expect(lines.some((l) => l.level === 'warn' && l.queryId === QID && l.entry === `${id}|1` && String(l.msg).includes('without its change'))).toBe(true);

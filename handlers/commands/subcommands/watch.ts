@@ -33,6 +33,12 @@ async function mayReroute(ctx: CommandContext, channels: CallerChannels, from: r
   return null;
 }
 
+/** The known streams of a job or pipeline. */
+async function streamsOf(ctx: CommandContext, scope: 'job' | 'pipeline', id: string) {
+  const key = scope === 'job' ? 'jobId' : 'pipelineId';
+  return (await ctx.deps.store.streams.list()).filter((stream) => stream[key] === id);
+}
+
 /**
  * Where a job's or pipeline's alerts go now, by the store's one resolution: each known stream's
  * channel, and the target's own for streams yet to report. A stream a more specific route sends
@@ -40,7 +46,7 @@ async function mayReroute(ctx: CommandContext, channels: CallerChannels, from: r
  */
 async function currentChannels(ctx: CommandContext, scope: 'job' | 'pipeline', id: string): Promise<string[]> {
   const key = scope === 'job' ? 'jobId' : 'pipelineId';
-  const streams = (await ctx.deps.store.streams.list()).filter((stream) => stream[key] === id);
+  const streams = await streamsOf(ctx, scope, id);
   // No query id: the target's own route, else the default channel, as a new stream of it would resolve.
   const unseen = ctx.deps.store.routing.resolve({ queryId: '', [key]: id }, ctx.deps.routingDefaults);
   const channels = await Promise.all([...streams.map((stream) => channelOf(ctx.deps, stream)), unseen]);
@@ -52,8 +58,7 @@ async function currentChannels(ctx: CommandContext, scope: 'job' | 'pipeline', i
  * reported yet (the route waits for them), or some keep a more specific route (their own).
  */
 async function jobRouteReach(ctx: CommandContext, scope: 'job' | 'pipeline', id: string, destination: string): Promise<string> {
-  const key = scope === 'job' ? 'jobId' : 'pipelineId';
-  const streams = (await ctx.deps.store.streams.list()).filter((stream) => stream[key] === id);
+  const streams = await streamsOf(ctx, scope, id);
   if (streams.length === 0) return ` No stream of this ${scope} has reported yet: its streams alert in ${channelMention(destination)} once they do.`;
   const elsewhere: string[] = [];
   for (const stream of streams) if ((await channelOf(ctx.deps, stream)) !== destination) elsewhere.push(stream.name || stream.queryId);
