@@ -380,10 +380,12 @@ export function fileHoldEvidence(ctx: DetectorContext): boolean {
  */
 function fileWindowAtCap(ctx: DetectorContext): { recent: readonly BatchFeatures[]; backlogs: number[] } | null {
   const { analysis } = ctx;
+  // The signal first: the caps are read from the ring, and most queries read no files.
+  if (analysis.signal !== 'files' && analysis.signal !== 'bytes') return null;
   const cap = analysis.cappedRows;
   const files = analysis.cappedFiles;
   const left = analysis.filesLeftAtPlanning;
-  if ((cap === null && files === null && !left) || (analysis.signal !== 'files' && analysis.signal !== 'bytes')) return null;
+  if (cap === null && files === null && !left) return null;
   const recent = ctx.features.slice(-FILE_ADMISSION_WINDOW);
   const backlogs: number[] = [];
   for (const f of recent) {
