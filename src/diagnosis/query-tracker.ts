@@ -265,7 +265,10 @@ export class QueryTracker {
         continue;
       }
       if (atMs - state.toldAtMs < TUNING.refreshFiguresMs) continue;
-      if (figuresMoved(state.told, toldFigures(state.incident.metrics))) changes.push(this.change('updated', state.incident));
+      if (figuresMoved(state.told, toldFigures(state.incident.metrics))) {
+        this.explainNow(kind, state);
+        changes.push(this.change('updated', state.incident));
+      }
     }
     return changes;
   }
@@ -577,6 +580,21 @@ export class QueryTracker {
     const finding = detector.detect(ctx);
     if (finding.verdict !== 'fire' || finding.causes.length === 0) return state.incident;
     return { ...state.incident, causes: finding.causes, advice: finding.advice };
+  }
+
+  /**
+   * Rebuilds an open incident's causes and advice from the latest batch when they are older, for
+   * an alert told now: its figures are of that batch, and causes rebuilt up to EXPLAIN_EVERY
+   * batches before would show other rates beside them.
+   */
+  private explainNow(kind: IncidentKind, state: OpenIncidentState): void {
+    const fresh = this.withFreshCauses(kind, state);
+    if (fresh === state.incident) return;
+    state.incident.causes = fresh.causes;
+    state.incident.advice = fresh.advice;
+    state.memo.explainedAt = this.batches;
+    // A batch's start, as for causes explained while it was observed.
+    state.memo.explainedAtMs = this.ring.last()!.t;
   }
 
   /** Whether an open incident's causes are old enough to rebuild (`EXPLAIN_EVERY`, `EXPLAIN_MIN_MS`). */

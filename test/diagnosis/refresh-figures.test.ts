@@ -72,6 +72,26 @@ describe('refreshFigures', () => {
     expect(lastBatchStart - Date.parse(told.figuresAt!)).toBeLessThan(TUNING.refreshFiguresMs + 5 * T);
   });
 
+  it('tells the causes of the batch its figures are of, not those of the last rebuild', () => {
+    // A 5 min trigger: causes are rebuilt every 10 batches (50 min), figures told every quarter hour.
+    const sim = new StreamSimulator({ ...spec(6_500), triggerMs: 5 * 60_000, arrival: steppedRate(4_000, [{ atMs: START + 20 * 5 * 60_000, rowsPerSec: 6_500 }]), source: { kind: 'kafka', topic: 'orders', partitions: 8, maxOffsetsPerTrigger: 1_500_000 } }, { startMs: START, seed: 7 });
+    const tracker = QueryTracker.create('q', 'orders_enriched');
+    const compared: string[] = [];
+    for (let index = 0; index < 80; index += 1) {
+      const parsed = parseProgress(JSON.parse(sim.next().json));
+      if (!parsed.ok) throw new Error(parsed.error);
+      tracker.observe(parsed.progress);
+      for (const change of lagOf(tracker.refreshFigures())) {
+        // What a report of this moment says: causes rebuilt from the newest batch.
+        const now = tracker.report().incidents.find((incident) => incident.kind === 'lag')!;
+        expect(change.incident.figuresAt).toBe(now.figuresAt);
+        expect(change.incident.causes).toEqual(now.causes);
+        compared.push(change.incident.figuresAt!);
+      }
+    }
+    expect(compared.length).toBeGreaterThanOrEqual(2);
+  });
+
   it('leaves the changes observe makes as they are', () => {
     const asked = run(6_500, 200, true).observed;
     const not = run(6_500, 200, false).observed;
