@@ -3,7 +3,8 @@
  * from people (command text) goes through these helpers before it is placed in mrkdwn, so a query
  * called `<!channel>` or `a > b` renders literally instead of pinging everyone or breaking links.
  * Slack only defines escapes for `&`, `<` and `>`; formatting characters have no escape, so we
- * leave them (a stray `*` is cosmetic, a stray `<` is not); names go in code spans (`nameCode`).
+ * leave them (a stray `*` is cosmetic, a stray `<` is not); names go in code spans (`nameCode`), or
+ * in bold only when nothing in them can act as formatting (`boldName`).
  */
 import { truncateText } from '../util/truncate-text.js';
 
@@ -18,8 +19,12 @@ export function escapeMrkdwn(text: unknown): string {
  * one, and newlines collapsed so the span stays on one line.
  */
 export function inlineCode(text: unknown): string {
-  const body = escapeMrkdwn(text).replace(/`/g, 'ˋ').replace(/\s*\n\s*/g, ' ');
+  const body = codeText(text);
   return body === '' ? '' : `\`${body}\``;
+}
+
+function codeText(text: unknown): string {
+  return escapeMrkdwn(text).replace(/`/g, 'ˋ').replace(/\s*\n\s*/g, ' ');
 }
 
 /** Longest name shown: a pasted 5,000-character query name must not fill a reply. */
@@ -30,7 +35,33 @@ export const NAME_MAX_CHARS = 150;
  * or `~` in it are not formatting, and cut at NAME_MAX_CHARS.
  */
 export function nameCode(name: unknown): string {
-  return inlineCode(truncateText(typeof name === 'string' ? name : name == null ? '' : String(name), NAME_MAX_CHARS));
+  return inlineCode(truncateText(asText(name), NAME_MAX_CHARS));
+}
+
+/**
+ * What in a name would break the bold around it: `*` ends it wherever it stands, a backtick opens a
+ * code span, a line break or a space at either end stops it; `_` and `~` only at a word's edge, since
+ * Slack shows them as they are inside a word (`orders_5min_agg`, the commonest name shape, stays bold).
+ */
+const BREAKS_BOLD = /[*`\r\n]|^\s|\s$|(?<![\p{L}\p{N}])[_~]|[_~](?![\p{L}\p{N}])/u;
+
+/**
+ * A name from people or Databricks in bold, linked to `url` when it is safe: `*orders-enrich*`. A name
+ * bold would mangle (`orders*eu`, `_tmp`) goes in a code span instead, as `nameCode` shows names:
+ * mrkdwn has no escape for formatting characters, and a code span shows any text as it is and copies
+ * back exactly into a command. Linked, the code span goes around the link: Slack renders a link inside
+ * a code span, not a code span inside a link's label. Not cut: lines are cut to Slack's limits where
+ * they are laid out.
+ */
+export function boldName(name: unknown, url?: string | null): string {
+  const text = asText(name);
+  if (text === '') return '';
+  if (!BREAKS_BOLD.test(text)) return `*${mrkdwnLink(url, text)}*`;
+  return `\`${linked(url?.replace(/`/g, '%60'), codeText(text))}\``;
+}
+
+function asText(value: unknown): string {
+  return typeof value === 'string' ? value : value == null ? '' : String(value);
 }
 
 /** A fenced block; triple backticks inside are broken up so they cannot close the fence early. */
@@ -71,10 +102,14 @@ export function isSafeUrl(url: string | null | undefined): url is string {
 
 /** `<url|label>` with the label escaped; falls back to the escaped label when the URL is unsafe. */
 export function mrkdwnLink(url: string | null | undefined, label: string): string {
-  const safeLabel = escapeMrkdwn(label).replace(/\|/g, '¦');
-  if (!isSafeUrl(url)) return safeLabel;
+  return linked(url, escapeMrkdwn(label).replace(/\|/g, '¦'));
+}
+
+/** `<url|label>` around a label already in mrkdwn (escaped); the label alone when the URL is unsafe. */
+function linked(url: string | null | undefined, label: string): string {
+  if (!isSafeUrl(url)) return label;
   const safeUrl = url.replace(/</g, '%3C').replace(/>/g, '%3E').replace(/\|/g, '%7C');
-  return `<${safeUrl}|${safeLabel}>`;
+  return `<${safeUrl}|${label.replace(/\|/g, '¦')}>`;
 }
 
 /**

@@ -4,9 +4,10 @@
  */
 import type { HomeView, KnownBlock } from '@slack/types';
 import { ACTION_IDS } from '../action-ids.js';
-import { formatSpan, kindLabel, toMs } from '../format.js';
+import { kindLabel } from '../format.js';
 import { SLACK_LIMITS, capBlocks, contextBlock, headerBlock, moreLine, sectionBlock, truncate } from '../limits.js';
 import { channelMention, escapeMrkdwn, inlineCode, nameCode, slackDate, userMention } from '../mrkdwn.js';
+import { openAge } from './incident-age.js';
 import { displayName, lastUpdateWhen } from './incident-message.js';
 import { streamLine, timeBehindNow } from './status-table.js';
 import type { IncidentRecordView, StreamView } from './types.js';
@@ -81,7 +82,7 @@ export function renderAppHome(input: AppHomeInput): HomeView {
     const asOf = when ? `As of its last update, ${when}: ` : 'As of its last update: ';
     blocks.push(
       sectionBlock(
-        `${record.incident.severity === 'critical' ? '🔴' : '🟠'} ${nameCode(displayName(record))} · ${escapeMrkdwn(kindLabel(record.kind))} · open for ${formatSpan(toMs(record.openedAt), input.nowMs)}${now}${ack}${where}\n${asOf}${escapeMrkdwn(truncate(record.incident.summary, 300))}`,
+        `${record.incident.severity === 'critical' ? '🔴' : '🟠'} ${nameCode(displayName(record))} · ${escapeMrkdwn(kindLabel(record.kind))} · ${openAge(record, input.nowMs)}${now}${ack}${where}\n${asOf}${escapeMrkdwn(truncate(record.incident.summary, 300))}`,
       ),
     );
   }

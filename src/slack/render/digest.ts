@@ -8,6 +8,7 @@ import type { KnownBlock } from '@slack/types';
 import { formatSpan, healthEmoji, kindLabel, toMs } from '../format.js';
 import { SLACK_LIMITS, capBlocks, contextBlock, fallbackText, headerBlock, linesToSections, moreLine, sectionBlock } from '../limits.js';
 import { escapeMrkdwn, inlineCode, slackDate, userMention } from '../mrkdwn.js';
+import { episodeOf, openAge } from './incident-age.js';
 import { displayName } from './incident-message.js';
 import { healthSummary, overallHealth, sortWorstFirst, streamLine } from './status-table.js';
 import type { IncidentRecordView, RenderedMessage, StreamView } from './types.js';
@@ -52,16 +53,18 @@ const LIST_CHARS = 4_500;
 const HEALTH_WORD = { ok: 'All streams healthy', warning: 'Some streams need attention', critical: 'Streams in trouble', unknown: 'No data yet' } as const;
 
 function incidentLine(record: IncidentRecordView, nowMs: number, since: number): string {
-  const opened = toMs(record.openedAt);
   const name = inlineCode(displayName(record));
   const kind = escapeMrkdwn(kindLabel(record.kind));
   if (record.state === 'resolved') {
     const resolved = toMs(record.resolvedAt ?? null);
-    // The time alone reads as within the window: one that opened before it gets its date.
-    return `🟢 ${name} · ${kind} · lasted ${formatSpan(opened, resolved)} · opened ${slackDate(opened, opened >= since ? '{time}' : '{date_short_pretty} {time}')}`;
+    const { firstMs, sinceMs, reopened } = episodeOf(record, resolved);
+    // The time alone reads as within the window: one before it gets its date.
+    const at = (ms: number): string => slackDate(ms, ms >= since ? '{time}' : '{date_short_pretty} {time}');
+    const opened = reopened ? `re-opened ${at(sinceMs)}, first opened ${at(firstMs)}` : `opened ${at(firstMs)}`;
+    return `🟢 ${name} · ${kind} · lasted ${formatSpan(sinceMs, resolved)} · ${opened}`;
   }
   const ack = record.acknowledgedBy ? ` · ack ${userMention(record.acknowledgedBy)}` : '';
-  return `${record.incident.severity === 'critical' ? '🔴' : '🟠'} ${name} · ${kind} · open for ${formatSpan(opened, nowMs)}${ack}`;
+  return `${record.incident.severity === 'critical' ? '🔴' : '🟠'} ${name} · ${kind} · ${openAge(record, nowMs)}${ack}`;
 }
 
 export function renderDigest(input: DigestInput): RenderedMessage {

@@ -20,6 +20,7 @@ import {
 import { escapeMrkdwn, inlineCode, isSafeUrl, mrkdwnLink, slackDate, userMention } from '../mrkdwn.js';
 import { causeLabel } from './cause-labels.js';
 import { incidentIdOf } from '../../store/incident-id.js';
+import { episodeOf } from './incident-age.js';
 import { metricFields } from './incident-metrics.js';
 import { hostLabel, subjectLabel } from './subject-label.js';
 import type { IncidentRecordView, RenderedMessage } from './types.js';
@@ -91,21 +92,22 @@ export function renderIncidentMessage(record: IncidentRecordView, options: Incid
   const title = grouped.length > 0 ? `${label} · ${name} +${grouped.length} more` : `${label} · ${name}`;
   blocks.push(headerBlock(`${emoji} ${state === 'resolved' ? 'Resolved: ' : ''}${title}`));
 
-  const openedMs = toMs(record.openedAt ?? incident.openedAt);
+  const resolvedMs = state === 'resolved' ? toMs(record.resolvedAt ?? incident.resolvedAt) : Infinity;
+  const { firstMs: openedMs, sinceMs, reopened } = episodeOf(record, resolvedMs);
+  const relapses = incident.relapses ?? 0;
   const statusParts = [
     `*${state === 'resolved' ? 'Resolved' : incident.severity === 'critical' ? 'Critical' : 'Warning'}*`,
     subjectLabel(record.queryId, name),
     Number.isFinite(openedMs) ? `opened ${slackDate(openedMs)}` : '',
   ].filter(Boolean);
-  if (state === 'resolved') {
-    const resolvedMs = toMs(record.resolvedAt ?? incident.resolvedAt);
-    statusParts.push(`lasted ${formatSpan(openedMs, resolvedMs)}`);
-  }
+  // One episode, one alert: a relapse in the cool-down re-opened this one, and its age counts from then.
+  if (reopened) statusParts.push(`re-opened ${slackDate(sinceMs)}${relapses > 1 ? ` (came back ${relapses} times)` : ''}`);
+  if (state === 'resolved') statusParts.push(`lasted ${formatSpan(sinceMs, resolvedMs)}`);
   // The figures of an alert open for a while were told again (QueryTracker.refreshFigures): say of when.
   const figuresMs = toMs(incident.figuresAt ?? null);
-  if (state !== 'resolved' && Number.isFinite(figuresMs) && figuresMs - openedMs >= FIGURES_TOLD_AGAIN_MS) statusParts.push(`figures as of ${slackDate(figuresMs)}`);
-  // One episode, one alert: a relapse in the cool-down re-opened this one.
-  if ((incident.relapses ?? 0) > 0) statusParts.push(incident.relapses === 1 ? 'came back once' : `came back ${incident.relapses} times`);
+  if (state !== 'resolved' && Number.isFinite(figuresMs) && figuresMs - sinceMs >= FIGURES_TOLD_AGAIN_MS) statusParts.push(`figures as of ${slackDate(figuresMs)}`);
+  // A record that counts relapses but not when the last one was.
+  if (relapses > 0 && !reopened) statusParts.push(relapses === 1 ? 'came back once' : `came back ${relapses} times`);
   blocks.push(sectionBlock(`${escapeMrkdwn(summary)}\n${statusParts.join(' · ')}`));
 
   const fields = metricFields(incident.metrics, options.nowMs, { forecasts: state !== 'resolved' });

@@ -6,6 +6,7 @@ import { formatDuration } from '../../util/duration.js';
 import { formatSpan, kindLabel, toMs } from '../format.js';
 import { fallbackText, sectionBlock, truncate } from '../limits.js';
 import { escapeMrkdwn, inlineCode, slackDate, userMention } from '../mrkdwn.js';
+import { episodeOf } from './incident-age.js';
 import type { IncidentRecordView, RenderedMessage } from './types.js';
 
 function reply(mrkdwn: string, text: string): RenderedMessage {
@@ -14,14 +15,16 @@ function reply(mrkdwn: string, text: string): RenderedMessage {
 
 /** The reply posted once when the incident resolves. */
 export function renderResolvedReply(record: IncidentRecordView, nowMs: number): RenderedMessage {
-  const openedMs = toMs(record.openedAt ?? record.incident.openedAt);
-  const resolvedMs = toMs(record.resolvedAt ?? record.incident.resolvedAt ?? nowMs);
-  const lasted = formatSpan(openedMs, Number.isFinite(resolvedMs) ? resolvedMs : nowMs);
+  const parsed = toMs(record.resolvedAt ?? record.incident.resolvedAt ?? nowMs);
+  const resolvedMs = Number.isFinite(parsed) ? parsed : nowMs;
+  // A relapse's reply follows "🔁 Back" in the thread: the time since then, not since the first opening.
+  const { sinceMs, reopened } = episodeOf(record, resolvedMs);
+  const lasted = formatSpan(sinceMs, resolvedMs);
   const ack = record.acknowledgedBy ? ` Acknowledged by ${userMention(record.acknowledgedBy)}.` : '';
-  return reply(
-    `🟢 *Resolved* after *${lasted}* (${escapeMrkdwn(kindLabel(record.kind))}).${ack}`,
-    `Resolved after ${lasted}`,
-  );
+  const kind = escapeMrkdwn(kindLabel(record.kind));
+  return reopened
+    ? reply(`🟢 *Resolved* *${lasted}* after re-opening (${kind}).${ack}`, `Resolved ${lasted} after re-opening`)
+    : reply(`🟢 *Resolved* after *${lasted}* (${kind}).${ack}`, `Resolved after ${lasted}`);
 }
 
 /**

@@ -7,7 +7,7 @@ import { filesWaiting } from '../../diagnosis/format.js';
 import { formatDuration } from '../../util/duration.js';
 import { formatBatchVsTrigger, formatCount, formatSeconds, healthEmoji, healthRank, toMs } from '../format.js';
 import { SLACK_LIMITS, contextBlock, fallbackText, headerBlock, linesToSections, moreLine, sectionBlock } from '../limits.js';
-import { escapeMrkdwn, mrkdwnLink, slackDate } from '../mrkdwn.js';
+import { boldName, escapeMrkdwn, slackDate } from '../mrkdwn.js';
 import type { RenderedMessage, StreamView } from './types.js';
 
 export interface StatusOptions {
@@ -55,8 +55,7 @@ export function timeBehindNow(timeBehindSec: number, lastProgressMs: number, now
 }
 
 export function streamLine(stream: StatusStreamView, nowMs: number): string {
-  const name = mrkdwnLink(stream.runPageUrl, stream.name || stream.queryId);
-  const parts = [`${healthEmoji(stream.health)} *${name}*`];
+  const parts = [`${healthEmoji(stream.health)} ${boldName(stream.name || stream.queryId, stream.runPageUrl)}`];
   const last = toMs(stream.lastProgressAt ?? null);
   if (stream.stalled) {
     // No report comes: the last one's time behind is stale, so say how long it has been silent.
