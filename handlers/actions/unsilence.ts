@@ -13,6 +13,7 @@ export async function unsilenceAction(args: BlockActionArgs, deps: SlackDeps): P
   if (!record) return tellClicker(args, 'This incident is gone (it expired from the store).');
   const refused = await scopeRefusal(args, deps, record.queryId, 'unsilence');
   if (refused) return tellClicker(args, refused);
-  const outcome = await unsilenceStream(args.client, deps, record.queryId, args.body.user.id);
-  if (!outcome.ok) await tellClicker(args, outcome.message);
+  const outcome = await unsilenceStream(args.client, deps, record.queryId, args.body.user.id, record);
+  // Always said: a stale button (the incident resolved, or the silence ended) changes no alert in view.
+  await tellClicker(args, outcome.message);
 }

@@ -83,6 +83,50 @@ end
 return n
 `);
 
+// Sets the silence (ARGV: record, ttl) unless the one in force is the same one asked again (ARGV:
+// its end, length, tolerance, now): the same end, or the same length ending within the tolerance of
+// it (a double click, or two people at once, on clocks a little apart). Then it replies the record
+// in force and its PTTL.
+const SILENCE_UNLESS_REPEAT = new LuaScript(`
+local text = redis.call('GET', KEYS[1])
+if text then
+  local ok, old = pcall(cjson.decode, text)
+  if ok and type(old) == 'table' then
+    local untilMs, createdAt = tonumber(old.untilMs), tonumber(old.createdAt)
+    local asked, length, within, now = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+    if untilMs and untilMs > now and (untilMs == asked or (createdAt and untilMs - createdAt == length and math.abs(asked - untilMs) <= within)) then
+      return {text, redis.call('PTTL', KEYS[1])}
+    end
+  end
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return false
+`);
+
+// Removes the silence key, replying what it held and its PTTL (the caller judges whether it was in force).
+const TAKE_SILENCE = new LuaScript(`
+local text = redis.call('GET', KEYS[1])
+if not text then return false end
+local pttl = redis.call('PTTL', KEYS[1])
+redis.call('DEL', KEYS[1])
+return {text, pttl}
+`);
+
+/** What `silenceOnce` did: set the silence asked for, or found that very silence in force. */
+export interface SilenceOutcome {
+  changed: boolean;
+  record: SilenceRecord;
+}
+
+/** The key's lifetime for a new silence, in ms; a silence must end in the future. */
+function ttlOf(record: SilenceRecord): number {
+  const ttl = Math.floor(record.untilMs - record.createdAt);
+  if (!Number.isFinite(ttl) || ttl <= 0) {
+    throw new StoreError('streamdoctor_store_invalid', 'a silence must end in the future');
+  }
+  return ttl;
+}
+
 export class SilenceStore {
   constructor(
     private readonly redis: Redis,
@@ -91,24 +135,43 @@ export class SilenceStore {
 
   /** Silences a query's notifications until `untilMs`. Replaces an existing silence. */
   async silence(queryId: string, untilMs: number, byUser: string, nowMs: number = Date.now()): Promise<SilenceRecord> {
-    const ttl = Math.floor(untilMs - nowMs);
-    if (!Number.isFinite(ttl) || ttl <= 0) {
-      throw new StoreError('streamdoctor_store_invalid', 'a silence must end in the future');
-    }
     const record: SilenceRecord = { queryId, untilMs, byUser, createdAt: nowMs };
+    const ttl = ttlOf(record);
     // The silence key (slot of its query) and the global index (its own slot) are written apart, not
     // in one MULTI (CROSSSLOT on Redis Cluster): the key first, since it is what silences; the index
     // only lists, and `list` skips entries whose key is gone.
     await this.redis.set(this.keys.silence(queryId), JSON.stringify(record), 'PX', ttl);
-    await this.redis.multi().zadd(this.keys.silences(), untilMs, queryId).zremrangebyscore(this.keys.silences(), '-inf', nowMs).exec();
+    await this.index(record);
     return record;
   }
 
-  /** Ends a silence; resolves to whether there was one. */
-  async unsilence(queryId: string): Promise<boolean> {
-    const removed = await this.redis.del(this.keys.silence(queryId));
+  /**
+   * As `silence`, unless that silence is in force already: one ending at `untilMs`, or as long as
+   * this one and ending within `repeatWithinMs` of it (the same choice made again moments later).
+   * Atomic on the silence's key, so of two such requests at once one sets it.
+   */
+  async silenceOnce(queryId: string, untilMs: number, byUser: string, nowMs: number, repeatWithinMs: number): Promise<SilenceOutcome> {
+    const record: SilenceRecord = { queryId, untilMs, byUser, createdAt: nowMs };
+    const ttl = ttlOf(record);
+    const args = [JSON.stringify(record), ttl, untilMs, untilMs - nowMs, repeatWithinMs, nowMs];
+    const inForce = (await SILENCE_UNLESS_REPEAT.run(this.redis, [this.keys.silence(queryId)], args)) as [string, number] | null;
+    if (inForce) return { changed: false, record: silenceInEffect(queryId, inForce[0], Number(inForce[1]), nowMs, 'as-written').record ?? record };
+    await this.index(record);
+    return { changed: true, record };
+  }
+
+  /**
+   * Ends a silence; resolves to whether one was in force at `nowMs` (its key is removed either way:
+   * one whose end passed while its key lived silenced nothing).
+   */
+  async unsilence(queryId: string, nowMs: number = Date.now()): Promise<boolean> {
+    const taken = (await TAKE_SILENCE.run(this.redis, [this.keys.silence(queryId)], [])) as [string, number] | null;
     await this.redis.zrem(this.keys.silences(), queryId);
-    return Number(removed) > 0;
+    return taken !== null && silenceInEffect(queryId, taken[0], Number(taken[1]), nowMs).record !== null;
+  }
+
+  private async index(record: SilenceRecord): Promise<void> {
+    await this.redis.multi().zadd(this.keys.silences(), record.untilMs, record.queryId).zremrangebyscore(this.keys.silences(), '-inf', record.createdAt).exec();
   }
 
   /** The silence in effect, its end as written when it is a time (`silenceInEffect`, `as-written`). */

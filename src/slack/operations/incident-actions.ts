@@ -6,7 +6,7 @@
  * the person.
  */
 import type { webApi } from '@slack/bolt';
-import type { IncidentRecord } from '../../store/types.js';
+import type { IncidentRecord, SilenceRecord } from '../../store/types.js';
 import { formatDuration } from '../../util/duration.js';
 import { nowOf, type SlackDeps } from '../deps.js';
 import { inlineCode, slackDate, userMention } from '../mrkdwn.js';
@@ -72,6 +72,23 @@ async function openIncidentsOf(deps: SlackDeps, queryId: string): Promise<Incide
   return (await deps.store.incidents.listForQuery(queryId)).filter((record) => record.state === 'open');
 }
 
+/**
+ * The same silence asked for again this soon after (a double click on Silence ▾: two payloads a
+ * second or so apart, plus the permission and scope checks each makes before it gets here) changes
+ * nothing and is not told twice.
+ */
+const REPEAT_SILENCE_WITHIN_MS = 10_000;
+
+async function streamLabel(deps: SlackDeps, queryId: string): Promise<{ name: string; label: string }> {
+  const name = (await deps.store.streams.get(queryId))?.name || queryId;
+  return { name, label: inlineCode(name) };
+}
+
+function alreadySilenced(label: string, silence: SilenceRecord, userId: string): string {
+  const by = silence.byUser === userId ? '' : ` by ${userMention(silence.byUser)}`;
+  return `🔕 ${label} is already silenced${by} until ${slackDate(silence.untilMs)}; nothing changed.`;
+}
+
 export async function silenceStream(
   client: webApi.WebClient,
   deps: SlackDeps,
@@ -81,22 +98,31 @@ export async function silenceStream(
 ): Promise<ActionOutcome> {
   const nowMs = nowOf(deps);
   const untilMs = nowMs + durationMs;
-  await deps.store.silences.silence(queryId, untilMs, userId, nowMs);
+  const outcome = await deps.store.silences.silenceOnce(queryId, untilMs, userId, nowMs, REPEAT_SILENCE_WITHIN_MS);
+  const { name, label } = await streamLabel(deps, queryId);
+  if (!outcome.changed) return { ok: false, message: alreadySilenced(label, outcome.record, userId) };
   const open = await openIncidentsOf(deps, queryId);
-  for (const record of open.slice(0, 20)) await refreshQuietly(deps, record, 'silence', nowMs, { kind: 'silence', userId, atMs: nowMs, untilMs });
-  const stream = await deps.store.streams.get(queryId);
-  const name = stream?.name || queryId;
+  // Tagged by the silence's end, not the click's time: a note per silence set, whoever asks.
+  for (const record of open.slice(0, 20)) await refreshQuietly(deps, record, 'silence', untilMs, { kind: 'silence', userId, atMs: nowMs, untilMs });
   // The command as it can be typed anywhere: with the stream's name (a bare unmute needs a channel of one incident).
   const unmute = inlineCode(`${deps.command ?? '/stream'} unmute ${name}`);
-  return { ok: true, message: `🔕 Silenced ${inlineCode(name)} for ${formatDuration(durationMs)}, until ${slackDate(untilMs)}. ${unmute} or Unsilence on its alert ends it early.` };
+  return { ok: true, message: `🔕 Silenced ${label} for ${formatDuration(durationMs)}, until ${slackDate(untilMs)}. ${unmute} or Unsilence on its alert ends it early.` };
 }
 
-export async function unsilenceStream(client: webApi.WebClient, deps: SlackDeps, queryId: string, userId: string): Promise<ActionOutcome> {
-  const had = await deps.store.silences.unsilence(queryId);
-  const stream = await deps.store.streams.get(queryId);
-  const label = inlineCode(stream?.name || queryId);
-  if (!had) return { ok: false, message: `${label} is not silenced.` };
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+/**
+ * Ends the stream's silence. `clicked`: the incident whose Unsilence button was clicked; when it has
+ * resolved since (a stale button) its thread is told too, as an open one's is, and its alert
+ * re-rendered without the button.
+ */
+export async function unsilenceStream(client: webApi.WebClient, deps: SlackDeps, queryId: string, userId: string, clicked?: IncidentRecord): Promise<ActionOutcome> {
   const nowMs = nowOf(deps);
+  const had = await deps.store.silences.unsilence(queryId, nowMs);
+  const { label } = await streamLabel(deps, queryId);
+  if (!had) return { ok: false, message: `${label} is not silenced: there was no silence to end, so nothing changed.` };
   const open = await openIncidentsOf(deps, queryId);
   // Every open incident goes back to notify: one already shown loses its 🔕, one the silence kept
   // quiet (no message yet) is posted now.
@@ -106,9 +132,14 @@ export async function unsilenceStream(client: webApi.WebClient, deps: SlackDeps,
     // A held opening gets no note: its first post comes now.
     await refreshQuietly(deps, record, 'unmuted', nowMs, record.slack ? { kind: 'unsilence', userId, atMs: nowMs } : undefined);
   }
+  // Resolved since it was drawn, and shown (alone or in a storm group's message): it has a thread to tell.
+  const resolvedClicked = clicked && !open.some((record) => record.id === clicked.id) && (clicked.slack || clicked.groupId) ? clicked : null;
+  if (resolvedClicked) await refreshQuietly(deps, resolvedClicked, 'unmuted', nowMs, { kind: 'unsilence', userId, atMs: nowMs });
   const shown = open.length - held.length;
+  const noted = (where: string) => (deps.alerts ? ` (noted in ${where})` : '');
   const parts: string[] = [];
-  if (held.length > 0 && deps.alerts) parts.push(`${held.length} open incident${held.length === 1 ? '' : 's'} that opened while silenced will alert now`);
-  if (shown > 0) parts.push(`${shown} open incident${shown === 1 ? ' is' : 's are'} alerting again`);
+  if (held.length > 0 && deps.alerts) parts.push(`${count(held.length, 'open incident')} that opened while silenced will alert now`);
+  if (shown > 0) parts.push(`${count(shown, 'open incident')} ${shown === 1 ? 'is' : 'are'} alerting again${noted(shown === 1 ? 'its thread' : 'their threads')}`);
+  if (resolvedClicked) parts.push(`this incident had already resolved${noted('its thread')}`);
   return { ok: true, message: `🔔 ${label} is no longer silenced${parts.length > 0 ? `; ${parts.join(', and ')}` : ''}.` };
 }
