@@ -1,6 +1,7 @@
 /**
  * The `/stream` listener: acks at once (Slack's 3 s), parses the text, and answers through
- * response_url: privately for questions, in the channel for changes others should see.
+ * response_url: privately for questions; changes others should see are told where the stream
+ * alerts (announce-change.ts).
  */
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { parseStreamCommand } from '../../src/slack/command-text.js';

@@ -158,12 +158,18 @@ function parseWatch(name: 'watch' | 'unwatch', rest: string): StreamCommand {
 /** Most words a duration in words takes (`1 hour 30 minutes`). */
 const MAX_DURATION_WORDS = 4;
 
-/** The duration `text` says, Infinity past the longest one read (still a duration: "at most 7d" is the answer), else null. */
-function durationOrNull(text: string): number | null {
+/** A number typed without a unit: refused, never read as seconds. */
+const NO_UNIT = 'no unit';
+
+/**
+ * The duration `text` says, Infinity past the longest one read (still a duration: "at most 7d" is the
+ * answer), NO_UNIT for a bare number, else null.
+ */
+function durationOrNull(text: string): number | typeof NO_UNIT | null {
   try {
-    return parseDuration(text);
+    return parseDuration(text, { bareSeconds: false });
   } catch (error) {
-    if (error instanceof DurationError) return error.tooLong ? Number.POSITIVE_INFINITY : null;
+    if (error instanceof DurationError) return error.tooLong ? Number.POSITIVE_INFINITY : error.noUnit ? NO_UNIT : null;
     throw error;
   }
 }
@@ -173,12 +179,13 @@ function durationOrNull(text: string): number | null {
  * as before, so a query name ending in a duration-like word keeps it), else the longest run of
  * trailing words that reads as one (`2 hours`, `1 hour 30 minutes`).
  */
-function trailingDuration(words: string[]): { durationMs: number; taken: number } | null {
+function trailingDuration(words: string[]): { durationMs: number; taken: number } | typeof NO_UNIT | null {
   const last = durationOrNull(words[words.length - 1]!);
+  if (last === NO_UNIT) return NO_UNIT;
   if (last !== null) return { durationMs: last, taken: 1 };
   for (let taken = Math.min(MAX_DURATION_WORDS, words.length); taken >= 2; taken--) {
     const durationMs = durationOrNull(words.slice(-taken).join(' '));
-    if (durationMs !== null) return { durationMs, taken };
+    if (typeof durationMs === 'number') return { durationMs, taken };
   }
   return null;
 }
@@ -188,6 +195,7 @@ function parseMute(rest: string): StreamCommand {
   if (words.length === 0) return { name: 'invalid', subcommand: 'mute', reason: 'say for how long, e.g. `/stream mute orders 2h`' };
   const last = words[words.length - 1]!;
   const found = trailingDuration(words);
+  if (found === NO_UNIT) return { name: 'invalid', subcommand: 'mute', reason: `${shownInput(last)} has no unit: write 30m, 2h, 1d or 2 hours` };
   if (!found) {
     return { name: 'invalid', subcommand: 'mute', reason: `end with a duration such as 30m, 2h, 1d or 2 hours (${shownInput(last)} is not one)` };
   }

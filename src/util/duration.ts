@@ -1,7 +1,8 @@
 /**
  * Durations as people write them on the command line and in config: `500ms`, `90s`, `10m`, `2h`,
  * `7d`, and combinations such as `1h30m`; also in words, as people type them in Slack: `2 hours`,
- * `30 minutes`, `1 day`, `1 hour 30 mins`. A bare number is seconds.
+ * `30 minutes`, `1 day`, `1 hour 30 mins`. A bare number is seconds unless the caller refuses it
+ * (`bareSeconds: false`).
  */
 import { StreamDoctorError } from './errors.js';
 
@@ -39,23 +40,33 @@ export class DurationError extends StreamDoctorError {
     readonly input: string,
     /** A duration, but longer than MAX_DURATION_MS. */
     readonly tooLong = false,
+    /** A number without a unit, where the caller asked for one (`bareSeconds: false`). */
+    readonly noUnit = false,
   ) {
     const shown = input.length > 40 ? `${input.slice(0, 40)}…` : input;
-    super(
-      'streamdoctor_invalid_duration',
-      tooLong ? `"${shown}" is longer than the 3650d (ten years) a duration may be; write it like 500ms, 90s, 10m, 2h or 7d` : `"${shown}" is not a duration; write it like 500ms, 90s, 10m, 2h or 7d`,
-      { fix: 'write it like 500ms, 90s, 10m, 2h or 7d' },
-    );
+    const problem = tooLong ? 'is longer than the 3650d (ten years) a duration may be' : noUnit ? 'has no unit' : 'is not a duration';
+    super('streamdoctor_invalid_duration', `"${shown}" ${problem}; write it like 500ms, 90s, 10m, 2h or 7d`, { fix: 'write it like 500ms, 90s, 10m, 2h or 7d' });
   }
 }
 
+export interface DurationOptions {
+  /**
+   * Whether a number without a unit reads as seconds. A command typed by hand refuses it: a unit
+   * left out is a slip (`/stream mute orders 2024` is not a 34-minute mute).
+   * @defaultValue true (the watch file's YAML numbers and the CLI's flags read as seconds)
+   */
+  bareSeconds?: boolean;
+}
+
 /** Parses a duration to milliseconds; throws `DurationError` with a message that says how to write one. */
-export function parseDuration(input: string): number {
+export function parseDuration(input: string, options: DurationOptions = {}): number {
   const text = input.trim().toLowerCase();
   if (text === '') throw new DurationError(input);
   let total = 0;
-  if (/^\d+(\.\d+)?$/.test(text)) total = Number(text) * 1_000;
-  else {
+  if (/^\d+(\.\d+)?$/.test(text)) {
+    if (options.bareSeconds === false) throw new DurationError(input, false, true);
+    total = Number(text) * 1_000;
+  } else {
     PART.lastIndex = 0;
     let consumed = 0;
     for (let match = PART.exec(text); match; match = PART.exec(text)) {

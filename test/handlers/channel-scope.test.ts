@@ -76,7 +76,9 @@ describe('channel scope of /stream commands', () => {
     expect(wrongChannel.text).toContain(`not in <#${PAYMENTS}>`);
     expect(await h!.store.silences.isSilenced(sensor.queryId)).toBe(false);
     const member = await run(`mute ${sensor.name} <#${STREAMING}|streaming> 2h`, MARIA);
-    expect(member.response_type).toBe('in_channel');
+    // Told in #streaming, where its alerts go; the caller privately.
+    expect(member.response_type).toBe('ephemeral');
+    expect(member.text).toContain(`Announced in <#${STREAMING}>.`);
     expect(await h!.store.silences.isSilenced(sensor.queryId)).toBe(true);
     // In its own channel no #channel is needed.
     const there = await run(`unmute ${sensor.name}`, SAM, STREAMING);

@@ -150,10 +150,20 @@ describe('/stream commands', () => {
     expect(notMuted.text).toContain('is not silenced');
   });
 
+  it('mute refuses a duration without a unit (2024 is not 34 minutes) and silences nothing', async () => {
+    const reply = await run('mute orders_5min_agg 2024');
+    expect(reply.response_type).toBe('ephemeral');
+    expect(reply.text).toContain('`2024` has no unit: write 30m, 2h, 1d or 2 hours. Usage: `/stream mute');
+    expect(await h.store.silences.isSilenced(orders.queryId)).toBe(false);
+  });
+
   it('watch and unwatch change routing, to this channel or a named one', async () => {
+    // No channel gets job 812's alerts yet: told in #streaming alone, the caller privately.
     const reply = await run('watch job 812 <#C0STREAMNG|streaming>');
-    expect(reply.response_type).toBe('in_channel');
+    expect(reply.response_type).toBe('ephemeral');
     expect(reply.text).toContain('routed alerts for job `812` to <#C0STREAMNG>');
+    expect(reply.text).toContain('Announced in <#C0STREAMNG>.');
+    await h.until(() => h.slack.messages('C0STREAMNG').find((m) => m.text.includes('routed alerts for job `812`')));
     expect(await h.store.routing.listRoutes()).toContainEqual({ scope: 'job', id: '812', channel: 'C0STREAMNG' });
     const wrong = await run('unwatch job 812 <#C0GENERAL1|general>');
     expect(wrong.text).toContain('nothing changed');

@@ -130,10 +130,12 @@ describe('watch with a bad channel', () => {
     expect(await h.store.routing.listRoutes()).toEqual(before);
   });
 
-  it('a real channel is routed, in the channel, for everyone to see', async () => {
+  it('a real channel is routed, and told there for everyone who will get the alerts to see', async () => {
     const routed = await run('watch job 4471 <#C0STREAMNG|streaming>');
-    expect(routed.response_type).toBe('in_channel');
+    expect(routed.response_type).toBe('ephemeral');
     expect(routed.text).toContain('routed alerts for job `4471` to <#C0STREAMNG>.');
+    expect(routed.text).toContain('Announced in <#C0STREAMNG>.');
+    await h.until(() => h.slack.messages('C0STREAMNG').find((m) => m.text.includes('routed alerts for job `4471` to <#C0STREAMNG>.')));
     expect((await h.store.routing.listRoutes()).some((rule) => rule.scope === 'job' && rule.id === '4471' && rule.channel === 'C0STREAMNG')).toBe(true);
   });
 });

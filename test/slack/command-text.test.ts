@@ -35,6 +35,20 @@ describe('parseStreamCommand', () => {
     expect(refused).toMatchObject({ reason: expect.stringContaining('(`forever` is not one)') });
   });
 
+  it('refuses a mute duration without a unit (2024 is not 34 minutes), showing the forms that work', () => {
+    for (const [text, bare] of [['mute orders 2024', '2024'], ['mute 2024', '2024'], ['mute orders for 90', '90'], ['mute orders 1.5', '1.5'], ['mute orders 2 hours 30', '30'], ['mute orders 0', '0']]) {
+      expect(parseStreamCommand(text), text).toEqual({ name: 'invalid', subcommand: 'mute', reason: `\`${bare}\` has no unit: write 30m, 2h, 1d or 2 hours` });
+    }
+    // Every form with a unit still reads, a number inside the name too.
+    expect(parseStreamCommand('mute orders 2024s')).toMatchObject({ name: 'mute', query: 'orders', durationMs: 2_024_000 });
+    expect(parseStreamCommand('mute orders 2024 2h')).toMatchObject({ name: 'mute', query: 'orders 2024', durationMs: 7_200_000 });
+    expect(parseStreamCommand('mute orders 90 minutes')).toMatchObject({ name: 'mute', query: 'orders', durationMs: 5_400_000 });
+    expect(parseStreamCommand('mute orders 1.5h')).toMatchObject({ name: 'mute', query: 'orders', durationMs: 5_400_000 });
+    expect(parseStreamCommand('mute orders 500ms')).toMatchObject({ name: 'mute', query: 'orders', durationMs: 500 });
+    // The escaped echo: what was typed is shown in a code span, never live.
+    expect(parseStreamCommand('mute orders 2024')).toMatchObject({ reason: expect.stringMatching(/^`2024`/) });
+  });
+
   it('refuses a job id that is not a number and a pipeline id that is not a UUID, for watch', () => {
     expect(parseStreamCommand('watch job abc')).toMatchObject({ name: 'invalid', subcommand: 'watch', reason: expect.stringContaining('number') });
     expect(parseStreamCommand('watch job:abc')).toMatchObject({ name: 'invalid', subcommand: 'watch' });

@@ -30,6 +30,30 @@ describe('parseDuration', () => {
   });
 });
 
+describe('parseDuration without bare seconds', () => {
+  it.each(['2024', '30', '1.5', ' 90 '])('refuses %j as having no unit, saying how to write one', (input) => {
+    expect(() => parseDuration(input, { bareSeconds: false })).toThrow(DurationError);
+    expect(() => parseDuration(input, { bareSeconds: false })).toThrow(/has no unit; write it like 500ms, 90s, 10m, 2h or 7d/);
+    try {
+      parseDuration(input, { bareSeconds: false });
+    } catch (error) {
+      expect(error).toMatchObject({ noUnit: true, tooLong: false });
+    }
+  });
+
+  it.each([
+    ['2024s', 2_024_000],
+    ['2 hours', 7_200_000],
+    ['1h30m', 5_400_000],
+  ])('still reads %s with its unit', (input, ms) => {
+    expect(parseDuration(input, { bareSeconds: false })).toBe(ms);
+  });
+
+  it('keeps a bare number as seconds by default (the watch file, the CLI)', () => {
+    expect(parseDuration('2024')).toBe(2_024_000);
+  });
+});
+
 describe('parseDuration limits', () => {
   it.each(['9'.repeat(400), `${'9'.repeat(400)}s`, `${'1'.repeat(310)}ms`, '3651d', '522w', '87601 hours'])('rejects %j, past ten years or not finite, saying so', (input) => {
     expect(() => parseDuration(input)).toThrow(DurationError);

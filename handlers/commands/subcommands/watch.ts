@@ -1,9 +1,13 @@
-/** `/stream watch <query|job <id>|pipeline <id>> [#channel]` and `unwatch`: routing overrides. */
+/**
+ * `/stream watch <query|job <id>|pipeline <id>> [#channel]` and `unwatch`: routing overrides, told
+ * where the alerts go and went (announce-change.ts).
+ */
 import type { WatchTarget } from '../../../src/slack/command-text.js';
 import { channelMention, inlineCode, userMention } from '../../../src/slack/mrkdwn.js';
 import { checkChannel } from '../../../src/slack/operations/channel-check.js';
 import { CallerChannels, channelOf, findVisibleStream } from '../../../src/slack/operations/channel-scope.js';
-import { replyInChannel, replyPrivately, scopeOf, type CommandContext } from '../command-context.js';
+import { announceChange } from '../announce-change.js';
+import { replyPrivately, scopeOf, type CommandContext } from '../command-context.js';
 
 const DATABRICKS_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -110,7 +114,9 @@ export async function watchSubcommand(ctx: CommandContext, target: WatchTarget, 
         ? ' Make sure the app is a member there.'
         : '';
   const reach = target.scope === 'query' ? '' : await jobRouteReach(ctx, target.scope, resolved.id, destination);
-  await replyInChannel(ctx, `${userMention(ctx.userId)} routed alerts for ${resolved.label} to ${channelMention(destination)}.${reach}${note}`);
+  // Told where the alerts go now and where they went until now, not where the command was typed.
+  const message = `${userMention(ctx.userId)} routed alerts for ${resolved.label} to ${channelMention(destination)}.${reach}${note}`;
+  await announceChange(ctx, channels, [destination, ...resolved.current], message);
 }
 
 export async function unwatchSubcommand(ctx: CommandContext, target: WatchTarget, channel: string | null): Promise<void> {
@@ -128,5 +134,6 @@ export async function unwatchSubcommand(ctx: CommandContext, target: WatchTarget
   const refused = await mayReroute(ctx, channels, [route.channel], null, resolved.label, 'unwatch');
   if (refused) return replyPrivately(ctx, refused);
   await ctx.deps.store.routing.removeRoute(target.scope, resolved.id);
-  await replyInChannel(ctx, `${userMention(ctx.userId)} stopped routing ${resolved.label} to ${channelMention(route.channel)}; the watch-file default applies again.`);
+  // Told where the route sent alerts: naming that channel anywhere else could reveal a private one.
+  await announceChange(ctx, channels, [route.channel], `${userMention(ctx.userId)} stopped routing ${resolved.label} to ${channelMention(route.channel)}; the watch-file default applies again.`);
 }

@@ -1,10 +1,12 @@
 /**
  * Checks a channel before alerts are routed to it: a channel the bot cannot see would make every
  * later alert fail with `channel_not_found` (the alerts are lost to the people who asked for them),
- * so `watch` refuses it now, while someone is there to read why.
+ * so `watch` refuses it now, while someone is there to read why. Changes announced in another
+ * channel check it too, and say in plain words why a channel was not told (`whyNotPosted`).
  */
 import type { webApi } from '@slack/bolt';
 import type { Logger } from '../../observability/logger.js';
+import { inlineCode } from '../mrkdwn.js';
 
 export type ChannelCheck =
   | { status: 'ok' }
@@ -28,5 +30,22 @@ export async function checkChannel(client: webApi.WebClient, channel: string, lo
     if (platform && NOT_FOUND.has(platform)) return { status: 'not_found', error: platform };
     logger.warn({ err: { message: (error as Error)?.message }, channel }, 'could not check the channel before routing to it');
     return { status: 'unknown', error: platform ?? 'request_failed' };
+  }
+}
+
+/** Why a message could not be posted in a channel, in plain words, from Slack's error code. */
+export function whyNotPosted(error: string): string {
+  const code = inlineCode(error);
+  switch (error) {
+    case 'not_in_channel':
+      return `StreamDoctor is not a member of it (${code}); invite it there with \`/invite @StreamDoctor\``;
+    case 'channel_not_found':
+      return `StreamDoctor cannot see it (${code}): a private channel it is not in, or one since deleted`;
+    case 'is_archived':
+      return `it is archived (${code})`;
+    case 'request_failed':
+      return `Slack did not answer (${code})`;
+    default:
+      return `Slack refused the message (${code})`;
   }
 }

@@ -125,7 +125,7 @@ export class CallerChannels {
 }
 
 /** Whether a route target (an id, or a name the watch file wrote) means the caller's channel. */
-function isHere(scope: CallerScope, target: string): boolean {
+export function isHere(scope: CallerScope, target: string): boolean {
   if (target === scope.channelId) return true;
   const name = scope.channelName?.toLowerCase();
   return name != null && (target.toLowerCase() === name || target.toLowerCase() === `#${name}`);
