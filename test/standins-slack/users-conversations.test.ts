@@ -83,4 +83,12 @@ describe('users.conversations', () => {
     expect(scope.json).toEqual({ ok: false, error: 'missing_scope', needed: 'channels:read,groups:read', provided: 'channels:read,chat:write' });
     expect(await ids({ user: DEV }, 'xoxb-no-groups')).toEqual([ALERTS, 'C0OLDALERT', 'C0NOBOT001']);
   });
+
+  it('refuses a message in an archived channel as Slack does (is_archived), the bot a member or not', async () => {
+    for (const method of ['chat.postMessage', 'chat.postEphemeral']) {
+      const res = await callApi(slack.apiUrl, method, { channel: 'C0OLDALERT', user: MARIA, text: 'hello' });
+      expect(res.json).toEqual({ ok: false, error: 'is_archived' });
+    }
+    expect(slack.messages('C0OLDALERT')).toEqual([]);
+  });
 });

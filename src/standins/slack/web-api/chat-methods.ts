@@ -26,6 +26,8 @@ function threadTs(ctx: MethodContext, channel: string): string | undefined {
 export const postMessage: MethodHandler = (ctx) => {
   // chat:write.public reaches public channels the bot never joined; a channel name is accepted here only.
   const channel = requireChannel(ctx, 'channel', 'chat:write.public', true);
+  // An archived channel takes no new messages, from members or not.
+  if (channel.isArchived) throw new SlackMethodError('is_archived');
   const content = messageContent(ctx.args, true);
   const thread = threadTs(ctx, channel.id);
   if (ctx.rateLimiter) {
@@ -93,6 +95,7 @@ export const deleteMessage: MethodHandler = (ctx) => {
 
 export const postEphemeral: MethodHandler = (ctx) => {
   const channel = requireChannel(ctx);
+  if (channel.isArchived) throw new SlackMethodError('is_archived');
   const userId = stringArg(ctx.args.user);
   if (!userId || !ctx.state.user(userId)) throw new SlackMethodError('user_not_found');
   if (!ctx.state.channelMembers(channel).includes(userId)) throw new SlackMethodError('user_not_in_channel');
