@@ -33,6 +33,7 @@ export type ReadFailureCode =
   | 'warehouse_stopped'
   | 'table_missing'
   | 'not_found'
+  | 'result_expired'
   | 'timeout'
   | 'unavailable'
   | 'rate_limited'
@@ -58,7 +59,8 @@ export function classifyReadFailure(err: unknown): ReadFailure {
   const message = err instanceof Error ? err.message : String(err);
   const text = said(err);
   if (err instanceof UnauthenticatedError) {
-    if (err.httpStatus === 403) {
+    // A 403 "Invalid access token." is the token, not a permission: `credentialsRejected` tells them apart.
+    if (!err.credentialsRejected) {
       return {
         code: 'permission_denied',
         reason: `Databricks refused access (${text})`,
@@ -87,8 +89,12 @@ export function classifyReadFailure(err: unknown): ReadFailure {
     return { code: 'error', reason: `the progress statement failed (${text})`, action: 'read the statement error above; the bot retries every poll', severity: 'warning' };
   }
   if (err instanceof NotFoundError) {
-    if (/warehouse/i.test(message) || /\/sql\/statements/.test(err.endpoint ?? '')) {
+    // Only the submit names the warehouse; a statement or chunk read later is gone once its result expires.
+    if (err.endpoint === 'POST /api/2.0/sql/statements') {
       return { code: 'warehouse_gone', reason: `the SQL warehouse does not exist (${text})`, action: 'set `warehouse_id` (or DATABRICKS_WAREHOUSE_ID) to an existing warehouse StreamDoctor may use', severity: 'critical' };
+    }
+    if (/\/sql\/statements\/./.test(err.endpoint ?? '')) {
+      return { code: 'result_expired', reason: `the statement or its result was not found, most likely expired (${text})`, action: 'nothing to do if it passes: the next poll runs the statement again', severity: 'warning' };
     }
     return { code: 'not_found', reason: `Databricks does not know it (${text})`, action: 'check the job / pipeline id in the watch file', severity: 'critical' };
   }

@@ -9,6 +9,7 @@ import {
   DatabricksUnavailableError,
   NotFoundError,
   RateLimitedError,
+  REJECTED_TOKEN,
   UnauthenticatedError,
   type DatabricksErrorInit,
 } from './errors.js';
@@ -109,7 +110,11 @@ function defaultCode(status: number): string {
 /** The typed error for an HTTP error response. */
 export function errorFromResponse(response: ErrorResponse, nowMs: number = Date.now()): DatabricksApiError {
   const parsed = parseBody(response.body);
-  const errorCode = parsed.errorCode ?? defaultCode(response.status);
+  // A bad, revoked or expired token is often a 403 (`{"error_code": 403, "message": "Invalid access
+  // token."}`, a number, not a code), and an expired OAuth token has been a 400: the words tell.
+  const words = parsed.message ?? String(response.headers['x-databricks-reason-phrase'] ?? '');
+  const tokenRejected = response.status === 401 || ((response.status === 403 || response.status === 400) && REJECTED_TOKEN.test(words));
+  const errorCode = parsed.errorCode ?? (tokenRejected ? 'UNAUTHENTICATED' : defaultCode(response.status));
   const retryAfterMs = parseRetryAfter(response.headers['retry-after'], nowMs) ?? retryInfoDelay(parsed.details);
   const init: DatabricksErrorInit = {
     errorCode,
@@ -122,7 +127,7 @@ export function errorFromResponse(response: ErrorResponse, nowMs: number = Date.
   const said = parsed.message ? redactSecrets(parsed.message).slice(0, MAX_MESSAGE) : 'no message';
   const message = `Databricks ${response.endpoint} answered ${response.status} ${errorCode}: ${said}`;
   if (response.status === 429 || errorCode === 'REQUEST_LIMIT_EXCEEDED') return new RateLimitedError(message, init);
-  if (response.status === 401 || response.status === 403) return new UnauthenticatedError(message, init);
+  if (tokenRejected || response.status === 403) return new UnauthenticatedError(message, init, tokenRejected);
   if (response.status === 404) return new NotFoundError(message, init);
   if (response.status >= 500) return new DatabricksUnavailableError(message, init);
   return new DatabricksApiError(message, init);

@@ -47,10 +47,24 @@ export class RateLimitedError extends DatabricksApiError {
   }
 }
 
-/** 401 (bad or expired credentials) or 403 (the principal lacks a permission). */
+/**
+ * Databricks' words for a token it will not take: invalid, revoked, expired or about to expire. It
+ * says so with 403 (and has with 400 for an expired OAuth token), not only 401.
+ */
+export const REJECTED_TOKEN = /invalid access token|token (is )?expir(ed|ing)|ExpiredJwt/i;
+
+/**
+ * Credentials refused (401, or a 403 / 400 whose message says the token is invalid or expired), or a
+ * 403 for a permission the principal lacks.
+ */
 export class UnauthenticatedError extends DatabricksApiError {
-  constructor(message: string, init: DatabricksErrorInit) {
-    super(message, init, init.httpStatus === 403 ? 'streamdoctor_databricks_permission_denied' : 'streamdoctor_databricks_unauthenticated');
+  /** The token itself was refused (re-issue or refresh it), not one permission. */
+  readonly credentialsRejected: boolean;
+
+  /** @param credentialsRejected @defaultValue true unless the status is 403 */
+  constructor(message: string, init: DatabricksErrorInit, credentialsRejected = init.httpStatus !== 403) {
+    super(message, init, credentialsRejected ? 'streamdoctor_databricks_unauthenticated' : 'streamdoctor_databricks_permission_denied');
+    this.credentialsRejected = credentialsRejected;
   }
 }
 

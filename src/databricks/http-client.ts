@@ -7,8 +7,8 @@ import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
 import type { Logger } from '../observability/logger.js';
 import { ClientStats, type ClientEvent, type RetryReason } from './client-stats.js';
 import { errorFromResponse } from './error-body.js';
-import { DatabricksApiError, DatabricksUnavailableError, errorKind } from './errors.js';
-import { backoffDelay, DEFAULT_RETRY, type RetryOptions } from './retry-policy.js';
+import { DatabricksApiError, DatabricksUnavailableError, errorKind, UnauthenticatedError } from './errors.js';
+import { backoffDelay, DEFAULT_RETRY, mayResend, type RetryOptions } from './retry-policy.js';
 import { Semaphore } from './semaphore.js';
 import type { TokenProvider } from './token-provider.js';
 
@@ -25,6 +25,8 @@ export interface RequestSpec {
   form?: Record<string, string>;
   /** Basic credentials instead of the bearer token (token endpoint). */
   basicAuth?: { username: string; password: string };
+  /** False for a request that must not run twice (a statement submission): resent only when it cannot have been processed (`mayResend`). @defaultValue true */
+  idempotent?: boolean;
 }
 
 export interface DatabricksHttpOptions {
@@ -109,7 +111,7 @@ export class DatabricksHttpClient {
   async request<T>(spec: RequestSpec): Promise<T> {
     const endpoint = `${spec.method} ${spec.path}`;
     const started = this.now();
-    let refreshedAfter401 = false;
+    let refreshedToken = false;
     for (let attempt = 1; ; attempt += 1) {
       const result = await this.attempt(spec);
       let error: DatabricksApiError;
@@ -131,9 +133,10 @@ export class DatabricksHttpClient {
           { status, headers: result.response.headers as Record<string, unknown>, body: String(result.response.data ?? ''), endpoint },
           this.now(),
         );
-        if (status === 401 && !spec.basicAuth && !refreshedAfter401 && this.auth.invalidate()) {
-          // An OAuth token can expire early or be revoked: fetch a new one once, right away.
-          refreshedAfter401 = true;
+        const tokenRejected = error instanceof UnauthenticatedError && error.credentialsRejected;
+        if (tokenRejected && !spec.basicAuth && !refreshedToken && this.auth.invalidate()) {
+          // An OAuth token can expire early or be revoked (401, or 403 / 400 saying so): fetch a new one once, right away.
+          refreshedToken = true;
           this.stats.record({ type: 'retry', method: spec.method, path: spec.path, reason: 'token_expired', attempt, delayMs: 0, status });
           this.stats.record({ type: 'token_refresh', reason: 'rejected' });
           this.logger?.warn({ endpoint, status }, 'databricks rejected the OAuth token; fetching a new one');
@@ -156,6 +159,8 @@ export class DatabricksHttpClient {
         );
       }
       if (reason === 'malformed' || reason === 'timeout' || reason === 'network') delayMs = backoffDelay(attempt, this.retry, this.random);
+      // Sending again what may have been processed would run it twice.
+      if (reason && spec.idempotent === false && !mayResend(reason, { retryAfterMs: error.retryAfterMs, networkCode: result.networkError?.code })) reason = null;
 
       const elapsed = this.now() - started;
       if (!reason || attempt >= this.retry.maxAttempts || elapsed + delayMs > this.retry.budgetMs) {

@@ -1,4 +1,5 @@
 /** When and how long to wait before trying a Databricks request again. */
+import type { RetryReason } from './client-stats.js';
 
 export interface RetryOptions {
   /** Attempts per request, the first included. @defaultValue 6 */
@@ -25,4 +26,21 @@ export const DEFAULT_RETRY: RetryOptions = {
 export function backoffDelay(attempt: number, options: RetryOptions, random: () => number): number {
   const step = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** Math.max(0, attempt - 1));
   return Math.round(step * (0.5 + random() * 0.5));
+}
+
+/** Network errors raised before the request left this process: DNS failed, or no connection was made. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/**
+ * Whether a failed attempt of a request that must not run twice (a statement submission: the API
+ * takes no idempotency key) may be sent again: only when it cannot have been processed. A 429, and a
+ * 503 that says when to come back, refuse it before any work (reference §2h); a connection never
+ * made carried nothing. A timeout, a reset, another 5xx or an unreadable 2xx may follow a statement
+ * that was accepted and runs.
+ */
+export function mayResend(reason: RetryReason, failure: { retryAfterMs?: number | undefined; networkCode?: string | undefined }): boolean {
+  if (reason === 'rate_limited') return true;
+  if (reason === 'unavailable') return failure.retryAfterMs !== undefined;
+  if (reason === 'network') return failure.networkCode !== undefined && NOT_SENT_CODES.has(failure.networkCode);
+  return false;
 }

@@ -2,11 +2,15 @@
  * SQL Statement Execution API (reference §2d): submit, follow PENDING/RUNNING to a result, read every
  * result chunk, and turn `FAILED` (which arrives with HTTP 200) into a `StatementFailedError`.
  */
+import type { Logger } from '../observability/logger.js';
 import type { DatabricksHttpClient } from './http-client.js';
 import { DatabricksApiError, StatementFailedError } from './errors.js';
 import type { ExecuteStatementRequest, ResultData, StatementResponse } from './wire-types.js';
 
 const BASE = '/api/2.0/sql/statements';
+
+/** States after which a statement holds nothing to cancel. */
+const ENDED = new Set(['FAILED', 'CANCELED', 'CLOSED']);
 
 export interface QueryOptions {
   /** First wait between status polls; grows ×1.5 up to `maxPollIntervalMs`. @defaultValue 200 */
@@ -17,6 +21,8 @@ export interface QueryOptions {
   timeoutMs?: number;
   /** Stop reading chunks after this many rows (the rest is reported as truncated). @defaultValue Infinity */
   maxRows?: number;
+  /** Where a failed cancel of an abandoned statement is logged. @defaultValue no logging */
+  logger?: Logger;
 }
 
 export interface QueryResult {
@@ -44,7 +50,8 @@ export class StatementsApi {
   constructor(private readonly http: DatabricksHttpClient) {}
 
   execute(request: ExecuteStatementRequest): Promise<StatementResponse> {
-    return this.http.request<StatementResponse>({ method: 'POST', path: BASE, body: request });
+    // Not resent blindly: the API takes no idempotency key, so a resent submission may run twice.
+    return this.http.request<StatementResponse>({ method: 'POST', path: BASE, body: request, idempotent: false });
   }
 
   get(statementId: string): Promise<StatementResponse> {
@@ -74,77 +81,97 @@ export class StatementsApi {
     let pollMs = options.pollIntervalMs ?? 200;
     const started = Date.now();
     let requests = 1;
-    let response = checkedStatus(await this.execute(request), `POST ${BASE}`);
-    while (response.status.state === 'PENDING' || response.status.state === 'RUNNING') {
-      if (Date.now() - started > timeoutMs) {
-        await this.cancel(response.statement_id).catch(() => undefined);
-        throw new DatabricksApiError(`statement ${response.statement_id} did not finish within ${timeoutMs}ms; canceled`, {
-          errorCode: 'DEADLINE_EXCEEDED',
-          httpStatus: 200,
-          endpoint: `GET ${BASE}/{id}`,
-        });
+    const submitted = await this.execute(request);
+    const submittedId = typeof submitted?.statement_id === 'string' && submitted.statement_id !== '' ? submitted.statement_id : null;
+    let lastState: string | undefined;
+    try {
+      let response = checkedStatus(submitted, `POST ${BASE}`);
+      lastState = response.status.state;
+      while (response.status.state === 'PENDING' || response.status.state === 'RUNNING') {
+        if (Date.now() - started > timeoutMs) {
+          throw new DatabricksApiError(`statement ${response.statement_id} did not finish within ${timeoutMs}ms; canceled`, {
+            errorCode: 'DEADLINE_EXCEEDED',
+            httpStatus: 200,
+            endpoint: `GET ${BASE}/{id}`,
+          });
+        }
+        await sleep(pollMs);
+        pollMs = Math.min(maxPoll, Math.round(pollMs * 1.5));
+        response = checkedStatus(await this.get(response.statement_id), `GET ${BASE}/{id}`);
+        lastState = response.status.state;
+        requests += 1;
       }
-      await sleep(pollMs);
-      pollMs = Math.min(maxPoll, Math.round(pollMs * 1.5));
-      response = checkedStatus(await this.get(response.statement_id), `GET ${BASE}/{id}`);
-      requests += 1;
-    }
-    if (response.status.state !== 'SUCCEEDED') throw statementError(response);
+      if (response.status.state !== 'SUCCEEDED') throw statementError(response);
 
-    const statementId = response.statement_id;
-    const chunkEndpoint = `GET ${BASE}/{id}/result/chunks`;
-    const manifest = response.manifest;
-    const chunkCount = manifest?.total_chunk_count;
-    if (chunkCount !== undefined && !(Number.isSafeInteger(chunkCount) && chunkCount >= 0)) {
-      throw malformed(`statement ${statementId}'s result manifest with total_chunk_count ${JSON.stringify(chunkCount)}`, `GET ${BASE}/{id}`);
+      const statementId = response.statement_id;
+      const chunkEndpoint = `GET ${BASE}/{id}/result/chunks`;
+      const manifest = response.manifest;
+      const chunkCount = manifest?.total_chunk_count;
+      if (chunkCount !== undefined && !(Number.isSafeInteger(chunkCount) && chunkCount >= 0)) {
+        throw malformed(`statement ${statementId}'s result manifest with total_chunk_count ${JSON.stringify(chunkCount)}`, `GET ${BASE}/{id}`);
+      }
+      const columns = (manifest?.schema?.columns ?? [])
+        .slice()
+        .sort((a, b) => a.position - b.position)
+        .map((column) => column.name);
+      const maxRows = options.maxRows ?? Infinity;
+      const rows: (string | null)[][] = [];
+      let chunk: ResultData | undefined = response.result;
+      // Some answers carry only the manifest; the first chunk is then fetched like the others.
+      if (!chunk && (chunkCount ?? 0) > 0) {
+        chunk = await this.getChunk(statementId, 0);
+        requests += 1;
+      }
+      let truncated = manifest?.truncated === true;
+      // Bounded by the manifest's chunk count, whatever the links say; a link seen before is a loop.
+      const chunkBudget = Math.max(chunkCount ?? 1, 1);
+      const followed = new Set<string>();
+      for (let read = 0; chunk; read += 1) {
+        if (typeof chunk !== 'object' || (chunk.data_array !== undefined && !Array.isArray(chunk.data_array))) {
+          throw malformed(`a chunk of statement ${statementId} whose data_array is not a list of rows`, chunkEndpoint);
+        }
+        for (const row of chunk.data_array ?? []) rows.push(row);
+        if (rows.length >= maxRows) {
+          truncated = truncated || rows.length > maxRows || chunk.next_chunk_index !== undefined;
+          rows.length = Math.min(rows.length, maxRows);
+          break;
+        }
+        const next = chunk.next_chunk_internal_link ? `link ${chunk.next_chunk_internal_link}` : typeof chunk.next_chunk_index === 'number' ? `index ${chunk.next_chunk_index}` : null;
+        if (next === null) break;
+        if (followed.has(next)) throw malformed(`statement ${statementId}'s result chunks naming chunk ${next} twice (a loop)`, chunkEndpoint);
+        // The manifest's chunks are read; links past them leave the rest for the next read.
+        if (read + 1 >= chunkBudget) {
+          truncated = true;
+          break;
+        }
+        followed.add(next);
+        if (chunk.next_chunk_internal_link) {
+          const { path, query } = splitLink(chunk.next_chunk_internal_link);
+          chunk = await this.http.request<ResultData>({ method: 'GET', path, query });
+        } else {
+          chunk = await this.getChunk(statementId, chunk.next_chunk_index!);
+        }
+        requests += 1;
+      }
+      const totalRowCount = typeof manifest?.total_row_count === 'number' ? manifest.total_row_count : rows.length;
+      // Fewer rows than the manifest counts (chunks it names that no link reached): the rest is unread.
+      if (rows.length < Math.min(totalRowCount, maxRows)) truncated = true;
+      return { statementId, columns, rows, totalRowCount, truncated, requests };
+    } catch (error) {
+      // Stopping polling does not cancel a statement: one abandoned here would run on for nothing.
+      if (submittedId !== null && !(lastState !== undefined && ENDED.has(lastState))) await this.cancelQuietly(submittedId, options.logger);
+      throw error;
     }
-    const columns = (manifest?.schema?.columns ?? [])
-      .slice()
-      .sort((a, b) => a.position - b.position)
-      .map((column) => column.name);
-    const maxRows = options.maxRows ?? Infinity;
-    const rows: (string | null)[][] = [];
-    let chunk: ResultData | undefined = response.result;
-    // Some answers carry only the manifest; the first chunk is then fetched like the others.
-    if (!chunk && (chunkCount ?? 0) > 0) {
-      chunk = await this.getChunk(statementId, 0);
-      requests += 1;
+  }
+
+  /** Best effort: a failure is logged, never thrown over the error that stopped the read. */
+  private async cancelQuietly(statementId: string, logger: Logger | undefined): Promise<void> {
+    try {
+      await this.cancel(statementId);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      logger?.warn({ statementId, errorCode: (error as { errorCode?: unknown } | null)?.errorCode }, `could not cancel abandoned statement ${statementId}: ${message}`);
     }
-    let truncated = manifest?.truncated === true;
-    // Bounded by the manifest's chunk count, whatever the links say; a link seen before is a loop.
-    const chunkBudget = Math.max(chunkCount ?? 1, 1);
-    const followed = new Set<string>();
-    for (let read = 0; chunk; read += 1) {
-      if (typeof chunk !== 'object' || (chunk.data_array !== undefined && !Array.isArray(chunk.data_array))) {
-        throw malformed(`a chunk of statement ${statementId} whose data_array is not a list of rows`, chunkEndpoint);
-      }
-      for (const row of chunk.data_array ?? []) rows.push(row);
-      if (rows.length >= maxRows) {
-        truncated = truncated || rows.length > maxRows || chunk.next_chunk_index !== undefined;
-        rows.length = Math.min(rows.length, maxRows);
-        break;
-      }
-      const next = chunk.next_chunk_internal_link ? `link ${chunk.next_chunk_internal_link}` : typeof chunk.next_chunk_index === 'number' ? `index ${chunk.next_chunk_index}` : null;
-      if (next === null) break;
-      if (followed.has(next)) throw malformed(`statement ${statementId}'s result chunks naming chunk ${next} twice (a loop)`, chunkEndpoint);
-      // The manifest's chunks are read; links past them leave the rest for the next read.
-      if (read + 1 >= chunkBudget) {
-        truncated = true;
-        break;
-      }
-      followed.add(next);
-      if (chunk.next_chunk_internal_link) {
-        const { path, query } = splitLink(chunk.next_chunk_internal_link);
-        chunk = await this.http.request<ResultData>({ method: 'GET', path, query });
-      } else {
-        chunk = await this.getChunk(statementId, chunk.next_chunk_index!);
-      }
-      requests += 1;
-    }
-    const totalRowCount = typeof manifest?.total_row_count === 'number' ? manifest.total_row_count : rows.length;
-    // Fewer rows than the manifest counts (chunks it names that no link reached): the rest is unread.
-    if (rows.length < Math.min(totalRowCount, maxRows)) truncated = true;
-    return { statementId, columns, rows, totalRowCount, truncated, requests };
   }
 }
 

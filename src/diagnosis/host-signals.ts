@@ -29,7 +29,15 @@ export type SourceSignal =
       jobName?: string;
       lastRun: { runId: number; resultState: string | null; stateMessage: string; runPageUrl: string | null; endedAtMs: number } | null;
     }
-  | { type: 'job_running'; jobId: number; jobName?: string; runId: number; runPageUrl: string | null; startedAtMs: number }
+  | {
+      /** A run of the job is RUNNING (a QUEUED or PENDING one is no recovery yet). */
+      type: 'job_running';
+      jobId: number;
+      jobName?: string;
+      runId: number;
+      runPageUrl: string | null;
+      startedAtMs: number;
+    }
   | {
       type: 'flow_backlog';
       pipelineId: string;

@@ -1,9 +1,10 @@
 /**
  * Liveness of the jobs that host watched streams (`GET /api/2.2/jobs/runs/list`). Each poll says, per
- * job, whether a run is active (`job_running`, which resolves the job's `failed` incident); reports
- * every run that ended badly since the last poll (`job_run_failed`, with the state message and run
- * page); and flags a continuous job with no active run (`job_not_running`). A stall (a query silent
- * while data waits) is judged by the engine from the query's own cadence, not from these signals.
+ * job, whether a run is RUNNING (`job_running`, which resolves the job's `failed` incident; a QUEUED or
+ * PENDING run, also listed as active, is on its way, not a recovery: the job is not running yet);
+ * reports every run that ended badly since the last poll (`job_run_failed`, with the state message and
+ * run page); and flags a continuous job with no active run at all (`job_not_running`). A stall (a query
+ * silent while data waits) is judged by the engine from the query's own cadence, not from these signals.
  *
  * Each job is read on its own: one job that cannot be read (403 without CAN VIEW, a deleted job) is
  * skipped with a warning naming it and Databricks' error code, and is left out of `liveness()` (unknown),
@@ -11,13 +12,14 @@
  * `job_unreadable` at once (its `source_unreadable` incident on `job-<id>`); a transient error
  * (429, 5xx, network) only once it has lasted `unreadableAfterMs`. Its cursor entry is kept, so runs
  * that failed meanwhile are reported when it reads again (`job_readable` resolves the incident).
- * Workspace-wide failures still fail the whole poll, for source health: credentials refused (401),
- * or no job read at all for a reason that is not a per-job refusal.
+ * Workspace-wide failures still fail the whole poll, for source health: credentials refused (401, or a
+ * 403 / 400 saying the token is invalid or expired), or no job read at all for a reason that is not a
+ * per-job refusal.
  */
 import { z } from 'zod';
 import { DEFAULTS } from '../config/defaults.js';
 import type { DatabricksClient } from '../databricks/databricks-client.js';
-import { DatabricksApiError } from '../databricks/errors.js';
+import { DatabricksApiError, UnauthenticatedError } from '../databricks/errors.js';
 import type { Run } from '../databricks/wire-types.js';
 import { redactSecrets } from '../observability/logger.js';
 import { isRecord, stringOrUndefined as text } from '../progress/values.js';
@@ -89,7 +91,8 @@ function saidBy(err: unknown): string {
 function readFailureOf(err: unknown): { errorCode: string; httpStatus: number; kind: 'job' | 'credentials' | 'transient' } {
   if (!(err instanceof DatabricksApiError)) return { errorCode: err instanceof Error ? err.name : 'UNKNOWN', httpStatus: 0, kind: 'transient' };
   const { errorCode, httpStatus } = err;
-  if (httpStatus === 401) return { errorCode, httpStatus, kind: 'credentials' };
+  // A revoked or expired token answers 403 "Invalid access token." for every job alike.
+  if (err instanceof UnauthenticatedError && err.credentialsRejected) return { errorCode, httpStatus, kind: 'credentials' };
   // 403: no CAN VIEW on this job; 404, or 400 "Job … does not exist.": a deleted or mistyped job id.
   // Another 400 is the request's fault, the same for every job: not a refusal of this one.
   if (httpStatus === 403 || httpStatus === 404 || (httpStatus === 400 && /does not exist/i.test(err.message))) return { errorCode, httpStatus, kind: 'job' };
@@ -137,13 +140,18 @@ function resultOf(run: Run): string | null {
   return null;
 }
 
+/** The run is executing: `status.state` (preferred), else the deprecated `state.life_cycle_state`. */
+function isRunning(run: Run): boolean {
+  return (run.status?.state ?? run.state?.life_cycle_state) === 'RUNNING';
+}
+
 function messageOf(run: Run): string {
   return run.state?.state_message || run.status?.termination_details?.message || '';
 }
 
 export class JobRunsSource implements ProgressSource<JobRunsCursor> {
   readonly name = 'job_runs' as const;
-  /** Latest answer per job: the start of its active run (epoch ms, 0 when Databricks gave none), or null when none runs. */
+  /** Latest answer per job: the start of its RUNNING run (epoch ms, 0 when Databricks gave none), or null when none runs. */
   private readonly running = new Map<number, number | null>();
   /** The jobs of the last poll and whether each ran. */
   private lastLiveness: WatchedJobState[] = [];
@@ -272,13 +280,15 @@ export class JobRunsSource implements ProgressSource<JobRunsCursor> {
       }
     }
 
-    const current = active.sort((a, b) => (b.start_time ?? 0) - (a.start_time ?? 0))[0];
+    const newestFirst = active.sort((a, b) => (b.start_time ?? 0) - (a.start_time ?? 0));
+    const current = newestFirst.find(isRunning);
     this.running.set(job.jobId, current ? (current.start_time ?? 0) : null);
-    const latest = current ?? ended.at(-1);
+    const latest = newestFirst[0] ?? ended.at(-1);
     const continuous = job.continuous ?? (latest?.trigger === 'CONTINUOUS' || latest?.trigger === 'CONTINUOUS_RESTART');
     if (current) {
       signals.push({ type: 'job_running', jobId: job.jobId, ...nameField, runId: current.run_id, runPageUrl: current.run_page_url ?? null, startedAtMs: current.start_time ?? 0 });
-    } else if (continuous) {
+    } else if (continuous && newestFirst.length === 0) {
+      // No active run at all: a queued, pending or terminating one leaves the job down but on its way.
       const last = ended.at(-1);
       signals.push({
         type: 'job_not_running',

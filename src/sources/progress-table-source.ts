@@ -8,6 +8,7 @@ import type { QueryOptions } from '../databricks/statements-api.js';
 import type { Logger } from '../observability/logger.js';
 import { parseProgress } from '../progress/parse-progress.js';
 import { formatDuration } from '../util/duration.js';
+import { StreamDoctorError } from '../util/errors.js';
 import { readProgressTableCursor, type ProgressTableCursor } from './progress-table-cursor.js';
 import { PROGRESS_TABLE_COLUMNS, progressPageParameters, progressPageRequest, rowKey } from './progress-table-sql.js';
 import { SeenBatches } from './seen-batches.js';
@@ -131,6 +132,7 @@ export class ProgressTableSource implements ProgressSource<ProgressTableCursor> 
     const ahead = new Map<string, number>();
 
     for (let page = 0; page < maxPages; page += 1) {
+      const from = position;
       const result = await this.options.client.statements.query(
         progressPageRequest({
           warehouseId: this.options.warehouseId,
@@ -139,14 +141,15 @@ export class ProgressTableSource implements ProgressSource<ProgressTableCursor> 
           ...(this.options.pageRows !== undefined ? { pageRows: this.options.pageRows } : {}),
           ...(this.options.pageBytes !== undefined ? { pageBytes: this.options.pageBytes } : {}),
         }),
-        this.options.statement,
+        { ...this.options.statement, ...(this.options.logger ? { logger: this.options.logger } : {}) },
       );
       const [qi, ri, bi, ei, ii, pi] = PROGRESS_TABLE_COLUMNS.map((name) => column(result.columns, name)) as [number, number, number, number, number, number];
       // Taken after the statement: a row committed while it ran is stamped no later than this.
       const answeredAtMs = clock();
       for (const row of result.rows as unknown[]) {
         // Rows of a malformed answer are skipped one by one, never the page: the rows around them
-        // are read, and the position moves past them.
+        // are read, and the position moves past each one that has a place in the order (an
+        // ingested_at); a truncated page of rows without one is caught below.
         if (!Array.isArray(row)) {
           warnings.push(`progress-table answer holds a row that is not a list of columns (${JSON.stringify(row)?.slice(0, 80)}); skipped`);
           continue;
@@ -161,17 +164,17 @@ export class ProgressTableSource implements ProgressSource<ProgressTableCursor> 
           warnings.push(`progress row of query ${queryId} has no usable ingested_at (${String(ingestedText)}); skipped`);
           continue;
         }
+        const eventText = row[ei] ?? null;
+        position = { afterUs: ingestedUs, afterKey: rowKey(queryId, runId, batchText ?? null, eventText) };
+        watermarkUs = Math.max(watermarkUs, Math.min(ingestedUs, trustedUs));
+        const aheadMs = ingestedUs / 1_000 - answeredAtMs;
+        if (aheadMs > allowanceMs) ahead.set(queryId, Math.max(ahead.get(queryId) ?? 0, aheadMs));
         // batch_id is a BIGINT: a cell that is no whole number would be kept as NaN among the
         // batches read (and saved as null, which makes the stored cursor invalid).
         if (batchText !== null && batchText !== undefined && !/^-?\d+$/.test(String(batchText).trim())) {
           warnings.push(`progress row of query ${queryId} has a batch_id that is not a whole number (${JSON.stringify(batchText).slice(0, 40)}); skipped`);
           continue;
         }
-        const eventText = row[ei] ?? null;
-        position = { afterUs: ingestedUs, afterKey: rowKey(queryId, runId, batchText ?? null, eventText) };
-        watermarkUs = Math.max(watermarkUs, Math.min(ingestedUs, trustedUs));
-        const aheadMs = ingestedUs / 1_000 - answeredAtMs;
-        if (aheadMs > allowanceMs) ahead.set(queryId, Math.max(ahead.get(queryId) ?? 0, aheadMs));
         const batchId = batchText === null || batchText === undefined ? null : Number(batchText);
         if (!seen.add(queryId, runId, batchId, Number(eventText ?? 0), ingestedUs)) {
           duplicates += 1;
@@ -192,10 +195,16 @@ export class ProgressTableSource implements ProgressSource<ProgressTableCursor> 
         }
         progress.push({ progress: parsed.progress, origin: { source: 'progress_table', ref }, warnings: parsed.warnings });
       }
-      if (!result.truncated || result.rows.length === 0) {
+      if (!result.truncated) {
         position = { afterUs: 0, afterKey: '' };
         more = false;
         break;
+      }
+      // A truncated page that did not move the position would come back the same: the read is stuck.
+      if (position.afterUs === from.afterUs && position.afterKey === from.afterKey) {
+        // What the pages before read is kept, and the next poll starts here and fails.
+        if (page > 0) break;
+        throw this.stuckRead(from, result.rows.length);
       }
       more = true;
     }
@@ -216,6 +225,22 @@ export class ProgressTableSource implements ProgressSource<ProgressTableCursor> 
       warnings,
       more: more || lateNext,
     };
+  }
+
+  /**
+   * A truncated page that moved the position nowhere: most likely the next row is larger than the
+   * page byte limit, so Databricks returned none. Thrown, so the source's health says the read is
+   * stuck there instead of every later row going unread in silence.
+   */
+  private stuckRead(at: { afterUs: number; afterKey: string }, rows: number): StreamDoctorError {
+    const limit = this.options.pageBytes ?? 24 * 1024 * 1024;
+    const afterUs = Math.max(0, Math.floor(at.afterUs));
+    const stamp = new Date(Math.floor(afterUs / 1_000)).toISOString().replace('Z', `${String(afterUs % 1_000).padStart(3, '0')}Z`);
+    const where = `after ingested_at ${stamp}${at.afterKey ? ` and row key ${at.afterKey}` : ''}`;
+    // The limit and the position first: the source-health message keeps only the start.
+    const what = rows === 0 ? `a progress row larger than the page byte limit (${limit} bytes)` : `a truncated page of ${rows} row(s), none with an ingested_at,`;
+    const fix = `trim or delete that row in ${this.options.table}; no later row is read until then`;
+    return new StreamDoctorError('streamdoctor_progress_read_stuck', `${what} stops the read ${where}; ${fix}`, { fix });
   }
 
   /** One warning per query whose rows come stamped ahead of our clock: its writer's clock is fast. */

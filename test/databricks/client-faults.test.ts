@@ -70,13 +70,15 @@ describe('Databricks client against the local Databricks', () => {
   });
 
   it('retries 503, 500, a reset connection and a malformed body, and keeps going', async () => {
+    const { databricks, sleeps, events } = client();
+    // A status poll: a submission is sent again only when it cannot have been processed (statement-submission.test.ts).
+    const { statement_id: id } = await databricks.statements.execute(SELECT_ONE);
     local.faults.inject({ kind: 'unavailable', retryAfterSec: 2 });
     local.faults.inject({ kind: 'server_error' });
     local.faults.inject({ kind: 'reset' });
     local.faults.inject({ kind: 'malformed' });
-    const { databricks, sleeps, events } = client();
-    const result = await databricks.statements.query(SELECT_ONE);
-    expect(result.rows).toEqual([['1']]);
+    const result = await databricks.statements.get(id);
+    expect(result.status.state).toBe('SUCCEEDED');
     expect(databricks.stats().retries).toMatchObject({ unavailable: 1, server_error: 1, network: 1, malformed: 1 });
     expect(sleeps[0]).toBe(2_000);
     expect(events.filter((event) => event.type === 'retry').map((event) => (event as { reason: string }).reason)).toEqual([
@@ -88,10 +90,11 @@ describe('Databricks client against the local Databricks', () => {
   });
 
   it('times out a slow answer and retries it', async () => {
-    local.faults.inject({ kind: 'slow', delayMs: 1_500 });
     const { databricks } = client({ timeoutMs: 300 });
-    const result = await databricks.statements.query(SELECT_ONE);
-    expect(result.rows).toEqual([['1']]);
+    const { statement_id: id } = await databricks.statements.execute(SELECT_ONE);
+    local.faults.inject({ kind: 'slow', delayMs: 1_500 });
+    const result = await databricks.statements.get(id);
+    expect(result.status.state).toBe('SUCCEEDED');
     expect(databricks.stats().retries.timeout).toBe(1);
   });
 

@@ -35,12 +35,14 @@ afterAll(() => redis.disconnect());
 
 const unauthenticated = (status: number) =>
   new UnauthenticatedError('Databricks POST /api/2.0/sql/statements answered 401 UNAUTHENTICATED: Invalid access token.', { errorCode: 'UNAUTHENTICATED', httpStatus: status, endpoint: 'POST /api/2.0/sql/statements' });
+const denied = () =>
+  new UnauthenticatedError('Databricks POST /api/2.0/sql/statements answered 403 PERMISSION_DENIED: User does not have CAN USE on warehouse abc.', { errorCode: 'PERMISSION_DENIED', httpStatus: 403, endpoint: 'POST /api/2.0/sql/statements' }, false);
 
 describe('read failures, classified', () => {
   it('says what went wrong and what to do for each code, with no secret in it', () => {
     const cases: [unknown, string, RegExp][] = [
       [unauthenticated(401), 'auth_refused', /re-issue the token/],
-      [unauthenticated(403), 'permission_denied', /CAN USE on the SQL warehouse/],
+      [denied(), 'permission_denied', /CAN USE on the SQL warehouse/],
       [new NotFoundError('SQL warehouse abc does not exist.', { errorCode: 'RESOURCE_DOES_NOT_EXIST', httpStatus: 404, endpoint: 'POST /api/2.0/sql/statements' }), 'warehouse_gone', /warehouse_id/],
       [new NotFoundError('Pipeline p does not exist.', { errorCode: 'RESOURCE_DOES_NOT_EXIST', httpStatus: 404, endpoint: 'GET /api/2.0/pipelines/p/events' }), 'not_found', /pipeline id/],
       [new StatementFailedError('SQL statement FAILED: [TABLE_OR_VIEW_NOT_FOUND] The table or view `main`.`x`.`y` cannot be found. SQLSTATE: 42P01', { errorCode: 'BAD_REQUEST', httpStatus: 200, sqlState: '42P01', statementId: 's1', state: 'FAILED' }), 'table_missing', /check the table name/],

@@ -82,7 +82,7 @@ describe('a workspace authenticated by a ~/.databrickscfg profile', () => {
 
   it('sends [DEFAULT]’s token when nothing names a profile (refused here: not the accepted token)', async () => {
     const runtime = buildWatchRuntime(config(''), { env: { DATABRICKS_CONFIG_FILE: cfgPath } });
-    await expect(runtime.sources.get('prod.progress')!.source.poll(null)).rejects.toMatchObject({ httpStatus: 401, code: 'streamdoctor_databricks_unauthenticated' });
+    await expect(runtime.sources.get('prod.progress')!.source.poll(null)).rejects.toMatchObject({ httpStatus: 403, code: 'streamdoctor_databricks_unauthenticated', credentialsRejected: true });
   });
 
   it('refuses to start when the profile is missing or the token and OAuth are both set', () => {

@@ -41,7 +41,7 @@ afterAll(async () => {
 beforeEach(() => local.faults.clear());
 
 describe('local Databricks: auth', () => {
-  it('issues OAuth tokens for good client credentials and rejects bad ones with 401', async () => {
+  it('issues OAuth tokens for good client credentials and rejects bad ones with 401; an expired token is refused with 403', async () => {
     const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
     const form = { 'Content-Type': 'application/x-www-form-urlencoded' };
     const good = await fetch(`${local.url}/oidc/v1/token`, { method: 'POST', headers: { ...form, Authorization: basic('sp-1', 'sp-secret') }, body: 'grant_type=client_credentials&scope=all-apis' });
@@ -52,12 +52,16 @@ describe('local Databricks: auth', () => {
     const bad = await fetch(`${local.url}/oidc/v1/token`, { method: 'POST', headers: { ...form, Authorization: basic('sp-1', 'nope') }, body: 'grant_type=client_credentials&scope=all-apis' });
     expect(bad.status).toBe(401);
     local.expireTokens();
-    expect((await call('GET', '/api/2.2/jobs/runs/list', undefined, { Authorization: `Bearer ${token.access_token}` })).status).toBe(401);
+    const expired = await call('GET', '/api/2.2/jobs/runs/list', undefined, { Authorization: `Bearer ${token.access_token}` });
+    expect(expired).toMatchObject({ status: 403, json: { error_code: 403, message: 'Invalid access token.' } });
+    expect(expired.headers.get('x-databricks-reason-phrase')).toBe('Invalid access token.');
   });
 
-  it('requires a bearer token on every API call', async () => {
+  it('requires a bearer token on every API call (401), and refuses one it does not know (403)', async () => {
     const response = await call('GET', '/api/2.2/jobs/runs/list', undefined, { Authorization: '' });
-    expect(response).toMatchObject({ status: 401, json: { error_code: 'UNAUTHENTICATED' } });
+    expect(response).toMatchObject({ status: 401, json: { error_code: 401, message: 'Credential was not sent or was of an unsupported type for this API.' } });
+    const unknown = await call('GET', '/api/2.2/jobs/runs/list', undefined, { Authorization: 'Bearer dapi-not-a-token-of-this-workspace' });
+    expect(unknown).toMatchObject({ status: 403, json: { error_code: 403, message: 'Invalid access token.' } });
   });
 });
 

@@ -1,6 +1,7 @@
 /**
  * The local Databricks' access faults, programmatic and over `/__admin`: a revoked personal access
- * token answers 401 until restored; a deleted SQL warehouse answers 404 RESOURCE_DOES_NOT_EXIST on
+ * token answers 403 `{"error_code": 403, "message": "Invalid access token."}` until restored, as the
+ * service does; a deleted SQL warehouse answers 404 RESOURCE_DOES_NOT_EXIST on
  * statements until created again; on a stopped warehouse that does not start, statements stay PENDING.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,11 +31,11 @@ afterAll(async () => {
 describe('local Databricks access faults', () => {
   it('revokes and restores a token', async () => {
     expect(local.revokeToken(PAT)).toBe(true);
-    expect(await statement()).toMatchObject({ status: 401, json: { error_code: 'UNAUTHENTICATED' } });
+    expect(await statement()).toMatchObject({ status: 403, json: { error_code: 403, message: 'Invalid access token.' } });
     local.restoreToken(PAT);
     expect((await statement()).status).toBe(200);
     expect(await call('DELETE', '/__admin/tokens', { token: PAT })).toMatchObject({ status: 200, json: { revoked: true } });
-    expect((await statement()).status).toBe(401);
+    expect((await statement()).status).toBe(403);
     expect((await call('POST', '/__admin/tokens', { token: PAT })).status).toBe(200);
     expect((await statement()).status).toBe(200);
   });

@@ -1,6 +1,7 @@
 /**
  * Jobs and their runs, listed the way `GET /api/2.2/jobs/runs/list` lists them (newest first, paged),
- * and each job's settings as `GET /api/2.1/jobs/get` returns them (tasks and job cluster specs).
+ * and each job's settings as `GET /api/2.1/jobs/get` returns them (tasks and job cluster specs). Active
+ * runs are RUNNING, or QUEUED (a concurrency limit) / PENDING (its cluster starting) until they begin.
  */
 
 export interface StandinRun {
@@ -18,8 +19,29 @@ export interface StandinRun {
   setup_duration: number;
   execution_duration: number;
   cleanup_duration: number;
-  state: { life_cycle_state: string; result_state?: string; state_message: string; user_cancelled_or_timedout: boolean };
-  status: { state: string; termination_details?: { code: string; type: string; message: string } };
+  /** Time spent queued, ms; set once a queued run begins. */
+  queue_duration?: number;
+  state: { life_cycle_state: string; result_state?: string; state_message: string; user_cancelled_or_timedout: boolean; queue_reason?: string };
+  status: {
+    state: string;
+    termination_details?: { code: string; type: string; message: string };
+    queue_details?: { code: string; message: string };
+  };
+}
+
+/** Why a run waits in the queue, as `status.queue_details` says it. */
+const QUEUED_FOR = { code: 'MAX_CONCURRENT_RUNS_REACHED', message: 'The run was queued due to reaching the per-job limit of concurrent job runs.' };
+
+/** `state` (deprecated, still sent) and `status` of a run that has not ended. */
+function activeState(state: 'RUNNING' | 'QUEUED' | 'PENDING'): Pick<StandinRun, 'state' | 'status'> {
+  if (state === 'QUEUED') {
+    return {
+      state: { life_cycle_state: 'QUEUED', state_message: QUEUED_FOR.message, user_cancelled_or_timedout: false, queue_reason: QUEUED_FOR.message },
+      status: { state: 'QUEUED', queue_details: { ...QUEUED_FOR } },
+    };
+  }
+  if (state === 'PENDING') return { state: { life_cycle_state: 'PENDING', state_message: 'Waiting for cluster', user_cancelled_or_timedout: false }, status: { state: 'PENDING' } };
+  return { state: { life_cycle_state: 'RUNNING', state_message: 'In run', user_cancelled_or_timedout: false }, status: { state: 'RUNNING' } };
 }
 
 /** A cluster spec as `jobs/get` returns it (wire shape). */
@@ -105,6 +127,27 @@ export class JobRuns {
 
   /** Starts a run (RUNNING). */
   startRun(jobId: number, nowMs: number): StandinRun {
+    return this.addRun(jobId, nowMs, 'RUNNING');
+  }
+
+  /**
+   * Adds an active run that does not execute yet: QUEUED (the job's concurrency limit reached) or
+   * PENDING (its cluster starting), until `beginRun`.
+   */
+  queueRun(jobId: number, nowMs: number, state: 'QUEUED' | 'PENDING' = 'QUEUED'): StandinRun {
+    return this.addRun(jobId, nowMs, state);
+  }
+
+  /** A QUEUED or PENDING run begins executing (RUNNING). */
+  beginRun(runId: number, nowMs: number): StandinRun {
+    const run = this.runs.find((candidate) => candidate.run_id === runId);
+    if (!run || run.end_time !== 0) throw new Error(`no waiting run ${runId}`);
+    if (run.state.life_cycle_state === 'QUEUED') run.queue_duration = Math.max(0, Math.floor(nowMs) - run.start_time);
+    Object.assign(run, activeState('RUNNING'));
+    return run;
+  }
+
+  private addRun(jobId: number, nowMs: number, state: 'RUNNING' | 'QUEUED' | 'PENDING'): StandinRun {
     const job = this.jobs.get(jobId);
     if (!job) throw new Error(`unknown job ${jobId}`);
     const runId = this.nextRunId++;
@@ -120,11 +163,10 @@ export class JobRuns {
       creator_user_name: 'svc-streaming@acme.com',
       start_time: Math.floor(nowMs),
       end_time: 0,
-      setup_duration: 91_000,
+      setup_duration: state === 'RUNNING' ? 91_000 : 0,
       execution_duration: 0,
       cleanup_duration: 0,
-      state: { life_cycle_state: 'RUNNING', state_message: 'In run', user_cancelled_or_timedout: false },
-      status: { state: 'RUNNING' },
+      ...activeState(state),
     };
     this.runs.push(run);
     return run;

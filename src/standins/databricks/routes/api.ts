@@ -1,10 +1,11 @@
 /**
  * The Databricks API in front of the route groups: an injected fault first (it may answer instead of
- * the route), then the token endpoint (no bearer), then the bearer check, a catch-up of the streams,
- * and the first route group that claims the path; 404 ENDPOINT_NOT_FOUND otherwise.
+ * the route), then the token endpoint (no bearer), then the bearer check (401 without one, 403 for
+ * one it does not accept), a catch-up of the streams, and the first route group that claims the
+ * path; 404 ENDPOINT_NOT_FOUND otherwise.
  */
 import type { DatabricksState, RouteRequest } from './context.js';
-import { HttpError, sleep } from './http.js';
+import { HttpError, sendJson, sleep } from './http.js';
 import { handleJobRoutes } from './jobs.js';
 import { handleOAuthRoutes } from './oauth.js';
 import { handlePipelineRoutes } from './pipelines.js';
@@ -45,9 +46,17 @@ export async function handleApiRoutes(request: RouteRequest, state: DatabricksSt
 
   if (await handleOAuthRoutes(request, state)) return;
 
-  if (!state.issuer.accepts(req.headers.authorization)) {
+  // As the service answers: no bearer token is 401, a bad, revoked or expired one 403, both with a
+  // number for `error_code` (clients must not take that 403 for a missing permission).
+  if (!/^Bearer\s+\S/i.test(req.headers.authorization ?? '')) {
     state.count('401');
-    throw new HttpError(401, 'UNAUTHENTICATED', 'Invalid access token.');
+    sendJson(res, 401, { error_code: 401, message: 'Credential was not sent or was of an unsupported type for this API.' });
+    return;
+  }
+  if (!state.issuer.accepts(req.headers.authorization)) {
+    state.count('403');
+    sendJson(res, 403, { error_code: 403, message: 'Invalid access token.' }, { 'X-Databricks-Reason-Phrase': 'Invalid access token.' });
+    return;
   }
   state.catchUp();
 
