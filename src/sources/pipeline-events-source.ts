@@ -4,30 +4,25 @@
  * (bytes, files); a FAILED `update_progress` is a pipeline failure, and a later update that reaches
  * RUNNING (or COMPLETED: a triggered pipeline) is its recovery (`pipeline_running`, which resolves it).
  *
- * Each poll reads oldest first from the cursor's newest timestamp (`timestamp >= …`, inclusive, so
- * events sharing that millisecond are not lost; never past the poller's own clock, so an event
- * stamped ahead by a fast clock hides none stamped later) and skips the ids already read; later pages
+ * Each poll reads oldest first (`timestamp >= …`, inclusive) from `lateWindowMs` behind the newest
+ * event read (never past the poller's own clock, so an event stamped ahead by a fast clock hides none
+ * stamped later) and skips the ids already read: events come from the control plane and from each
+ * cluster's driver, so one flow's event can become visible after a later-stamped one. Later pages
  * send `page_token` alone (with `max_results`), as the API demands (reference §2c). It pages until
- * caught up or until its page budget is spent; then it returns `more` and the next poll goes on from
- * the newest event read, so the cursor advances under any event rate. What it relies on: the API
- * orders by timestamp and an event is listed once events stamped after it are (the event log is
- * append-only); page tokens are used within one poll only, never stored.
+ * caught up or until its page budget is spent; then it returns `more` and the next poll continues
+ * where it stopped without reading the window again, so the cursor advances under any event rate
+ * (`pipeline-events-cursor.ts`). What it relies on: the API orders by timestamp, and an event becomes
+ * visible within `lateWindowMs` of its timestamp (one later than that is never read); page tokens are
+ * used within one poll only, never stored.
  */
 import type { DatabricksClient } from '../databricks/databricks-client.js';
 import type { PipelineEvent } from '../databricks/wire-types.js';
 import { parseProgress } from '../progress/parse-progress.js';
 import { isRecord, stringOrUndefined as text } from '../progress/values.js';
-import { readPipelineEventsCursor, type PipelineCursorEntry, type PipelineEventsCursor } from './pipeline-events-cursor.js';
+import { listingStartMs, nextEntry, readPipelineEventsCursor, SeenEvents, type PipelineCursorEntry, type PipelineEventsCursor } from './pipeline-events-cursor.js';
 import { byTriggerTime, type PollResult, type ProgressSource, type SourceSignal, type SourcedProgress } from './source.js';
 
 export type { PipelineCursorEntry, PipelineEventsCursor } from './pipeline-events-cursor.js';
-
-/**
- * Ids a cursor keeps of events read at or after its bound. A clock hours ahead would otherwise grow
- * the list by every event it stamps; past this many, the oldest ids are let go (those events may be
- * read again: the engine skips a batch it has seen).
- */
-const MAX_IDS_AHEAD = 5_000;
 
 export interface PipelineEventsSourceOptions {
   client: DatabricksClient;
@@ -35,6 +30,13 @@ export interface PipelineEventsSourceOptions {
   pipelineIds: string[] | (() => string[]);
   /** First poll reads events this old. @defaultValue 900_000 */
   initialLookbackMs?: number;
+  /**
+   * How far behind the newest event read an event may become visible and still be read, once: a poll
+   * that follows one that caught up lists this window again and skips the ids read in it. Re-reading
+   * costs the events of this window at such polls (at most `MAX_SEEN`).
+   * @defaultValue 20_000
+   */
+  lateWindowMs?: number;
   /** Events per page (the API takes ≤ 1000 and may return fewer). @defaultValue 250 */
   pageSize?: number;
   /** Pages per pipeline per poll; past it the poll returns `more` and the next one continues. @defaultValue 8 */
@@ -104,13 +106,13 @@ export class PipelineEventsSource implements ProgressSource<PipelineEventsCursor
 
   constructor(private readonly options: PipelineEventsSourceOptions) {}
 
-  /** Takes a cursor of any version this source ever wrote (version 1 is migrated) and returns version 2. */
+  /** Takes a cursor of any version this source ever wrote (versions 1 and 2 are lifted) and returns version 3. */
   async poll(stored: PipelineEventsCursor | null): Promise<PollResult<PipelineEventsCursor>> {
     const { cursor: previous, warnings } = readPipelineEventsCursor(stored);
     const ids = typeof this.options.pipelineIds === 'function' ? this.options.pipelineIds() : this.options.pipelineIds;
     const now = (this.options.now ?? Date.now)();
     const results = await Promise.all(ids.map((id) => this.pollPipeline(id, previous.pipelines[id] ?? null, now)));
-    const cursor: PipelineEventsCursor = { v: 2, pipelines: {} };
+    const cursor: PipelineEventsCursor = { v: 3, pipelines: {} };
     const progress: SourcedProgress[] = [];
     const signals: SourceSignal[] = [];
     let more = false;
@@ -132,13 +134,14 @@ export class PipelineEventsSource implements ProgressSource<PipelineEventsCursor
   }
 
   private async pollPipeline(pipelineId: string, entry: PipelineCursorEntry | null, now: number) {
-    const fromMs = entry?.newestMs ?? now - (this.options.initialLookbackMs ?? 900_000);
-    const skip = new Set(entry?.idsAtNewest ?? []);
-    // Ids skipped as read before, with their timestamps as listed now.
-    const skipped = new Map<string, number>();
-    // Ids read by this poll, with their timestamps: dedupes within the poll, and gives the new boundary.
-    const read = new Map<string, number>();
-    let newestMs = fromMs;
+    const lateWindowMs = Math.max(0, this.options.lateWindowMs ?? 20_000);
+    const fromMs = entry ? listingStartMs(entry, lateWindowMs) : now - (this.options.initialLookbackMs ?? 900_000);
+    // Ids read by earlier polls (skipped when listed again) and by this one, with their timestamps.
+    const seen = new SeenEvents(entry?.seen);
+    const previousNewestMs = entry?.newestMs ?? fromMs;
+    let newestMs = previousNewestMs;
+    // The newest timestamp listed, read or skipped: where a listing cut by the page budget goes on.
+    let listedToMs = fromMs;
     const progress: SourcedProgress[] = [];
     const signals: SourceSignal[] = [];
     const warnings: string[] = [];
@@ -168,10 +171,12 @@ export class PipelineEventsSource implements ProgressSource<PipelineEventsCursor
           warnings.push(`pipeline ${pipelineId} event ${id} has no valid timestamp; skipped`);
           continue;
         }
-        // Older than the cursor (read before) or read already at its timestamp.
-        if (skip.has(id) && atMs >= fromMs) skipped.set(id, atMs);
-        if (atMs < fromMs || skip.has(id) || read.has(id)) continue;
-        read.set(id, atMs);
+        // Before the listing's start (the filter's, should the API answer one): no kept id reaches there.
+        if (atMs < fromMs) continue;
+        listedToMs = Math.max(listedToMs, atMs);
+        const readBefore = seen.has(id);
+        seen.set(id, atMs);
+        if (readBefore) continue;
         newestMs = Math.max(newestMs, atMs);
         this.readEvent(pipelineId, id, atMs, event, progress, signals, warnings, updates);
       }
@@ -183,13 +188,9 @@ export class PipelineEventsSource implements ProgressSource<PipelineEventsCursor
     // The bound never passes our own clock: an event stamped ahead of it (a fast clock) would hide
     // every event stamped later by the clocks that are right, a pipeline's failure among them.
     // Events from the bound on are listed again until our clock passes them, skipped by id meanwhile.
-    const bound = Math.max(fromMs, Math.min(newestMs, now));
-    const atOrAfter = (atMs: number) => atMs >= bound;
-    const ids = [...read, ...skipped].filter(([, atMs]) => atOrAfter(atMs)).map(([id]) => id);
-    // Ids read before and not listed again (a listing cut by the page budget) may still be ahead.
-    if (bound === fromMs || more) for (const id of skip) if (!skipped.has(id) && !read.has(id)) ids.push(id);
-    const idsAtNewest = ids.slice(-MAX_IDS_AHEAD);
-    return { entry: { newestMs: bound, idsAtNewest } as PipelineCursorEntry, progress, signals, warnings, more };
+    const bound = Math.max(previousNewestMs, Math.min(newestMs, now));
+    const next = nextEntry(seen, { coveredFromMs: entry?.seenFromMs ?? fromMs, bound, lateWindowMs, ...(more ? { resumeMs: listedToMs } : {}) });
+    return { entry: next, progress, signals, warnings, more };
   }
 
   private readEvent(

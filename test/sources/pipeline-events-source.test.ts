@@ -92,7 +92,8 @@ describe('PipelineEventsSource', () => {
       local.appendPipelineEvent(PIPELINE, { id: `ev-${i}`, event_type: 'flow_progress', origin: { flow_name: 'silver_orders' }, details: { flow_progress: { status: 'RUNNING', metrics: { backlog_bytes: i } } } }, START + Math.floor(i / 3) * 1_000);
     }
     local.clock.advance(60_000);
-    const source = new PipelineEventsSource({ client, pipelineIds: [PIPELINE], pageSize: 4, maxPagesPerPipeline: 2, now: () => local.clock.now(), initialLookbackMs: 60_000 });
+    // No late window: each poll starts at the boundary millisecond (the window's own paging: pipeline-events-late.test.ts).
+    const source = new PipelineEventsSource({ client, pipelineIds: [PIPELINE], pageSize: 4, maxPagesPerPipeline: 2, now: () => local.clock.now(), initialLookbackMs: 60_000, lateWindowMs: 0 });
     let cursor: PipelineEventsCursor | null = null;
     const read: number[] = [];
     const mores: boolean[] = [];
@@ -101,15 +102,15 @@ describe('PipelineEventsSource', () => {
       read.push(...result.signals.map((signal) => (signal as { backlogBytes: number }).backlogBytes));
       mores.push(result.more);
       cursor = result.cursor;
-      expect(cursor.pipelines[PIPELINE]!.idsAtNewest.length).toBeLessThanOrEqual(3);
+      expect(cursor.pipelines[PIPELINE]!.seen.length).toBeLessThanOrEqual(3);
     }
     expect(read).toEqual(Array.from({ length: 30 }, (_, i) => i));
     // Each poll re-reads its boundary millisecond (skipped by id): 8 events a poll, 6 of them new.
     expect(mores).toEqual([true, true, true, true, false, false, false, false]);
-    expect(cursor!.pipelines[PIPELINE]).toEqual({ newestMs: START + 9_000, idsAtNewest: ['ev-27', 'ev-28', 'ev-29'] });
+    expect(cursor!.pipelines[PIPELINE]).toEqual({ newestMs: START + 9_000, seenFromMs: START + 9_000, seen: [['ev-27', START + 9_000], ['ev-28', START + 9_000], ['ev-29', START + 9_000]] });
   });
 
-  it('migrates a version-1 cursor (120 s of ids) to the newest timestamp and the ids read at it', async () => {
+  it('lifts a version-1 cursor (120 s of ids) to version 3: the newest timestamp and the ids read at it', async () => {
     const event = (id: string, atMs: number) =>
       local.appendPipelineEvent(PIPELINE, { id, event_type: 'flow_progress', origin: { flow_name: 'gold_orders' }, details: { flow_progress: { metrics: { backlog_files: Number(id.slice(1)) } } } }, atMs);
     event('e1', START - 5_000);
@@ -121,7 +122,23 @@ describe('PipelineEventsSource', () => {
     const result = await new PipelineEventsSource({ client, pipelineIds: [PIPELINE], now: () => local.clock.now() }).poll(v1 as unknown as PipelineEventsCursor);
     expect(result.warnings).toEqual([]);
     expect(result.signals.map((signal) => (signal as { backlogFiles: number }).backlogFiles)).toEqual([3, 4]);
-    expect(result.cursor).toEqual({ v: 2, pipelines: { [PIPELINE]: { newestMs: START + 1_000, idsAtNewest: ['e4'] } } });
+    // The ids of the late window behind the newest event, with the timestamps the listing gave them.
+    expect(result.cursor).toEqual({ v: 3, pipelines: { [PIPELINE]: { newestMs: START + 1_000, seenFromMs: START, seen: [['e2', START], ['e3', START], ['e4', START + 1_000]] } } });
+  });
+
+  it('lifts a version-2 cursor: it reads on from its newest timestamp, skipping the ids read at it', async () => {
+    const event = (id: string, atMs: number) =>
+      local.appendPipelineEvent(PIPELINE, { id, event_type: 'flow_progress', origin: { flow_name: 'gold_orders' }, details: { flow_progress: { metrics: { backlog_files: Number(id.slice(1)) } } } }, atMs);
+    event('e1', START - 5_000);
+    event('e2', START);
+    event('e3', START);
+    event('e4', START + 1_000);
+    local.clock.advance(10_000);
+    const v2 = JSON.parse(JSON.stringify({ v: 2, pipelines: { [PIPELINE]: { newestMs: START, idsAtNewest: ['e2'] } } })) as unknown;
+    const result = await new PipelineEventsSource({ client, pipelineIds: [PIPELINE], now: () => local.clock.now() }).poll(v2 as PipelineEventsCursor);
+    expect(result.warnings).toEqual([]);
+    expect(result.signals.map((signal) => (signal as { backlogFiles: number }).backlogFiles)).toEqual([3, 4]);
+    expect(result.cursor).toEqual({ v: 3, pipelines: { [PIPELINE]: { newestMs: START + 1_000, seenFromMs: START, seen: [['e2', START], ['e3', START], ['e4', START + 1_000]] } } });
   });
 
   it('fails with NotFoundError for a pipeline id that does not exist', async () => {

@@ -6,6 +6,10 @@
  * events in a response, even if there are more events available": a page holds at most
  * `SERVED_PER_PAGE_MAX` events whatever `max_results` asks, so a reader that takes a short page for
  * the end of the log is caught here rather than in production.
+ *
+ * Events come from the control plane and from each cluster's driver, so one can reach the log after
+ * events stamped later (`appendLate`): a listing made before it arrives does not hold it, and later
+ * ones hold it in its timestamp's place.
  */
 import { randomUUID } from 'node:crypto';
 import { parseEventFilter, type EventPredicate } from './event-filter.js';
@@ -35,8 +39,17 @@ interface PageCursor {
   lastSeq: number;
 }
 
+/** An event on its way to the log: stamped `timestampMs`, listed from `visibleAtMs` on. */
+interface HeldEvent {
+  pipelineId: string;
+  event: Record<string, unknown>;
+  timestampMs: number;
+  visibleAtMs: number;
+}
+
 export class EventLog {
   private readonly pipelines = new Map<string, { info: PipelineInfo; events: StoredEvent[] }>();
+  private held: HeldEvent[] = [];
   private seq = 0;
 
   /**
@@ -98,6 +111,24 @@ export class EventLog {
       pipeline.events = pipeline.events.filter((event) => !dropped.has(event));
     }
     return stored;
+  }
+
+  /**
+   * Appends an event stamped `timestampMs` that reaches the log only at `visibleAtMs` (`reveal`), as
+   * a driver's event does when events stamped after it are listed first.
+   */
+  appendLate(pipelineId: string, event: Record<string, unknown>, timestampMs: number, visibleAtMs: number): void {
+    if (!this.pipelines.has(pipelineId)) throw new Error(`unknown pipeline ${pipelineId}`);
+    this.held.push({ pipelineId, event, timestampMs, visibleAtMs });
+  }
+
+  /** Appends the held events that have reached the log by `nowMs`, in the order they reach it. Returns how many. */
+  reveal(nowMs: number): number {
+    const due = this.held.filter((held) => held.visibleAtMs <= nowMs).sort((a, b) => a.visibleAtMs - b.visibleAtMs);
+    if (due.length === 0) return 0;
+    this.held = this.held.filter((held) => held.visibleAtMs > nowMs);
+    for (const held of due) this.append(held.pipelineId, held.event, held.timestampMs);
+    return due.length;
   }
 
   /** Drops events older than `beforeMs` (the stand-in's retention). Returns how many. */

@@ -2,7 +2,8 @@
  * Streams inside the stand-in: each is a batch generator (normally the simulator) played against the
  * scaled clock. A batch that ends at simulated time t is written at t into the progress table (as the
  * listener would), or into its pipeline's event log (`stream_progress` + `flow_progress`), and its job
- * keeps a RUNNING run. Some rows can be written late, to exercise the reader's cursor.
+ * keeps a RUNNING run. Some rows (or a pipeline flow's events) can be written late, to exercise the
+ * reader's cursor.
  */
 import type { EventLog } from './event-log.js';
 import type { JobRuns } from './job-runs.js';
@@ -21,9 +22,9 @@ export interface StreamOptions {
   jobId?: number;
   /** Makes this a pipeline flow: progress goes to the pipeline's event log instead of a table. */
   pipelineId?: string;
-  /** Fraction of rows made visible late (0..1). @defaultValue 0 */
+  /** Fraction of rows (a pipeline flow: of batches' events) made visible late (0..1). @defaultValue 0 */
   lateFraction?: number;
-  /** How late such rows become visible. @defaultValue 30_000 */
+  /** How late such rows or events become visible. @defaultValue 30_000 */
   lateByMs?: number;
 }
 
@@ -128,56 +129,53 @@ export class StreamDriver {
         stream.stopped = true;
       }
     }
+    this.eventLog.reveal(nowMs);
     return written;
   }
 
   private publish(stream: Stream, batch: ReturnType<BatchGenerator['next']>): void {
     const { options } = stream;
+    const late = (options.lateFraction ?? 0) > 0 && stream.random() < options.lateFraction!;
+    const lateByMs = late ? (options.lateByMs ?? 30_000) : 0;
     if (options.pipelineId) {
-      this.publishToEventLog(options.pipelineId, batch);
+      this.publishToEventLog(options.pipelineId, batch, lateByMs);
       return;
     }
-    const late = (options.lateFraction ?? 0) > 0 && stream.random() < options.lateFraction!;
     this.tables.get(options.table!)!.insert(batch.json, batch.endMs, {
       ingestedAtMs: batch.endMs,
-      visibleAfterMs: late ? (options.lateByMs ?? 30_000) : 0,
+      visibleAfterMs: lateByMs,
     });
   }
 
-  private publishToEventLog(pipelineId: string, batch: ReturnType<BatchGenerator['next']>): void {
+  /** A batch's `stream_progress` and `flow_progress`, stamped when it ended, in the log `lateByMs` later. */
+  private publishToEventLog(pipelineId: string, batch: ReturnType<BatchGenerator['next']>, lateByMs: number): void {
     // Event-log progress lacks the top-level row counts and rates (reference §2c).
     const { numInputRows: _rows, inputRowsPerSecond: _in, processedRowsPerSecond: _out, ...progress } = batch.progress;
     const flowName = typeof progress.name === 'string' ? progress.name : String(progress.id);
     const origin = { flow_name: flowName, flow_id: String(progress.id), update_id: String(progress.runId) };
-    this.eventLog.append(
-      pipelineId,
-      {
-        event_type: 'stream_progress',
-        message: `Completed a streaming update of '${flowName}'.`,
-        level: 'INFO',
-        maturity_level: 'EVOLVING',
-        origin,
-        details: { stream_progress: { progress } },
-      },
-      batch.endMs,
-    );
+    const append = (event: Record<string, unknown>) =>
+      lateByMs > 0 ? this.eventLog.appendLate(pipelineId, event, batch.endMs, batch.endMs + lateByMs) : this.eventLog.append(pipelineId, event, batch.endMs);
+    append({
+      event_type: 'stream_progress',
+      message: `Completed a streaming update of '${flowName}'.`,
+      level: 'INFO',
+      maturity_level: 'EVOLVING',
+      origin,
+      details: { stream_progress: { progress } },
+    });
     const backlogBytes = sumSourceMetric(batch.progress, ['numBytesOutstanding', 'estimatedTotalBytesBehindLatest']);
     const backlogFiles = sumSourceMetric(batch.progress, ['numFilesOutstanding']);
     const metrics: Record<string, number> = {};
     if (typeof batch.progress.numInputRows === 'number') metrics.num_output_rows = batch.progress.numInputRows;
     if (backlogBytes !== undefined) metrics.backlog_bytes = backlogBytes;
     if (backlogFiles !== undefined) metrics.backlog_files = backlogFiles;
-    this.eventLog.append(
-      pipelineId,
-      {
-        event_type: 'flow_progress',
-        message: `Flow '${flowName}' is RUNNING.`,
-        level: 'METRICS',
-        maturity_level: 'STABLE',
-        origin,
-        details: { flow_progress: { status: 'RUNNING', metrics } },
-      },
-      batch.endMs,
-    );
+    append({
+      event_type: 'flow_progress',
+      message: `Flow '${flowName}' is RUNNING.`,
+      level: 'METRICS',
+      maturity_level: 'STABLE',
+      origin,
+      details: { flow_progress: { status: 'RUNNING', metrics } },
+    });
   }
 }
