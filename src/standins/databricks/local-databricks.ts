@@ -93,7 +93,7 @@ export interface LocalDatabricks {
   endRun(runId: number, result: 'SUCCESS' | 'FAILED' | 'CANCELED' | 'TIMEDOUT', message: string): void;
   /** Expires every issued OAuth token. */
   expireTokens(): number;
-  /** Revokes a personal access token: requests with it answer 401 until `restoreToken`. */
+  /** Revokes a personal access token: requests with it answer 403 "Invalid access token." until `restoreToken`. */
   revokeToken(pat: string): boolean;
   restoreToken(pat: string): void;
   /** Deletes a SQL warehouse: statements on it answer 404 RESOURCE_DOES_NOT_EXIST until `createWarehouse`. */
