@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { scoreRealTrace, type RealTraceLabels, type RealTraceScore } from '../src/simulator/evaluation/index.js';
+import { scoreRealTrace, type RealOpening, type RealTraceLabels, type RealTraceScore } from '../src/simulator/evaluation/index.js';
 
 export const REAL_TRACES_DIR = 'test/fixtures/real-spark';
 
@@ -36,15 +36,20 @@ function resolvedText(e: ExpectedScore): string {
   return `, resolved after ${e.resolvedAfterBatchId} (by ${e.resolveByBatchId})`;
 }
 
+/** `kind@batchId`, and the query's name in a trace of several (each counts its own batches). */
+function openingText(o: RealOpening, several: boolean): string {
+  return `${o.kind}@${o.afterBatchId}${several && o.query !== null ? ` (${o.query})` : ''}`;
+}
+
 export function formatRealTraces(scores: RealTraceScore[]): string {
   if (scores.length === 0) return `real Spark traces: none in ${REAL_TRACES_DIR}\n`;
   const rows = scores.map((s) => [
     s.name,
     String(s.reports),
-    s.expected.map((e) => `${e.kind}@${e.onsetBatchId}`).join(' ') || '(nothing)',
+    s.expected.map((e) => `${e.kind}@${e.onsetBatchId}${e.query !== undefined ? ` (${e.query})` : ''}`).join(' ') || '(nothing)',
     s.expected.map((e) => `${foundText(e)}${resolvedText(e)}`).join(' ') || '—',
-    s.falseAlarms.map((o) => `${o.kind}@${o.afterBatchId}`).join(' ') || '0',
-    s.allowed.map((o) => `${o.kind}@${o.afterBatchId}`).join(' ') || '—',
+    s.falseAlarms.map((o) => openingText(o, s.queries > 1)).join(' ') || '0',
+    s.allowed.map((o) => openingText(o, s.queries > 1)).join(' ') || '—',
   ]);
   const header = ['real trace', 'reports', 'expected', 'result', 'false alarms', 'allowed'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));

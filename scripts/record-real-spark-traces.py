@@ -10,9 +10,10 @@ labels:
     bash scripts/spark-venv.sh                      # the pinned venv (.venv-spark/)
     .venv-spark/bin/python scripts/record-real-spark-traces.py [NAME ...] [--block-seconds 360]
 
-Each trace: one local[2] Spark session, one streaming query, the listener installed with
-`install(spark, table=...)`; after the query stops, the rows the listener wrote for it are read back
-from the table and written out verbatim (progress_json, one per line, in batch order). The labels say
+Each trace: one local[2] Spark session, one streaming query (`interleaved`: three at once), the
+listener installed with `install(spark, table=...)`; after the queries stop, the rows the listener
+wrote for them are read back from the table and written out verbatim (progress_json, one per line,
+in batch order; several queries interleaved by the time the listener wrote them). The labels say
 which incident kinds must be found and from which batch; see test/fixtures/real-spark/README.md.
 """
 
@@ -133,6 +134,43 @@ def near_capacity(spark, work, args):
     time.sleep(240)
     query.stop()
     return query, {"rowsPerSecond": 20, "udfSecondsPerRow": 0.09, "cores": 2, "seconds": 240}
+
+
+def interleaved(spark, work, args):
+    """Three queries at once in one session, their progress interleaved in the table as the bot reads
+    it: two healthy rate sources into the noop sink and one through a UDF at 0.005 s a row (one
+    partition, so one task slot: far within capacity) that slows to 0.065 s a row after 90 s (~15 rows/s
+    against 20 arriving: a 30 % overload, more with the per-batch overhead). Each source has one
+    partition, so the slow query's tasks hold one of the 2 slots and the healthy queries keep the other."""
+    from pyspark.sql import functions as F
+
+    def one_partition(rows_per_second):
+        return spark.readStream.format("rate").option("rowsPerSecond", rows_per_second).option("numPartitions", 1).load()
+
+    def noop(frame, name):
+        return (
+            frame.select(F.col("value"), (F.col("value") % 7).alias("bucket"))
+            .writeStream.format("noop")
+            .queryName(name)
+            .option("checkpointLocation", str(work / name / "cp"))
+            .trigger(processingTime=trigger())
+            .start()
+        )
+
+    slow_from = time.time() + 90
+    clicks = noop(one_partition(20), "interleaved_clicks")
+    events = noop(one_partition(10), "interleaved_events")
+    orders = slow_udf_query(spark, work / "orders", "interleaved_orders_udf", 20, lambda now: 0.065 if now >= slow_from else 0.005, frame=one_partition(20))
+    time.sleep(300)
+    for query in (orders, clicks, events):
+        query.stop()
+    return [orders, clicks, events], {
+        "queries": {"interleaved_orders_udf": {"rowsPerSecond": 20, "udfSecondsPerRow": {"first90s": 0.005, "after": 0.065}, "partitions": 1}, "interleaved_clicks": {"rowsPerSecond": 20, "partitions": 1}, "interleaved_events": {"rowsPerSecond": 10, "partitions": 1}},
+        "slowQuery": "interleaved_orders_udf",
+        "slowFromMs": int(slow_from * 1000),
+        "cores": 2,
+        "seconds": 300,
+    }
 
 
 def dedupe_no_watermark(spark, work, args):
@@ -374,6 +412,22 @@ def labels_for(name, progress, facts):
             raise RuntimeError(f"near-capacity: batch durations kept growing (median {early[len(early) // 2]} ms, then {late[len(late) // 2]} ms): not a query keeping up")
         settled = late[len(late) // 2]
         return [], [], f"20 rows/s through a UDF at 0.09 s a row on 2 cores (~90 % load): with Spark's per-batch overhead, batches lengthen until each one covers it (here to about {settled / 1000:.1f} s, {settled / TRIGGER_MS:.0f}x the trigger) and then hold there with real noise: the query keeps up. Nothing may fire."
+    if name == "interleaved":
+        slow = facts["slowQuery"]
+        own = [p for p in progress if p["name"] == slow]
+        before = [p for p in own if h_ms(p["timestamp"]) + p["batchDuration"] < facts["slowFromMs"]]
+        # A slow query that never kept up before its slowdown is no trace of a query falling behind.
+        settled = sorted(p["batchDuration"] for p in before[len(before) // 4 :])
+        if len(before) < 30 or settled[len(settled) // 2] > 1.5 * TRIGGER_MS:
+            raise RuntimeError(f"interleaved: {slow} did not keep up before its slowdown ({len(before)} batches): record it again on a quieter machine")
+        onset = slowdown_onset(own, facts)
+        last_own = own[-1]["batchId"]
+        others = sorted({p["name"] for p in progress} - {slow})
+        return (
+            [{"kind": "lag", "query": slow, "onsetBatchId": onset, "detectByBatchId": min(last_own, onset + 8)}],
+            [],
+            f"Three queries in one session, their reports interleaved as the progress table holds them. {slow}'s UDF slows from 0.005 to 0.065 s a row after 90 s: on its one task slot capacity falls to ~15 rows/s against 20 arriving, and its batch durations grow batch after batch (the rate source reports no backlog). Lag on {slow} must be found within 8 of its batches of the onset; {' and '.join(others)} keep up on the other slot and must stay quiet.",
+        )
     if name == "dedupe-no-watermark":
         first = next(p["batchId"] for p in progress if p["numInputRows"] > 0)
         return (
@@ -458,6 +512,7 @@ TRACES = {
     "kafka-healthy": kafka_healthy,
     "kafka-capped-overload": kafka_capped_overload,
     "kafka-uncapped-overload": kafka_uncapped_overload,
+    "interleaved": interleaved,
 }
 
 
@@ -496,14 +551,18 @@ def main():
         for name in args.names:
             started = time.time()
             print(f"== {name}", flush=True)
-            query, facts = TRACES[name](spark, h.fresh_dir(work / name), args)
-            exception = query.exception()
-            if exception is not None:
-                raise RuntimeError(f"{name}: the query failed: {exception}")
-            query_id = str(query.id)
+            ran, facts = TRACES[name](spark, h.fresh_dir(work / name), args)
+            queries = ran if isinstance(ran, list) else [ran]
+            for query in queries:
+                exception = query.exception()
+                if exception is not None:
+                    raise RuntimeError(f"{name}: query {query.name} failed: {exception}")
+            ids = ", ".join(f"'{query.id}'" for query in queries)
+            # One query in batch order; several interleaved as the bot reads the table, by event time.
+            order = "batch_id, event_time" if len(queries) == 1 else "event_time, query_id, batch_id"
             rows = h.wait_until(
                 lambda: (lambda r: r if r and listener.buffered == 0 else None)(
-                    spark.sql(f"SELECT batch_id, event_time, progress_json FROM {h.TABLE} WHERE query_id = '{query_id}' ORDER BY batch_id, event_time").collect()
+                    spark.sql(f"SELECT batch_id, event_time, progress_json FROM {h.TABLE} WHERE query_id IN ({ids}) ORDER BY {order}").collect()
                 ),
                 60,
                 f"{name}'s rows in the table",
@@ -518,14 +577,14 @@ def main():
                 "allow": allow,
                 **unobservable_for(name, progress, facts),
                 "batches": len(progress),
-                "firstBatchId": progress[0]["batchId"],
-                "lastBatchId": progress[-1]["batchId"],
+                "firstBatchId": min(p["batchId"] for p in progress),
+                "lastBatchId": max(p["batchId"] for p in progress),
                 "triggerMs": TRIGGER_MS,
                 "recorded": {
                     "spark": pyspark.__version__,
                     "master": "local[2]",
                     "listener": "listener/python (install(spark, table=...))",
-                    "queryName": query.name,
+                    "queryName": queries[0].name if len(queries) == 1 else [query.name for query in queries],
                     "workload": facts,
                     "at": progress[0]["timestamp"],
                 },

@@ -7,7 +7,7 @@ describe('real Spark traces', () => {
 
   it('has the recorded traces', () => {
     expect(scores.map((s) => s.name)).toEqual(
-      expect.arrayContaining(['healthy', 'overloaded', 'mild-overload', 'near-capacity', 'capacity-dip', 'restart-catch-up', 'dedupe-no-watermark', 'watermark-aggregation', 'files-behind-cap', 'sink-blocked']),
+      expect.arrayContaining(['healthy', 'overloaded', 'mild-overload', 'near-capacity', 'capacity-dip', 'restart-catch-up', 'dedupe-no-watermark', 'watermark-aggregation', 'files-behind-cap', 'sink-blocked', 'interleaved']),
     );
   });
 

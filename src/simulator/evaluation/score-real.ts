@@ -7,7 +7,8 @@
  * before the blocked batch's report arrived); every other opening is a false alarm unless its kind
  * is allowed. A relapse (a resolved incident re-opened within its cool-down, same id) counts as an
  * opening where it happens, as in the randomized eval. An expected incident with `resolveByBatchId`
- * must also have resolved, for good, by then.
+ * must also have resolved, for good, by then. In a trace of several queries interleaved, batchIds are
+ * each query's own and an expected incident names its query (`query`).
  */
 
 import { QueryTracker } from '../../diagnosis/query-tracker.js';
@@ -19,7 +20,8 @@ import { incidentKey } from './score.js';
 export interface RealTraceLabels {
   trace: string;
   description: string;
-  expect: { kind: IncidentKind; onsetBatchId: number; detectByBatchId: number; resolveByBatchId?: number }[];
+  /** `query`: the query's name, in a trace of several (their batchIds are each their own). */
+  expect: { kind: IncidentKind; query?: string; onsetBatchId: number; detectByBatchId: number; resolveByBatchId?: number }[];
   allow: IncidentKind[];
   unobservable?: { kind: IncidentKind; onsetBatchId: number; why: string }[];
   triggerMs?: number;
@@ -28,7 +30,9 @@ export interface RealTraceLabels {
 export interface RealOpening {
   kind: IncidentKind;
   incidentId: string;
-  /** batchId of the last report seen when it opened (a tick opens between reports). */
+  /** The query's name (null when its reports carry none). */
+  query: string | null;
+  /** batchId of the query's last report seen when it opened (a tick opens between reports). */
   afterBatchId: number | null;
   /** True when it opened at a tick, before the next report. */
   atTick: boolean;
@@ -38,9 +42,12 @@ export interface RealOpening {
 export interface RealTraceScore {
   name: string;
   reports: number;
+  /** Distinct queries in the trace. */
+  queries: number;
   parseErrors: number;
   expected: {
     kind: IncidentKind;
+    query?: string;
     onsetBatchId: number;
     detectByBatchId: number;
     resolveByBatchId?: number;
@@ -62,7 +69,8 @@ export function scoreRealTrace(name: string, jsonl: string, labels: RealTraceLab
   let parseErrors = 0;
   let reports = 0;
   let lastEndMs: number | null = null;
-  let lastBatchId: number | null = null;
+  /** Each query's last batchId: in a trace of several, batchIds count per query. */
+  const lastBatchOf = new Map<string, number | null>();
   /** Resolved incidents by id: the batch after which they resolved (a relapse takes them out again). */
   const resolvedAfter = new Map<string, number | null>();
   const record = (c: IncidentChange, afterBatchId: number | null, atTick: boolean): void => {
@@ -70,7 +78,7 @@ export function scoreRealTrace(name: string, jsonl: string, labels: RealTraceLab
     // One incident across a relapse: the same query, kind and opening time.
     const id = `${c.queryId}:${incidentKey(c.incident)}`;
     const relapse = c.type === 'updated' && resolvedAfter.has(id);
-    if (c.type === 'opened' || relapse) openings.push({ kind, incidentId: id, afterBatchId, atTick, summary });
+    if (c.type === 'opened' || relapse) openings.push({ kind, incidentId: id, query: c.queryName, afterBatchId, atTick, summary });
     if (relapse) resolvedAfter.delete(id);
     if (c.type === 'resolved') resolvedAfter.set(id, afterBatchId);
   };
@@ -94,19 +102,19 @@ export function scoreRealTrace(name: string, jsonl: string, labels: RealTraceLab
     // Ticks through the silence before this report arrived.
     if (lastEndMs !== null) {
       for (let at = lastEndMs + TICK_MS; at < endMs; at += TICK_MS) {
-        for (const tracker of trackers.values()) for (const c of tracker.tick(at)) record(c, lastBatchId, true);
+        for (const [id, tracker] of trackers) for (const c of tracker.tick(at)) record(c, lastBatchOf.get(id) ?? null, true);
       }
     }
     const tracker = trackers.get(p.id) ?? QueryTracker.create(p.id, p.name);
     trackers.set(p.id, tracker);
     for (const c of [...tracker.observe(p), ...tracker.tick(endMs)]) record(c, p.batchId, false);
     lastEndMs = Math.max(lastEndMs ?? endMs, endMs);
-    lastBatchId = p.batchId;
+    lastBatchOf.set(p.id, p.batchId);
   }
   const claimed = new Set<RealOpening>();
   const expected = labels.expect.map((e) => {
     const inWindow = (o: RealOpening) => {
-      if (o.kind !== e.kind || o.afterBatchId === null || claimed.has(o)) return false;
+      if (o.kind !== e.kind || o.afterBatchId === null || claimed.has(o) || (e.query !== undefined && o.query !== e.query)) return false;
       // A stall opens during the silence: after the report before the blocked batch, before its own.
       if (e.kind === 'stalled') return o.atTick && o.afterBatchId >= e.onsetBatchId - 1 && o.afterBatchId < e.detectByBatchId;
       return o.afterBatchId >= e.onsetBatchId - EARLY_TOLERANCE_REPORTS && o.afterBatchId <= e.detectByBatchId;
@@ -121,6 +129,7 @@ export function scoreRealTrace(name: string, jsonl: string, labels: RealTraceLab
   return {
     name,
     reports,
+    queries: trackers.size,
     parseErrors,
     expected,
     falseAlarms: rest.filter((o) => !labels.allow.includes(o.kind)),
