@@ -311,8 +311,8 @@ export function inferTriggerMs(features: readonly BatchFeatures[]): number | nul
   // and 9 s batches as overrunning it by half). The grid itself still shows in the starts.
   const interval =
     onScheduleCount >= 3
-      ? Math.round(quantileInPlace(onSchedule, onScheduleCount, 0.2))
-      : (gridInterval(features, gridStarts, gapCount, offGridGap) ?? Math.round(quantileInPlace(gaps, gapCount, 0.2)));
+      ? configuredTrigger(Math.round(quantileInPlace(onSchedule, onScheduleCount, 0.2)))
+      : (gridInterval(features, gridStarts, gapCount, offGridGap) ?? configuredTrigger(Math.round(quantileInPlace(gaps, gapCount, 0.2))));
   // Spark starts a batch at once only when the one before ran past the next grid point, so a batch
   // that started on the grid and was followed back to back took at least T. An interval well past
   // what such batches took is no trigger: the gaps were input that stopped, between batches that
@@ -373,6 +373,17 @@ function fitsGrid(features: readonly BatchFeatures[], starts: Float64Array, coun
     if (nextPoint > cur.t + GRID_LATE_MS) return false;
   }
   return true;
+}
+
+/**
+ * The trigger configured, from one read off the gaps between starts: each start is a few ms late of
+ * its grid point, so real reports read a 1 s trigger as 999 ms. People configure whole seconds (whole
+ * tenths below one): a reading within 1 % and GRID_LATE_MS of one is that.
+ */
+export function configuredTrigger(ms: number): number {
+  const step = ms >= 1_000 ? 1_000 : 100;
+  const round = Math.round(ms / step) * step;
+  return round > 0 && Math.abs(round - ms) <= Math.min(GRID_LATE_MS, 0.01 * ms) ? round : ms;
 }
 
 /** Whole intervals tried below the shortest span between starts on the grid. */

@@ -96,6 +96,15 @@ describe('inferTriggerMs when most batches overrun the trigger', () => {
     expect(Math.abs(inferTriggerMs(features)! - 30_000)).toBeLessThanOrEqual(5);
   });
 
+  it('reads the whole seconds a trigger is configured in, not the few ms its late starts take off', () => {
+    const random = new SeededRandom(11);
+    // Starts up to 4 ms late of the grid: the gaps read 996 to 1,004 ms, and their low quantile 998.
+    expect(inferTriggerMs(schedule(1_000, 60, () => 200 + 300 * random.next()))).toBe(1_000);
+    expect(inferTriggerMs(schedule(10_000, 60, () => 2_000 + 3_000 * random.next()))).toBe(10_000);
+    // A trigger of no round number is read as it is.
+    expect(Math.abs(inferTriggerMs(schedule(1_234, 60, () => 200 + 300 * random.next()))! - 1_234)).toBeLessThanOrEqual(5);
+  });
+
   it('infers nothing from batches that always ran back to back', () => {
     expect(inferTriggerMs(schedule(5_000, 48, () => 9_000))).toBeNull();
   });
