@@ -280,6 +280,8 @@ for i = 1, n do
     redis.call('HSET', key, 'resolvedAt', ARGV[b + 6])
     redis.call('PEXPIRE', key, ARGV[14])
   else
+    -- Open again (a relapse): no resolution time, and kept until it resolves.
+    redis.call('HDEL', key, 'resolvedAt')
     redis.call('PERSIST', key)
   end
   local v = redis.call('HINCRBY', key, 'version', 1)
@@ -314,6 +316,9 @@ for i = 1, n do
   if ctype == 'resolved' then
     redis.call('HSET', key, 'resolvedAt', ARGV[b + 6])
     redis.call('PEXPIRE', key, ARGV[1])
+  else
+    redis.call('HDEL', key, 'resolvedAt')
+    redis.call('PERSIST', key)
   end
   local v = redis.call('HINCRBY', key, 'version', 1)
   redis.call('SADD', KEYS[2], id)

@@ -83,6 +83,8 @@ describe('notify: a relapse or an escalation clears the acknowledgement', () => 
     await waitFor(() => slack!.thread(CHANNEL, ts).some((m) => /Back/.test(m.text ?? '')), 'relapse line');
     await waitFor(() => idle(rt), 'idle');
     await expectUnacknowledged(rt, id, ts, '🟠');
+    // Open again: no resolution time is left on it.
+    expect(await rt.store.incidents.get(id)).toMatchObject({ state: 'open', resolvedAt: null });
   });
 
   it('an escalation to critical clears the ack and the header turns red; a de-escalation keeps a new ack', async () => {
