@@ -51,6 +51,14 @@ describe('a relapsed incident', () => {
     expect(resolved).toContain(`, first opened ${date(FIRST, '{time}')}`);
   });
 
+  it('digest: sorts a relapse among the newest by its re-opening, not its first opening', () => {
+    // Opened at 11:00, after the relapse's first opening (10:00) and before its re-opening (12:00).
+    const between = lagRecord({ id: 'b2-payments.lag.1', queryId: 'b2c3d4e5-0000-4000-8000-000000000002', queryName: 'payments', openedAt: Date.parse('2026-11-29T11:00:00Z'), incident: { ...LAG_INCIDENT, openedAt: '2026-11-29T11:00:00.000Z' } });
+    const text = blockText(renderDigest({ channelLabel: '#data-alerts', nowMs: NOW, streams: [], incidents: [between, relapsed()] }).blocks);
+    expect(text.indexOf('`orders-enrich`')).toBeGreaterThanOrEqual(0);
+    expect(text.indexOf('`orders-enrich`')).toBeLessThan(text.indexOf('`payments`'));
+  });
+
   it('alert: says when it re-opened, and lasted counts from then', () => {
     const open = blockText(renderIncidentMessage(relapsed(), { nowMs: NOW }).blocks);
     expect(open).toContain(`opened ${date(FIRST)}`);

@@ -11,6 +11,7 @@ import { userFacingError } from '../listener-guard.js';
 import { toMs } from '../format.js';
 import { escapeMrkdwn } from '../mrkdwn.js';
 import { renderAppHome, renderAppHomeUnavailable, type HomeWatch } from '../render/app-home.js';
+import { episodeOf } from '../render/incident-age.js';
 import { includesChannel, memberChannels, type MemberChannelsOptions } from './member-channels.js';
 
 export interface PublishHomeOptions {
@@ -49,7 +50,7 @@ export async function publishHome(client: webApi.WebClient, deps: SlackDeps, use
       timeBehindAtMs: toMs(byId.get(record.queryId)?.snapshot?.lastProgressAt ?? null),
     }))
     .filter((record) => mine(record.channel));
-  const mineFirst = incidents.sort((a, b) => Number(b.acknowledgedBy === userId) - Number(a.acknowledgedBy === userId) || b.openedAt - a.openedAt);
+  const mineFirst = incidents.sort((a, b) => Number(b.acknowledgedBy === userId) - Number(a.acknowledgedBy === userId) || episodeOf(b).sinceMs - episodeOf(a).sinceMs);
 
   // A silence belongs to the channels its stream alerts in: where its open incidents are, and its route.
   const silenceChannels = await Promise.all(

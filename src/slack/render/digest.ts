@@ -89,8 +89,9 @@ export function renderDigest(input: DigestInput): RenderedMessage {
 
   const recent = input.incidents
     .filter((record) => record.state === 'open' || toMs(record.resolvedAt ?? null) >= since || toMs(record.openedAt) >= since)
-    // Open first, critical before warning, then newest: the cut below must never drop the worst.
-    .sort((a, b) => rank(a) - rank(b) || toMs(b.openedAt) - toMs(a.openedAt));
+    // Open first, critical before warning, then newest (a relapse by its re-opening): the cut below
+    // must never drop the worst.
+    .sort((a, b) => rank(a) - rank(b) || episodeOf(b).sinceMs - episodeOf(a).sinceMs);
   const maxIncidents = input.maxIncidents ?? 20;
   if (recent.length === 0) {
     blocks.push(sectionBlock('*Incidents active in the last 24 h*\nNone. 🎉'));
