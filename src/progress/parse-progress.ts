@@ -132,7 +132,7 @@ function normalize(raw: RawProgress): ParseProgressResult {
     0;
   if (bad.length > 0) warnings.push(`implausible durations (a duration is 0 to 30 days) read as missing: ${bad.join(', ')}`);
 
-  let numInputRows = finiteNumber(raw.numInputRows);
+  let numInputRows = plausibleCount(raw.numInputRows, 'numInputRows', warnings);
   if (numInputRows === null) {
     numInputRows = 0;
     for (const source of sources) numInputRows += source.numInputRows;
@@ -150,8 +150,8 @@ function normalize(raw: RawProgress): ParseProgressResult {
     batchId: batchIdOf(raw.batchId, warnings),
     batchDurationMs,
     numInputRows,
-    inputRowsPerSecond: rate(raw.inputRowsPerSecond, sources, 'inputRowsPerSecond'),
-    processedRowsPerSecond: rate(raw.processedRowsPerSecond, sources, 'processedRowsPerSecond'),
+    inputRowsPerSecond: rate(raw.inputRowsPerSecond, sources, 'inputRowsPerSecond', warnings),
+    processedRowsPerSecond: rate(raw.processedRowsPerSecond, sources, 'processedRowsPerSecond', warnings),
     durationMs,
     eventTime: eventTime(raw.eventTime),
     stateOperators,
@@ -173,6 +173,17 @@ function plausibleDuration(value: unknown, field: string, bad: string[]): number
   return null;
 }
 
+/** Most rows a batch may read, or rows a second: past it a count is garbage (1e308 rows made NaN advice). */
+const MAX_COUNT = 1e15;
+
+/** A row count or rate the report gave, or null: absent, or negative or past MAX_COUNT (then a warning says so). */
+function plausibleCount(value: unknown, field: string, warnings: string[]): number | null {
+  const count = finiteNumber(value);
+  if (count === null || (count >= 0 && count <= MAX_COUNT)) return count;
+  warnings.push(`implausible "${field}" ${JSON.stringify(value)} (0 to 10^15); read as missing`);
+  return null;
+}
+
 /**
  * The batch id, or null when the report has none (Spark 2.1/2.2) or one no batch can have: Spark
  * numbers batches 0, 1, 2, … in a long, so a negative or a number past 2^53 is garbage, which the
@@ -191,8 +202,9 @@ function rate(
   value: unknown,
   sources: SourceProgress[],
   key: 'inputRowsPerSecond' | 'processedRowsPerSecond',
+  warnings: string[],
 ): number | null {
-  const direct = finiteNumber(value);
+  const direct = plausibleCount(value, key, warnings);
   if (direct !== null || value !== undefined || sources.length === 0) return direct;
   let sum = 0;
   for (const source of sources) {
@@ -231,9 +243,9 @@ function normalizeSource(value: unknown, warnings: string[]): SourceProgress {
   return {
     description,
     kind,
-    numInputRows: numberOr(raw.numInputRows, 0),
-    inputRowsPerSecond: finiteNumber(raw.inputRowsPerSecond),
-    processedRowsPerSecond: finiteNumber(raw.processedRowsPerSecond),
+    numInputRows: plausibleCount(raw.numInputRows, 'sources[].numInputRows', warnings) ?? 0,
+    inputRowsPerSecond: plausibleCount(raw.inputRowsPerSecond, 'sources[].inputRowsPerSecond', warnings),
+    processedRowsPerSecond: plausibleCount(raw.processedRowsPerSecond, 'sources[].processedRowsPerSecond', warnings),
     startOffset: offsetValue(raw.startOffset),
     endOffset: offsetValue(raw.endOffset),
     latestOffset: offsetValue(raw.latestOffset),

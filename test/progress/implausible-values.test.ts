@@ -90,6 +90,27 @@ describe('implausible batch ids', () => {
   });
 });
 
+describe('implausible row counts and rates', () => {
+  const base = rawReports(1)[0]!;
+
+  it.each([1e308, -5, 2e15])('numInputRows %s falls back to the sum over sources, with a warning naming it', (value) => {
+    const { progress, warnings } = parsed({ ...base, numInputRows: value });
+    expect(progress.numInputRows).toBe(base.sources[0].numInputRows);
+    expect(warnings).toEqual([`implausible "numInputRows" ${JSON.stringify(value)} (0 to 10^15); read as missing`]);
+  });
+
+  it('a rate or a source count past the bound is read as missing; the bound itself is kept', () => {
+    const { progress, warnings } = parsed({ ...base, processedRowsPerSecond: 1e300, sources: [{ ...base.sources[0], numInputRows: -1e308, inputRowsPerSecond: 1e15 }] });
+    expect(progress.processedRowsPerSecond).toBeNull();
+    expect(progress.sources[0]!.numInputRows).toBe(0);
+    expect(progress.sources[0]!.inputRowsPerSecond).toBe(1e15);
+    expect(warnings).toEqual([
+      'implausible "sources[].numInputRows" -1e+308 (0 to 10^15); read as missing',
+      'implausible "processedRowsPerSecond" 1e+300 (0 to 10^15); read as missing',
+    ]);
+  });
+});
+
 describe('implausible timestamps', () => {
   const base = rawReports(1)[0]!;
 
@@ -118,5 +139,7 @@ describe('a healthy query with one absurd report', () => {
       expect(run((raw) => ({ ...raw, batchDuration: value, durationMs: { ...raw.durationMs, triggerExecution: value } }))).toEqual(clean);
     }
     expect(run((raw) => ({ ...raw, timestamp: '+275760-09-13T00:00:00.000Z' })).queries[0]!.health).toBe('ok');
+    // 1e308 rows made advice of NaN and ∞.
+    expect(JSON.stringify(run((raw) => ({ ...raw, numInputRows: 1e308, sources: raw.sources.map((s: Raw) => ({ ...s, numInputRows: 1e308 })) })))).not.toMatch(/NaN|Infinity|∞/);
   });
 });
