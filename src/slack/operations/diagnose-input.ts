@@ -8,6 +8,8 @@ import type { webApi } from '@slack/bolt';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { Diagnosis } from '../../diagnosis/engine.js';
 import { ProgressInputReader, type ProgressRecord } from '../../progress/progress-input-reader.js';
+import { sparkOrder } from '../../progress/spark-order.js';
+import type { Progress } from '../../progress/types.js';
 import { nowOf, type SlackDeps } from '../deps.js';
 import { renderDiagnoseReport } from '../render/diagnose-report.js';
 import type { RenderedMessage } from '../render/types.js';
@@ -27,9 +29,18 @@ export class DiagnoseInputError extends StreamDoctorError {
 /** Characters read between yields, so a 20 MiB file never holds the event loop for long. */
 const CHUNK_CHARS = 256 * 1024;
 
+/** Reports fed to the engine between yields, so a 50,000-report input never holds the event loop for long. */
+const FEED_REPORTS = 2_000;
+
 /**
  * Reads and diagnoses `text` in chunks, yielding to the event loop between them: other Slack requests
  * keep being acknowledged within 3 s while a large shared file is diagnosed.
+ *
+ * The engine takes a query's reports in order and skips one older than what it has read. The input
+ * is in memory (at most the file cap), so each query's reports are sorted as Spark ran them
+ * (`sparkOrder`, as the CLI does for a query read out of order) before they are fed: a newest-first
+ * export is judged as the CLI judges it. What the engine still did not take as it came (duplicates,
+ * misdated) is told per query and kind, and "too few to judge" counts the reports it took.
  */
 export async function diagnoseText(text: string, deps: SlackDeps, inputLabel: string): Promise<RenderedMessage> {
   const maxRecords = deps.diagnose?.maxRecords ?? DEFAULT_MAX_RECORDS;
@@ -39,16 +50,16 @@ export async function diagnoseText(text: string, deps: SlackDeps, inputLabel: st
     (record) => pending.push(record),
     (warning) => warnings.push(warning),
   );
-  // Stalls are judged at the latest batch in the input, not at "now": pasted history is usually old.
-  const diagnosis = new Diagnosis();
   let used = 0;
   let dropped = 0;
-  const reportsOf = new Map<string, number>();
+  // Per query id, in the order queries first appear: its reports as given.
+  const reportsOf = new Map<string, Progress[]>();
   const drain = () => {
     for (const record of pending) {
       if (used < maxRecords) {
-        diagnosis.add(record.progress);
-        reportsOf.set(record.progress.id, (reportsOf.get(record.progress.id) ?? 0) + 1);
+        const list = reportsOf.get(record.progress.id);
+        if (list) list.push(record.progress);
+        else reportsOf.set(record.progress.id, [record.progress]);
         used += 1;
       } else dropped += 1;
     }
@@ -62,8 +73,26 @@ export async function diagnoseText(text: string, deps: SlackDeps, inputLabel: st
   reader.end();
   drain();
   if (dropped > 0) warnings.unshift(`only the first ${maxRecords} of ${used + dropped} progress reports were diagnosed`);
+  // Stalls are judged at the latest batch in the input, not at "now": pasted history is usually old.
+  const diagnosis = new Diagnosis();
+  const given = new Map<string, number>();
+  let fed = 0;
+  for (const [id, list] of reportsOf) {
+    given.set(id, list.length);
+    for (const progress of sparkOrder(list)) {
+      diagnosis.add(progress);
+      if (++fed % FEED_REPORTS === 0 && fed < used) await yieldToEventLoop();
+    }
+  }
   const output = diagnosis.finish();
-  const seen = new Map([...diagnosis.trackers].map(([id, tracker]) => [id, { reports: reportsOf.get(id) ?? 0, snapshot: tracker.snapshot() }]));
+  const seen = new Map(
+    [...diagnosis.trackers].map(([id, tracker]) => {
+      const irregular = { ...tracker.irregular };
+      // Taken: what the engine judged on. A misdated report is kept (at a time its batches allow).
+      const reports = Math.max(0, (given.get(id) ?? 0) - irregular.older - irregular.duplicate);
+      return [id, { reports, snapshot: tracker.snapshot(), irregular }] as const;
+    }),
+  );
   return renderDiagnoseReport(output, { nowMs: nowOf(deps), records: used, warnings, inputLabel, seen });
 }
 

@@ -25,12 +25,44 @@ export interface DiagnoseReportOptions {
    * @defaultValue 5
    */
   maxIncidentsPerQuery?: number;
-  /** Per query id: reports read and its latest figures (a query with too few to judge says so). @defaultValue none */
-  seen?: ReadonlyMap<string, { reports: number; snapshot: QuerySnapshot }>;
+  /**
+   * Per query id: reports the engine took (judged on; not those it skipped), its latest figures (a
+   * query with too few to judge says so), and the reports it did not take as they came
+   * (`QueryTracker.irregular`), told per kind with the warnings. @defaultValue none
+   */
+  seen?: ReadonlyMap<string, { reports: number; snapshot: QuerySnapshot; irregular?: SkippedReports }>;
+}
+
+/** What the engine did not take as it came, per query (the shape of `QueryTracker.irregular`). */
+export interface SkippedReports {
+  /** Skipped: older than a report already read. */
+  older: number;
+  /** Skipped: the very same report again. */
+  duplicate: number;
+  /** Kept, at a time the batches around them allow: dated out of line with their batchId. */
+  misdated: number;
 }
 
 /** Reports a query needs before "no incidents" means it keeps up: the detectors judge trends over about 8 batches. */
 const JUDGED_AFTER_REPORTS = 8;
+
+function reportCount(n: number): string {
+  return n === 1 ? '1 report' : `${n} reports`;
+}
+
+/** One line per kind of report a query's tracker did not take as it came; mrkdwn, the name in a code span. */
+function skippedLines(query: string, skipped: SkippedReports): string[] {
+  const { older, duplicate, misdated } = skipped;
+  const lines: string[] = [];
+  if (older > 0) lines.push(`${reportCount(older)} of ${query} came before ones already read and ${older === 1 ? 'was' : 'were'} skipped`);
+  if (duplicate > 0) lines.push(`${reportCount(duplicate)} of ${query} repeated one already read and ${duplicate === 1 ? 'was' : 'were'} skipped`);
+  if (misdated > 0) {
+    lines.push(
+      `${reportCount(misdated)} of ${query} ${misdated === 1 ? 'was' : 'were'} dated out of line with ${misdated === 1 ? 'its batch' : 'their batches'} (after a later batch's time); counted, at the time the batches around ${misdated === 1 ? 'it allow' : 'them allow'}`,
+    );
+  }
+  return lines;
+}
 
 /** A query with no incident and too few reports to say it keeps up: how many, and what the latest said. */
 function tooFewLine(reports: number, snapshot: QuerySnapshot): string {
@@ -83,9 +115,18 @@ export function renderDiagnoseReport(output: DiagnoseOutput, options: DiagnoseRe
     blocks.push(sectionBlock(`${title}\n${shown.join('\n')}`));
   }
   if (shownQueries < output.queries.length) blocks.push(contextBlock([moreLine(output.queries.length - shownQueries, 'query', 'queries')]));
-  if (options.warnings.length > 0) {
-    const listed = options.warnings.slice(0, 5).map((warning) => `• ${escapeMrkdwn(warning)}`);
-    if (options.warnings.length > 5) listed.push(moreLine(options.warnings.length - 5, 'warning'));
+  // The engine's skips first (they change the verdict), per query and kind; then the reader's, escaped.
+  const skipped: string[] = [];
+  for (const query of output.queries) {
+    const irregular = options.seen?.get(query.id)?.irregular;
+    if (!irregular) continue;
+    const label = query.name ? `query ${nameCode(query.name)} (${nameCode(query.id)})` : `query ${nameCode(query.id)}`;
+    skipped.push(...skippedLines(label, irregular));
+  }
+  const warningCount = skipped.length + options.warnings.length;
+  if (warningCount > 0) {
+    const listed = [...skipped.slice(0, 5), ...options.warnings.slice(0, Math.max(0, 5 - skipped.length)).map((warning) => escapeMrkdwn(warning))].map((warning) => `• ${warning}`);
+    if (warningCount > 5) listed.push(moreLine(warningCount - 5, 'warning'));
     blocks.push(contextBlock([`⚠️ Skipped while reading ${escapeMrkdwn(options.inputLabel)}:\n${listed.join('\n')}`]));
   }
   const worst = output.queries.find((query) => query.health === 'critical') ?? output.queries.find((query) => query.health === 'warning');
