@@ -9,9 +9,8 @@
  * read as a stream (`isGzipFile`), and a stream whose first bytes are gzip's is decompressed.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import { createGunzip } from 'node:zlib';
+import { crc32, createInflateRaw } from 'node:zlib';
 import { StreamDoctorError } from '../util/errors.js';
 
 /** The input could not be read; `reason` is one short line meant for the person who named it. */
@@ -123,7 +122,11 @@ function isGzip(bytes: Buffer): boolean {
 }
 
 export interface ReadStreamOptions {
-  /** Told when gzip data ends before its end (a file still being written, a cut download): what it held is read. */
+  /**
+   * Told when gzip data ends before its end (a file still being written, a cut download) or turns
+   * corrupt after some of it was decompressed (a bad checksum, trailing garbage): what it held up to
+   * there is read.
+   */
   onWarning?: (warning: string) => void;
 }
 
@@ -142,6 +145,10 @@ export async function readStreamText(stream: NodeJS.ReadableStream, onText: (tex
       try {
         next = await attemptAsync(() => iterator.next());
       } catch (error) {
+        if (error instanceof GzipCorruptError) {
+          options.onWarning?.(`the gzip data is corrupt after what was read (${error.detail}); what it held up to there was read`);
+          break;
+        }
         if (!(error instanceof GzipCutError)) throw error;
         options.onWarning?.('the gzip data is cut off (a download cut short, or a file still being written); what it held was read');
         break;
@@ -174,25 +181,136 @@ class GzipCutError extends StreamDoctorError {
   }
 }
 
-/** `head` and what `rest` yields after it, gunzipped. */
+/**
+ * gzip data that turns invalid after some of it was decompressed (a bad checksum, garbage after its
+ * end): like a cut, what came out before is read (caught in readStreamText). Invalid from its start,
+ * it is not gzip at all: an `InputReadError`.
+ */
+class GzipCorruptError extends StreamDoctorError {
+  constructor(readonly detail: string) {
+    super('streamdoctor_input_gzip_corrupt', `the gzip data is corrupt (${detail})`);
+  }
+}
+
+/**
+ * `head` and what `rest` yields after it, gunzipped: member by member (`cat a.gz b.gz` is gzip too),
+ * each member's deflate data through a raw inflater and its trailer (CRC-32, length) checked here,
+ * so everything a member decompresses to is handed on before a bad trailer or garbage after the
+ * data is found (zlib's gunzip drops the output of the write that fails).
+ */
 function gunzipped(head: Buffer, rest: AsyncIterator<string | Buffer>): AsyncIterable<Buffer> {
-  const compressed = Readable.from(
-    (async function* () {
-      yield head;
-      for (let next = await rest.next(); next.done !== true; next = await rest.next()) yield next.value;
-    })(),
-  );
-  const gunzip = createGunzip();
-  compressed.on('error', (error) => gunzip.destroy(error));
-  compressed.pipe(gunzip);
   return (async function* () {
-    try {
-      for await (const chunk of gunzip) yield chunk as Buffer;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'Z_BUF_ERROR') throw new GzipCutError();
-      throw error;
+    /** Compressed bytes not yet handed to an inflater, in order. */
+    let input: Buffer = head;
+    let inputEnded = false;
+    const more = async (): Promise<boolean> => {
+      if (inputEnded) return false;
+      const next = await rest.next();
+      if (next.done === true) {
+        inputEnded = true;
+        return false;
+      }
+      const chunk = typeof next.value === 'string' ? Buffer.from(next.value) : next.value;
+      input = input.length === 0 ? chunk : Buffer.concat([input, chunk]);
+      return true;
+    };
+    let out = 0;
+    for (let member = 0; ; member += 1) {
+      if (input.length === 0 && !(await more())) return;
+      // gzip itself ignores zeros after a member (tape padding), and so did zlib's gunzip.
+      if (member > 0 && input[0] === 0) {
+        while (await more()) input = Buffer.alloc(0);
+        return;
+      }
+      let size = gzipHeaderSize(input);
+      while (size === -1) {
+        if (!(await more())) throw new GzipCutError();
+        size = gzipHeaderSize(input);
+      }
+      if (size === -2) {
+        if (out === 0) throw zlibError('incorrect header check');
+        throw new GzipCorruptError(member > 0 ? 'not gzip data after its end' : 'incorrect header check');
+      }
+      input = input.subarray(size);
+      let crc = 0;
+      let length = 0;
+      const inflater = createInflateRaw();
+      // Chunks written to the inflater and not known to be consumed, and the bytes before them.
+      let sent: Buffer[] = [];
+      let sentBefore = 0;
+      let finished = false;
+      inflater.once('end', () => (finished = true));
+      const feeder = (async () => {
+        try {
+          for (;;) {
+            if (input.length === 0 && !(await more())) break;
+            if (finished) return;
+            const chunk = input;
+            input = Buffer.alloc(0);
+            // Chunks consumed before this write are not needed to find what follows the data.
+            while (sent.length > 0 && sentBefore + sent[0]!.length <= inflater.bytesWritten) sentBefore += sent.shift()!.length;
+            sent.push(chunk);
+            await new Promise<void>((resolve, reject) => inflater.write(chunk, (error) => (error ? reject(error) : resolve())));
+            if (finished) return;
+          }
+          inflater.end();
+        } catch (error) {
+          inflater.destroy(error as Error);
+        }
+      })();
+      try {
+        for await (const chunk of inflater) {
+          const bytes = chunk as Buffer;
+          crc = crc32(bytes, crc);
+          length += bytes.length;
+          out += bytes.length;
+          yield bytes;
+        }
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'Z_BUF_ERROR') throw new GzipCutError();
+        if (out > 0 && typeof code === 'string' && code.startsWith('Z_')) throw new GzipCorruptError((error as Error).message);
+        throw error;
+      } finally {
+        inflater.destroy();
+      }
+      await feeder;
+      // What the inflater was given past the member's deflate data comes before what it was not.
+      const unused = Buffer.concat(sent).subarray(inflater.bytesWritten - sentBefore);
+      sent = [];
+      input = input.length === 0 ? unused : Buffer.concat([unused, input]);
+      while (input.length < 8) if (!(await more())) throw new GzipCutError();
+      if (input.readUInt32LE(0) !== crc >>> 0) throw new GzipCorruptError('incorrect data check');
+      if (input.readUInt32LE(4) !== length % 2 ** 32) throw new GzipCorruptError('incorrect length check');
+      input = input.subarray(8);
     }
   })();
+}
+
+/** Length of the gzip member header `bytes` starts with; -1 when more bytes are needed, -2 when it is none. */
+function gzipHeaderSize(bytes: Buffer): number {
+  if (bytes.length < 10) return bytes.length >= 1 && bytes[0] !== 0x1f ? -2 : bytes.length >= 2 && bytes[1] !== 0x8b ? -2 : -1;
+  if (bytes[0] !== 0x1f || bytes[1] !== 0x8b || bytes[2] !== 8 || (bytes[3]! & 0xe0) !== 0) return -2;
+  const flags = bytes[3]!;
+  let at = 10;
+  if (flags & 4) {
+    if (bytes.length < at + 2) return -1;
+    at += 2 + bytes.readUInt16LE(at);
+  }
+  for (const flag of [8, 16]) {
+    if (flags & flag) {
+      const zero = bytes.indexOf(0, at);
+      if (zero === -1) return -1;
+      at = zero + 1;
+    }
+  }
+  if (flags & 2) at += 2;
+  return bytes.length < at ? -1 : at;
+}
+
+/** An error as zlib gives it, for data that is not gzip from its start (readError makes it an InputReadError). */
+function zlibError(message: string): Error {
+  return Object.assign(new Error(message), { code: 'Z_DATA_ERROR' });
 }
 
 function attempt<T>(read: () => T): T {
@@ -212,7 +330,7 @@ async function attemptAsync<T>(read: () => Promise<T>): Promise<T> {
 }
 
 function readError(error: unknown): Error {
-  if (error instanceof GzipCutError) return error;
+  if (error instanceof GzipCutError || error instanceof GzipCorruptError) return error;
   const code = (error as NodeJS.ErrnoException).code;
   if (typeof code === 'string' && code.startsWith('Z_')) return new InputReadError(`not valid gzip data (${(error as Error).message})`, { cause: error });
   const reason =

@@ -10,12 +10,25 @@ const HEALTH_LABEL = { critical: 'CRITICAL', warning: 'WARNING', ok: 'OK' } as c
 
 const BACKLOG_UNREPORTED = `these reports carry no backlog figure (no latestOffset, no source metrics, as Spark 3.0 and earlier print) and every batch reads the same capped count, so how far behind the query is cannot be read: lag shows here once reads rise into the cap and stay there for ${TUNING.capBoundBatches} batches and ${fmt.seconds(TUNING.capBoundMinMs / 1000)} or more (longer when the rise is within the reads' noise; ${fmt.seconds(TUNING.catchUpBudgetSec)} after a restart or a slow batch, whose backlog it may be draining, or sooner after a restart once the backlog estimated from the arrivals before it will not drain within that), or ${TUNING.capBoundBatches} batches after the batches first slowed when those at the cap stay slower than the input arrived before (capacity lost). Spark 3.2+ and Databricks report avgOffsetsBehindLatest.`;
 
+/**
+ * Characters a terminal acts on rather than shows: C0 controls (a newline in a query name would start
+ * a forged line of the report, ESC starts escape sequences and OSC 8 links), DEL, C1 controls, and
+ * the bidirectional overrides and isolates that reorder what is shown.
+ */
+const UNSHOWABLE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/** `text` from the input made safe to show on a terminal: each unshowable character becomes U+FFFD (�). */
+export function shownText(text: string): string {
+  return text.replace(UNSHOWABLE, '\uFFFD');
+}
+
 /** `snapshots` (by query id) add a line of key numbers under each query's title. */
 export function renderTextReport(output: DiagnoseOutput, snapshots?: ReadonlyMap<string, QuerySnapshot>): string {
   if (output.queries.length === 0) return 'No queries in the input.\n';
   const counts = { critical: 0, warning: 0, ok: 0 };
   for (const query of output.queries) counts[query.health] += 1;
   const header = `${output.queries.length} ${output.queries.length === 1 ? 'query' : 'queries'}: ${counts.critical} critical, ${counts.warning} warning, ${counts.ok} ok`;
+  // Names, ids and evidence come from the input: every line is made safe to show (shownText).
   return `${header}\n\n${output.queries.map((query) => renderQuery(query, snapshots?.get(query.id))).join('\n')}`;
 }
 
@@ -36,7 +49,7 @@ function renderQuery(query: QueryReport, snapshot: QuerySnapshot | undefined): s
       );
     }
   }
-  return `${lines.join('\n')}\n`;
+  return `${lines.map(shownText).join('\n')}\n`;
 }
 
 function renderIncident(incident: Incident, detailed: boolean): string[] {

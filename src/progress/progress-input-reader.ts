@@ -29,10 +29,19 @@ export interface ProgressRecord {
 export interface ProgressInputReaderOptions {
   /**
    * Largest multi-line value kept while waiting for its closing brace, in characters; a value
-   * beyond it is dropped with a warning so a missing brace cannot swallow the whole input.
+   * beyond it is dropped with a warning so a missing brace cannot swallow the whole input. It bounds
+   * an array element too (an array is read element by element, one element held at a time).
    * @defaultValue 8_000_000
    */
   maxBlockChars?: number;
+  /**
+   * Longest line kept, in characters: a longer line is dropped with a warning naming it and read
+   * past without being held (up to its newline), so one huge line cannot exhaust memory or V8's
+   * string limit and lose the reports around it. A line inside a JSON array (a one-line array) is
+   * not dropped: it is read element by element as it arrives, each element bounded by `maxBlockChars`.
+   * @defaultValue 8_000_000
+   */
+  maxLineChars?: number;
 }
 
 /**
@@ -49,6 +58,7 @@ const EXPECTED =
 
 export class ProgressInputReader {
   private readonly maxBlockChars: number;
+  private readonly maxLineChars: number;
   private pending = '';
   private lineNo = 0;
   private block: string[] | null = null;
@@ -61,6 +71,10 @@ export class ProgressInputReader {
   private junkEnd = 0;
   private junkSample = '';
   private queue: Queued[] = [];
+  /** The current line (already counted in lineNo) is too long: its text up to the next newline is dropped. */
+  private skipping = false;
+  /** The current line (already counted in lineNo) is a long array line whose start was fed to `array`. */
+  private partial = false;
   /** Number of reports emitted so far. */
   records = 0;
 
@@ -70,16 +84,24 @@ export class ProgressInputReader {
     options: ProgressInputReaderOptions = {},
   ) {
     this.maxBlockChars = options.maxBlockChars ?? 8_000_000;
+    this.maxLineChars = options.maxLineChars ?? 8_000_000;
   }
 
   push(chunk: string): void {
     // A byte-order mark (files saved by some Windows editors) is not JSON.
     if (this.lineNo === 0 && this.pending === '' && chunk.charCodeAt(0) === 0xfeff) chunk = chunk.slice(1);
+    if (this.skipping) {
+      const nl = chunk.indexOf('\n');
+      if (nl === -1) return;
+      this.skipping = false;
+      chunk = chunk.slice(nl + 1);
+    }
     // A chunk inside a long line (a one-line array) is only appended: searching pending + chunk
     // would flatten the growing line at every chunk, quadratic (2.7 s instead of 0.2 s on 22 MB).
     const firstNl = chunk.indexOf('\n');
     if (firstNl === -1) {
       this.pending += chunk;
+      if (this.pending.length > this.maxLineChars) this.longLine();
       return;
     }
     let text = this.pending + chunk;
@@ -95,7 +117,7 @@ export class ProgressInputReader {
   }
 
   end(): void {
-    if (this.pending.length > 0) {
+    if (this.pending.length > 0 || this.partial) {
       const last = this.pending;
       this.pending = '';
       this.line(last);
@@ -112,8 +134,20 @@ export class ProgressInputReader {
   }
 
   private line(rawLine: string): void {
-    this.lineNo += 1;
     const line = rawLine.endsWith('\r') ? rawLine.slice(0, -1) : rawLine;
+    if (this.partial) {
+      // The end of a long array line whose start was read already.
+      this.partial = false;
+      if (this.array) this.feedArray(line, 0, this.array);
+      else this.textAfterArray(line, 0);
+      return;
+    }
+    this.lineNo += 1;
+    // A line longer than the limit, pushed in one chunk: the same as when it arrives in pieces.
+    if (line.length > this.maxLineChars && !this.arrayLineStarts(line)) {
+      this.dropLongLine();
+      return;
+    }
     if (this.array) {
       this.arrayLine(line, this.array);
       return;
@@ -273,13 +307,76 @@ export class ProgressInputReader {
       return;
     }
     this.array = null;
-    for (let i = end; i < line.length; i += 1) {
+    this.textAfterArray(line, end);
+  }
+
+  private textAfterArray(line: string, from: number): void {
+    for (let i = from; i < line.length; i += 1) {
       if (isSpace(line.charCodeAt(i))) continue;
       this.warn(
         `line ${this.lineNo}: text after the JSON array's closing bracket (starts with ${JSON.stringify(line.slice(i, i + 20))}); skipped`,
       );
       return;
     }
+  }
+
+  /** Whether `line` (the current line) is read by an array: inside one, or starting one outside a block. */
+  private arrayLineStarts(line: string): boolean {
+    if (this.array) return true;
+    if (this.block) return false;
+    const begin = firstNonSpace(line);
+    return begin !== -1 && line.charCodeAt(begin) === 91 /* [ */;
+  }
+
+  /**
+   * `pending`, a line without its newline yet, grew past the limit. In an array (a one-line array),
+   * its start up to the last bracket, brace, comma or colon outside a string is fed to the array
+   * (the cut falls between JSON tokens, so the newline the splitter puts there is whitespace);
+   * anything else is dropped with a warning, and so is the rest of the line.
+   */
+  private longLine(): void {
+    const text = this.pending;
+    if (this.partial ? this.array !== null : this.arrayLineStarts(text)) {
+      const cut = tokenBoundary(text);
+      if (cut > 0) {
+        this.pending = text.slice(cut);
+        const part = text.slice(0, cut);
+        if (this.partial) this.feedArray(part, 0, this.array!);
+        else {
+          this.lineNo += 1;
+          this.partial = true;
+          if (this.array) this.feedArray(part, 0, this.array);
+          else {
+            this.flushJunk();
+            const begin = firstNonSpace(part);
+            this.array = new JsonArraySplitter(this.lineNo, (t, at, index) => this.element(t, at, index));
+            this.feedArray(part, begin + 1, this.array);
+          }
+        }
+        this.flush();
+        return;
+      }
+    }
+    this.pending = '';
+    if (this.partial) {
+      // The array closed on this line and more text follows it, or no token ends in its text.
+      this.partial = false;
+      this.array?.drop();
+      this.warn(`line ${this.lineNo}: longer than ${this.maxLineChars} characters; the rest of the line is skipped`);
+      this.skipping = true;
+      this.flush();
+      return;
+    }
+    this.lineNo += 1;
+    this.dropLongLine();
+    this.skipping = true;
+    this.flush();
+  }
+
+  /** The current line (counted) is too long to hold: one warning naming it. */
+  private dropLongLine(): void {
+    this.flushJunk();
+    this.warn(`line ${this.lineNo}: longer than ${this.maxLineChars} characters; skipped`);
   }
 
   /** The input ended inside an array: one warning for the cut, after the elements it left whole. */
@@ -376,6 +473,30 @@ function isSpace(c: number): boolean {
 function firstNonSpace(text: string): number {
   for (let i = 0; i < text.length; i += 1) if (!isSpace(text.charCodeAt(i))) return i;
   return -1;
+}
+
+/**
+ * Position just past the last `{ } [ ] , :` outside a JSON string in `text` (which starts outside
+ * one), or 0. String state ends with the line, as in `braceDelta`.
+ */
+function tokenBoundary(text: string): number {
+  let cut = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) {
+      let q = i + 1;
+      for (;;) {
+        q = text.indexOf('"', q);
+        if (q === -1) return cut;
+        let backslashes = 0;
+        while (text.charCodeAt(q - 1 - backslashes) === 92 /* \ */) backslashes += 1;
+        if ((backslashes & 1) === 0) break;
+        q += 1;
+      }
+      i = q;
+    } else if (c === 123 || c === 125 || c === 91 || c === 93 || c === 44 || c === 58) cut = i + 1;
+  }
+  return cut;
 }
 
 function looksLikeWholeValue(text: string): boolean {

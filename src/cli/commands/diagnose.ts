@@ -21,7 +21,7 @@
 import { createReadStream } from 'node:fs';
 import { Diagnosis } from '../../diagnosis/engine.js';
 import type { QueryTracker } from '../../diagnosis/query-tracker.js';
-import { renderTextReport } from '../../diagnosis/text-report.js';
+import { renderTextReport, shownText } from '../../diagnosis/text-report.js';
 import type { DiagnoseOutput, Severity } from '../../diagnosis/types.js';
 import { ProgressInputReader } from '../../progress/progress-input-reader.js';
 import { sparkOrder } from '../../progress/spark-order.js';
@@ -190,7 +190,7 @@ export async function run(
     flags = parseDiagnoseFlags(argv);
   } catch (error) {
     if (error instanceof UsageError) {
-      io.stderr.write(`streamdoctor diagnose: ${error.message}\n\n${USAGE}`);
+      io.stderr.write(`streamdoctor diagnose: ${shownText(error.message)}\n\n${USAGE}`);
       return 2;
     }
     throw error;
@@ -224,7 +224,7 @@ export async function run(
     (warning) => {
       warnings += 1;
       // Bounded: a wholly wrong input must not flood the terminal.
-      if (warnings <= 50) io.stderr.write(`streamdoctor diagnose: ${warning}\n`);
+      if (warnings <= 50) io.stderr.write(`streamdoctor diagnose: ${shownText(warning)}\n`);
       else if (warnings === 51) io.stderr.write('streamdoctor diagnose: more warnings follow; not shown\n');
     },
   );
@@ -232,14 +232,14 @@ export async function run(
   let read: FileRead | null = null;
   let compressed = false;
   const push = (text: string) => reader.push(text);
-  const streamOptions = { onWarning: (warning: string) => io.stderr.write(`streamdoctor diagnose: ${inputName}: ${warning}\n`) };
+  const streamOptions = { onWarning: (warning: string) => io.stderr.write(`streamdoctor diagnose: ${shownText(`${inputName}: ${warning}`)}\n`) };
   try {
     if (fromStdin) await readStreamText(io.stdin, push, streamOptions);
     else if ((compressed = isGzipFile(flags.file!))) await readStreamText(createReadStream(flags.file!), push, streamOptions);
     else read = readFileText(flags.file!, push);
   } catch (error) {
     if (!(error instanceof InputReadError)) throw error;
-    io.stderr.write(`streamdoctor diagnose: cannot read ${inputName}: ${error.reason}\n`);
+    io.stderr.write(`streamdoctor diagnose: ${shownText(`cannot read ${inputName}: ${error.reason}`)}\n`);
     return 2;
   }
   reader.end();
@@ -247,7 +247,7 @@ export async function run(
 
   if (reader.records === 0) {
     io.stderr.write(
-      `streamdoctor diagnose: no progress report could be read from ${inputName}; expected StreamingQueryProgress JSON: one object per line (JSON Lines), a JSON array of them, pretty-printed objects, listener events {"progress": {...}} or pipeline event-log stream_progress events\n`,
+      `streamdoctor diagnose: no progress report could be read from ${shownText(inputName)}; expected StreamingQueryProgress JSON: one object per line (JSON Lines), a JSON array of them, pretty-printed objects, listener events {"progress": {...}} or pipeline event-log stream_progress events\n`,
     );
     return 2;
   }
@@ -255,10 +255,10 @@ export async function run(
   for (const tracker of diagnosis.trackers.values()) {
     const older = again?.reread.get(tracker.id);
     if (older !== undefined) {
-      io.stderr.write(`streamdoctor diagnose: ${reportCount(older)} of ${queryLabel(tracker)} came before ones already read: all its reports were read again in run and batch order\n`);
+      io.stderr.write(`streamdoctor diagnose: ${shownText(`${reportCount(older)} of ${queryLabel(tracker)} came before ones already read: all its reports were read again in run and batch order`)}\n`);
     }
     const notAgain = again ? (again.notAgain.get(tracker.id) ?? null) : compressed ? 'compressed' : 'stdin';
-    for (const line of irregularLines(tracker, inputName, notAgain)) io.stderr.write(`streamdoctor diagnose: ${line}\n`);
+    for (const line of irregularLines(tracker, inputName, notAgain)) io.stderr.write(`streamdoctor diagnose: ${shownText(line)}\n`);
   }
   const output = diagnosis.finish();
   if (flags.format === 'json') io.stdout.write(`${JSON.stringify(toContractJson(output), null, 2)}\n`);
