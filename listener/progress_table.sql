@@ -2,7 +2,9 @@
 -- (listener/python or listener/scala). The raw progress JSON is kept as a
 -- STRING so new Spark keys (commitBatch, controlBatch.REPARTITION, …) never break ingestion; the
 -- extracted columns are what StreamDoctor filters and orders on. Replace main.streamdoctor with
--- your catalog and schema (and in the watch file's progress_table).
+-- your catalog and schema (and in the watch file's progress_table). The timestamps are TIMESTAMP_LTZ
+-- explicitly: plain TIMESTAMP becomes TIMESTAMP_NTZ in a session with spark.sql.timestampType=TIMESTAMP_NTZ,
+-- and StreamDoctor's unix_millis/unix_micros below refuse TIMESTAMP_NTZ.
 
 CREATE SCHEMA IF NOT EXISTS main.streamdoctor;
 
@@ -11,8 +13,8 @@ CREATE TABLE IF NOT EXISTS main.streamdoctor.streaming_progress (
   run_id        STRING    NOT NULL COMMENT 'StreamingQueryProgress.runId: new on every start/restart',
   query_name    STRING             COMMENT 'queryName(...), NULL when unset',
   batch_id      BIGINT             COMMENT 'batchId; repeats on idle (no-data) progress events',
-  event_time    TIMESTAMP          COMMENT 'StreamingQueryProgress.timestamp: trigger start',
-  ingested_at   TIMESTAMP NOT NULL COMMENT 'when the listener wrote the row (current_timestamp() of the append)',
+  event_time    TIMESTAMP_LTZ      COMMENT 'StreamingQueryProgress.timestamp: trigger start',
+  ingested_at   TIMESTAMP_LTZ NOT NULL COMMENT 'when the listener wrote the row (current_timestamp() of the append)',
   progress_json STRING    NOT NULL COMMENT 'the progress exactly as Spark printed it (event.progress.json)'
 )
 USING DELTA

@@ -23,10 +23,16 @@ process. So it is written to Connect's rules:
 - bounded: past ``max_rows`` buffered rows the oldest are dropped and counted (``dropped``);
 - a failed write never reaches the stream: it is counted (``failed_writes``, ``last_error``), printed to
   stderr, the rows stay buffered, and the next try waits ``flush_interval_s``;
-- it never creates the table: ``install`` checks that it exists with the expected columns, and rows are
-  written with ``insertInto``, so a table dropped later is a failed (retried, counted) write.
+- it never creates the table: ``install`` checks that it exists with the expected columns (any order, other
+  columns allowed) and TIMESTAMP (not TIMESTAMP_NTZ) ``event_time``/``ingested_at``; rows are written by name
+  (``INSERT INTO table (columns) SELECT ...`` from a temporary view), so columns added later stay NULL and a
+  table dropped later is a failed (retried, counted) write;
+- Spark Connect 4.0 clients: PySpark's listener thread is not a daemon and Python joins it before ``atexit``
+  hooks, so ``install`` also registers a ``threading`` exit hook (run before that join) that flushes and
+  removes the listener.
 
-Register it once per SparkSession, before starting the streams::
+Register it once per SparkSession, before starting the streams (``install`` is idempotent: called again for
+the same session and table while its listener is registered, it returns that listener)::
 
     from streamdoctor_listener import install
     listener = install(spark, table="main.streamdoctor.streaming_progress")
@@ -49,6 +55,8 @@ class StreamDoctorListener(StreamingQueryListener):
 
     # The table's columns (listener/progress_table.sql) as the write produces them, in order.
     COLUMNS = ("query_id", "run_id", "query_name", "batch_id", "event_time", "ingested_at", "progress_json")
+    # Columns StreamDoctor reads with unix_millis/unix_micros: TIMESTAMP (LTZ), never TIMESTAMP_NTZ.
+    TIMESTAMP_COLUMNS = ("event_time", "ingested_at")
     # Attributes that never travel with the object (session handles, lock, thread).
     _LOCAL = ("_sparkSession", "spark", "_streamdoctor_spark", "_lock", "_flush_lock", "_timer", "_wake")
 
@@ -285,7 +293,6 @@ class StreamDoctorListener(StreamingQueryListener):
         return session
 
     def _write(self, rows):
-        from pyspark.sql import functions as F
         from pyspark.sql.types import LongType, StringType, StructField, StructType
 
         schema = StructType(
@@ -302,20 +309,31 @@ class StreamDoctorListener(StreamingQueryListener):
         # spark.sql.timestampType=TIMESTAMP_NTZ, to_timestamp drops the trailing Z and the instant lands
         # shifted by the session time zone. timestamp_millis (SQL, Spark 3.1+) is always a TIMESTAMP (LTZ).
         rows = [(q, r, n, b, self._epoch_ms(text), j) for q, r, n, b, text, j in rows]
-        (
-            self._session()
-            .createDataFrame(rows, schema)
-            .select(
-                "query_id",
-                "run_id",
-                "query_name",
-                "batch_id",
-                F.expr("timestamp_millis(event_ms)").alias("event_time"),
-                F.current_timestamp().alias("ingested_at"),
-                "progress_json",
-            )
-            .write.insertInto(self.table)  # by position, in COLUMNS order; never creates the table
-        )
+        spark = self._session()
+        # By name, with an explicit column list (not insertInto, which matches by position): columns added to
+        # the table later (ALTER TABLE ... ADD COLUMNS) are left NULL instead of failing every write.
+        view = self._view_name()
+        spark.createDataFrame(rows, schema).createOrReplaceTempView(view)
+        try:
+            spark.sql(
+                f"INSERT INTO {self.table} ({', '.join(self.COLUMNS)}) "
+                "SELECT query_id, run_id, query_name, batch_id, timestamp_millis(event_ms) AS event_time, "
+                f"current_timestamp() AS ingested_at, progress_json FROM {view}"
+            )  # never creates the table
+        finally:
+            try:
+                spark.catalog.dropTempView(view)
+            except Exception:  # noqa: BLE001 - the session went away: the view went with it
+                pass
+
+    def _view_name(self):
+        """A temporary view name of this listener's own (several listeners may share a session)."""
+        name = getattr(self, "_streamdoctor_view", None)
+        if name is None:
+            import uuid
+
+            name = self._streamdoctor_view = f"streamdoctor_progress_{uuid.uuid4().hex}"
+        return name
 
     @staticmethod
     def _epoch_ms(text):
@@ -380,6 +398,17 @@ class StreamDoctorListener(StreamingQueryListener):
         except Exception as error:  # noqa: BLE001 - never fail the interpreter's exit
             self._failed(error)
 
+    def _at_thread_exit(self):
+        """Spark Connect: run by threading's exit hooks, before Python joins non-daemon threads (PySpark's
+        listener-bus thread): writes what is buffered, then removes the listener so that thread ends."""
+        try:
+            if self._removed or not _session_usable(self._session_if_any()):
+                return
+            self._at_exit()
+            self.remove(self.FLUSH_TIMEOUT_S)
+        except Exception as error:  # noqa: BLE001 - never fail the interpreter's exit
+            self._failed(error)
+
     def _session_if_any(self):
         return getattr(self, "_streamdoctor_spark", None) or getattr(self, "spark", None)
 
@@ -394,7 +423,8 @@ def _session_usable(spark):
 
 
 def check_table(spark, table):
-    """Raises ProgressTableError unless ``table`` exists with the listener's columns in order."""
+    """Raises ProgressTableError unless ``table`` exists with the listener's columns (any order; other columns are
+    fine, written NULL) and ``event_time`` and ``ingested_at`` are TIMESTAMP (with local time zone, not NTZ)."""
     hint = "run listener/progress_table.sql (with your catalog and schema) first"
     try:
         exists = spark.catalog.tableExists(table)
@@ -403,30 +433,100 @@ def check_table(spark, table):
         raise ProgressTableError(f"streamdoctor listener: progress table {table} cannot be found ({first[:300]}); {hint}") from None
     if not exists:
         raise ProgressTableError(f"streamdoctor listener: progress table {table} does not exist; {hint}")
-    columns = tuple(name.lower() for name in spark.table(table).columns)
-    if columns != StreamDoctorListener.COLUMNS:
+    fields = {field.name.lower(): field.dataType for field in spark.table(table).schema.fields}
+    columns = tuple(fields)
+    missing = [name for name in StreamDoctorListener.COLUMNS if name not in fields]
+    if missing:
         raise ProgressTableError(
             f"streamdoctor listener: progress table {table} has columns ({', '.join(columns)}), not "
             f"({', '.join(StreamDoctorListener.COLUMNS)}); {hint}"
         )
+    wrong = [
+        f"{name} is {fields[name].simpleString().upper()}"
+        for name in StreamDoctorListener.TIMESTAMP_COLUMNS
+        if type(fields[name]).__name__ != "TimestampType"  # TimestampNTZType is not: unix_millis/unix_micros refuse it
+    ]
+    if wrong:
+        raise ProgressTableError(
+            f"streamdoctor listener: progress table {table}: {', '.join(wrong)}, not TIMESTAMP (TIMESTAMP_LTZ), which "
+            "StreamDoctor reads with unix_millis/unix_micros (the table was likely created under "
+            "spark.sql.timestampType=TIMESTAMP_NTZ); re-create it with listener/progress_table.sql, which declares "
+            "TIMESTAMP_LTZ"
+        )
+
+
+# Listeners install() registered in this process: {(id(session), table): (session, listener)}. The session is kept
+# so that its id is not reused while the entry lives.
+_INSTALLED = {}
+
+
+def _still_registered(spark, listener):
+    """False when ``listener`` is known to be no longer registered on ``spark`` (removed with remove() or with
+    spark.streams.removeListener), else True (also when it cannot be told)."""
+    if getattr(listener, "_removed", False):
+        return False
+    try:
+        if type(spark).__module__.startswith("pyspark.sql.connect"):
+            bus = getattr(getattr(spark.streams, "_sqlb", None), "_listener_bus", None)
+            return True if bus is None else any(item is listener for item in bus)
+        jlistener = getattr(listener, "_jlistenerobj", None)
+        if jlistener is None:
+            return False
+        return any(jlistener.equals(item) for item in spark._jsparkSession.streams().listListeners())
+    except Exception:  # noqa: BLE001 - cannot tell: assume it still is
+        return True
 
 
 def install(spark, table="main.streamdoctor.streaming_progress", **options):
     """Checks the table, registers a StreamDoctorListener on ``spark`` and returns it. Options: flush_interval_s,
-    flush_rows, max_rows. Raises ProgressTableError when the table is missing or has other columns."""
+    flush_rows, max_rows. Raises ProgressTableError when the table is missing, lacks the listener's columns or has
+    TIMESTAMP_NTZ timestamps.
+
+    Idempotent per session and table: called again (a notebook cell re-run) while the listener it returned is still
+    registered on ``spark`` for ``table``, it returns that listener and registers nothing (the options of the
+    first call stay), so rows are never written twice. After ``listener.remove()`` it installs a new one."""
     import atexit
     import sys
 
     check_table(spark, table)
-    listener = StreamDoctorListener(table, **options)
-    if type(spark).__module__.startswith("pyspark.sql.connect"):
-        # Spark Connect: a server that runs listeners itself unpickles this object in its own Python
-        # worker; shipping the class by value means that worker does not need this package installed.
-        from pyspark import cloudpickle
+    key = (id(spark), str(table))
+    with _INSTALL_LOCK:
+        entry = _INSTALLED.get(key)
+        if entry is not None and entry[0] is spark and _still_registered(spark, entry[1]):
+            return entry[1]
+        _INSTALLED.pop(key, None)
+        listener = StreamDoctorListener(table, **options)
+        connect = type(spark).__module__.startswith("pyspark.sql.connect")
+        if connect:
+            # Spark Connect: a server that runs listeners itself unpickles this object in its own Python
+            # worker; shipping the class by value means that worker does not need this package installed.
+            from pyspark import cloudpickle
 
-        cloudpickle.register_pickle_by_value(sys.modules[StreamDoctorListener.__module__])
-    # Our own attribute: PySpark's `spark` is a read-only property on classic 3.5 (SPARK-48560).
-    listener._streamdoctor_spark = spark
-    spark.streams.addListener(listener)
-    atexit.register(listener._at_exit)
+            cloudpickle.register_pickle_by_value(sys.modules[StreamDoctorListener.__module__])
+        # Our own attribute: PySpark's `spark` is a read-only property on classic 3.5 (SPARK-48560).
+        listener._streamdoctor_spark = spark
+        spark.streams.addListener(listener)
+        atexit.register(listener._at_exit)
+        if connect:
+            _register_connect_exit(listener)
+        _INSTALLED[key] = (spark, listener)
     return listener
+
+
+def _register_connect_exit(listener):
+    """Spark Connect 4.0's client runs listeners on a thread that is not a daemon, and Python joins such threads
+    before it runs atexit hooks: a script that ends without spark.stop() would never exit, and the atexit flush never
+    run. threading._register_atexit hooks run before that join: flush, then remove the listener (removing the last
+    listener ends PySpark's thread)."""
+    import threading
+
+    register = getattr(threading, "_register_atexit", None)
+    if register is None:
+        return
+    try:
+        register(listener._at_thread_exit)
+    except Exception:  # noqa: BLE001 - e.g. the interpreter is already shutting down
+        pass
+
+
+_INSTALL_LOCK = __import__("threading").Lock()

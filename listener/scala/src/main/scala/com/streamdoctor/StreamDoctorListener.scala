@@ -4,8 +4,10 @@
 // Callbacks buffer the report (and flush at flushRows); a daemon timer thread, alive while rows are
 // buffered or queries run, appends the buffer once its oldest row is flushIntervalSeconds old;
 // onQueryTerminated always flushes; one write at a time. The buffer is bounded (oldest dropped and
-// counted); a failed write is counted, printed and retried later, never thrown into the stream. Rows are
-// written with insertInto: the listener never creates the table (install() checks it exists with the
+// counted); a failed write is counted, printed and retried later, never thrown into the stream (no Throwable
+// leaves a callback; a bad setting is replaced by its default, never fails the session). Rows are
+// written by name (INSERT INTO t (columns) SELECT ...: columns added to the table later are fine); the
+// listener never creates the table (install() checks it exists with the
 // expected columns).
 // Writes run as the listener's own jobs (job group streamdoctor-listener), never in the job group of the
 // query on whose thread the timer was made; event_time is the progress timestamp's instant whatever the
@@ -34,25 +36,30 @@ import org.apache.spark.sql.streaming.StreamingQueryListener
 import org.apache.spark.sql.streaming.StreamingQueryListener.{QueryIdleEvent, QueryProgressEvent, QueryStartedEvent, QueryTerminatedEvent}
 import org.apache.spark.sql.types.{LongType, StringType, StructField, StructType}
 
-class StreamDoctorListener(
-    val table: String,
-    val flushIntervalMs: Long,
-    val flushRows: Int,
-    val maxRows: Int
-) extends StreamingQueryListener {
+class StreamDoctorListener private (settings: StreamDoctorListener.Settings) extends StreamingQueryListener {
 
-  /** The constructor `spark.sql.streaming.streamingQueryListeners` uses: settings from the Spark conf. */
-  def this(conf: SparkConf) = this(
-    conf.get(StreamDoctorListener.TableKey, StreamDoctorListener.DefaultTable),
-    (conf.getDouble(StreamDoctorListener.FlushIntervalKey, 10.0) * 1000).toLong,
-    conf.getInt(StreamDoctorListener.FlushRowsKey, 200),
-    conf.getInt(StreamDoctorListener.MaxRowsKey, 10000)
-  )
+  /**
+   * Values out of range are clamped (flushRows and maxRows to at least 1, the interval to 0 ms .. 7 days),
+   * never refused: Spark builds the listener for every session's StreamingQueryManager, and a constructor
+   * that throws stops every streaming query from starting.
+   */
+  def this(table: String, flushIntervalMs: Long, flushRows: Int, maxRows: Int) =
+    this(StreamDoctorListener.Settings.clamped(table, flushIntervalMs, flushRows, maxRows))
+
+  /**
+   * The constructor `spark.sql.streaming.streamingQueryListeners` uses: settings from the Spark conf, read
+   * leniently (flushIntervalSeconds as 10, 2.5, 10s, 500ms or 1m); a bad value is replaced by its default
+   * with one line on stderr. Never throws.
+   */
+  def this(conf: SparkConf) = this(StreamDoctorListener.Settings.fromConf(conf))
 
   /** No-argument form (spark.* Java system properties, else the defaults). */
-  def this() = this(new SparkConf())
+  def this() = this(StreamDoctorListener.Settings.fromSystemProperties())
 
-  require(flushRows >= 1 && maxRows >= 1, "flushRows and maxRows must be at least 1")
+  val table: String = settings.table
+  val flushIntervalMs: Long = settings.flushIntervalMs
+  val flushRows: Int = settings.flushRows
+  val maxRows: Int = settings.maxRows
 
   private val schema = StructType(Seq(
     StructField("query_id", StringType, nullable = false),
@@ -76,13 +83,26 @@ class StreamDoctorListener(
   @volatile var dropped = 0L
   @volatile var failedWrites = 0L
   @volatile var lastError: Option[String] = None
+  /** Why the listener disabled itself at construction (it then does nothing); None when it works. */
+  @volatile var disabledReason: Option[String] = None
+  def disabled: Boolean = disabledReason.isDefined
 
   /** Writes through this session instead of the thread's active (or the default) one. */
   def useSession(spark: SparkSession): this.type = { session = Option(spark); this }
 
   def buffered: Int = synchronized(buffer.size)
 
-  StreamDoctorListener.flushAtJvmExit(this)
+  // Never throw from the constructor (see above): on any failure the listener disables itself.
+  try {
+    if (settings.failure.isDefined) throw settings.failure.get
+    StreamDoctorListener.flushAtJvmExit(this)
+  } catch {
+    case error: Throwable =>
+      removed = true
+      disabledReason = Some(s"${error.getClass.getSimpleName}: ${Option(error.getMessage).getOrElse("")}".take(2000))
+      System.err.println(s"streamdoctor listener: disabled, could not start (${disabledReason.get.linesIterator.nextOption().getOrElse("")}); no progress rows will be written")
+      if (error.isInstanceOf[InterruptedException]) Thread.currentThread().interrupt()
+  }
 
   override def onQueryStarted(event: QueryStartedEvent): Unit = guarded {
     if (!removed) {
@@ -126,6 +146,8 @@ class StreamDoctorListener(
 
   // The timer: one daemon thread, alive while rows are buffered or queries run.
   private def ensureTimer(): Unit = synchronized {
+    // A timer whose thread died (a tick that failed) is replaced by the next callback.
+    if (timer.exists(executor => executor.isShutdown)) timer = None
     if (timer.isEmpty && !removed) {
       val executor = java.util.concurrent.Executors.newSingleThreadScheduledExecutor { (task: Runnable) =>
         val thread = new Thread(task, "streamdoctor-listener-flush")
@@ -133,10 +155,26 @@ class StreamDoctorListener(
         thread
       }
       val periodMs = math.max(50L, math.min(1000L, flushIntervalMs / 4))
-      executor.scheduleWithFixedDelay(() => guarded(tick(executor)), periodMs, periodMs, java.util.concurrent.TimeUnit.MILLISECONDS)
+      executor.scheduleWithFixedDelay(() => runTick(executor), periodMs, periodMs, java.util.concurrent.TimeUnit.MILLISECONDS)
       timer = Some(executor)
     }
   }
+
+  /**
+   * One tick; never lets a Throwable out (a task that throws is silently never run again by its executor). A
+   * tick that fails ends its timer (timer back to None) so the next callback starts a new one.
+   */
+  private def runTick(executor: java.util.concurrent.ScheduledExecutorService): Unit =
+    try tick(executor)
+    catch {
+      case error: Throwable =>
+        try {
+          synchronized { if (timer.contains(executor)) timer = None }
+          executor.shutdown()
+          failed(error)
+        } catch { case _: Throwable => () }
+        if (error.isInstanceOf[InterruptedException]) Thread.currentThread().interrupt()
+    }
 
   private def tick(executor: java.util.concurrent.ScheduledExecutorService): Unit = {
     flushIfDue()
@@ -206,6 +244,7 @@ class StreamDoctorListener(
       try {
         val spark = currentSession()
         detached(spark, s"${StreamDoctorListener.JobDescription} (${rows.size} rows to $table)") {
+          val view = s"streamdoctor_rows_${java.util.UUID.randomUUID().toString.replace("-", "")}"
           spark.createDataFrame(rows, schema)
             .select(
               col("query_id"), col("run_id"), col("query_name"), col("batch_id"),
@@ -214,10 +253,16 @@ class StreamDoctorListener(
               timestamp_millis(col("event_ms")).as("event_time"),
               current_timestamp().as("ingested_at"),
               col("progress_json"))
-            .write.insertInto(table) // by position, in the table's column order; never creates the table
+            .createOrReplaceTempView(view)
+          try {
+            // By name, with the column list: columns added to the table later (nullable, or with a default)
+            // are filled by Spark instead of failing every write. Never creates the table.
+            val columns = StreamDoctorListener.Columns.map(c => s"`$c`").mkString(", ")
+            spark.sql(s"INSERT INTO $table ($columns) SELECT $columns FROM $view")
+          } finally spark.catalog.dropTempView(view)
         }
       } catch {
-        case error: Exception =>
+        case error if StreamDoctorListener.Recoverable(error) =>
           synchronized { retryAtMs = System.currentTimeMillis() + flushIntervalMs }
           failed(error)
           return 0
@@ -254,10 +299,16 @@ class StreamDoctorListener(
     if (buffered > 0 || synchronized(!running.isEmpty)) flush(StreamDoctorListener.ExitFlushTimeoutMs)
   }
 
+  /** A callback's body: no Throwable ever leaves it (one escaping the listener bus stops the SparkContext). */
   private def guarded(body: => Unit): Unit =
-    try body catch { case error: Exception => failed(error) }
+    try body
+    catch {
+      case error: Throwable =>
+        try failed(error) catch { case _: Throwable => () }
+        if (error.isInstanceOf[InterruptedException]) Thread.currentThread().interrupt()
+    }
 
-  private def failed(error: Exception): Unit = {
+  private def failed(error: Throwable): Unit = {
     failedWrites += 1
     val text = s"${error.getClass.getSimpleName}: ${Option(error.getMessage).getOrElse("")}"
     lastError = Some(text.take(2000))
@@ -304,6 +355,87 @@ object StreamDoctorListener {
   // Spark stops the SparkContext from its own hook, registered with Hadoop's ShutdownHookManager at
   // FileSystem.SHUTDOWN_HOOK_PRIORITY + 30 (40); higher priorities run first.
   val ShutdownHookPriority = 60
+
+  /** Errors a write may fail with and the listener survives (rows kept, retried): NonFatal, out of memory, linkage. */
+  private[streamdoctor] object Recoverable {
+    def apply(error: Throwable): Boolean = error match {
+      case scala.util.control.NonFatal(_) | _: OutOfMemoryError | _: LinkageError => true
+      case _ => false
+    }
+  }
+
+  /** The listener's settings; `failure`: setup could not read them (the listener then disables itself). */
+  private[streamdoctor] final case class Settings(table: String, flushIntervalMs: Long, flushRows: Int, maxRows: Int, failure: Option[Throwable] = None)
+
+  private[streamdoctor] object Settings {
+    val DefaultIntervalMs = 10000L
+    val DefaultFlushRows = 200
+    val DefaultMaxRows = 10000
+    val MaxIntervalMs: Long = 7L * 24 * 3600 * 1000
+
+    def clamped(table: String, flushIntervalMs: Long, flushRows: Int, maxRows: Int): Settings =
+      Settings(Option(table).getOrElse(DefaultTable), math.min(MaxIntervalMs, math.max(0L, flushIntervalMs)), math.max(1, flushRows), math.max(1, maxRows))
+
+    def fromSystemProperties(): Settings =
+      try fromConf(new SparkConf())
+      catch { case error: Throwable => Settings(DefaultTable, DefaultIntervalMs, DefaultFlushRows, DefaultMaxRows, Some(error)) }
+
+    def fromConf(conf: SparkConf): Settings =
+      try {
+        val table = Option(conf.get(TableKey, DefaultTable)).map(_.trim).filter(_.nonEmpty).getOrElse {
+          warn(TableKey, "(empty)", DefaultTable); DefaultTable
+        }
+        Settings(
+          table,
+          setting(conf, FlushIntervalKey, DefaultIntervalMs, s"${DefaultIntervalMs / 1000} s", parseSeconds, 0L, MaxIntervalMs),
+          setting(conf, FlushRowsKey, DefaultFlushRows.toLong, DefaultFlushRows.toString, parseCount, 1L, Int.MaxValue.toLong).toInt,
+          setting(conf, MaxRowsKey, DefaultMaxRows.toLong, DefaultMaxRows.toString, parseCount, 1L, Int.MaxValue.toLong).toInt)
+      } catch {
+        case error: Throwable => Settings(DefaultTable, DefaultIntervalMs, DefaultFlushRows, DefaultMaxRows, Some(error))
+      }
+
+    private def setting(conf: SparkConf, key: String, default: Long, shown: String, parse: String => Option[Long], min: Long, max: Long): Long =
+      conf.getOption(key) match {
+        case None => default
+        case Some(text) =>
+          parse(text.trim) match {
+            case None => warn(key, text, s"the default $shown"); default
+            case Some(value) if value < min || value > max =>
+              val used = if (value < min) min else max
+              warn(key, text, if (key == FlushIntervalKey) s"${used / 1000.0} s (the nearest allowed)" else s"$used (the nearest allowed)")
+              used
+            case Some(value) => value
+          }
+      }
+
+    private def warn(key: String, text: String, used: String): Unit =
+      System.err.println(s"streamdoctor listener: bad setting $key=${text.take(100)}; using $used")
+
+    private val Duration = """(?i)^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hours?)?$""".r
+
+    /** Seconds (10, 2.5) or a duration (10s, 500ms, 1m, 1h) in milliseconds. */
+    private[streamdoctor] def parseSeconds(text: String): Option[Long] = text match {
+      case Duration(number, unit) =>
+        val factor = Option(unit).map(_.toLowerCase(java.util.Locale.ROOT)) match {
+          case None => 1000.0
+          case Some(u) if u.startsWith("ms") || u.startsWith("milli") => 1.0
+          case Some(u) if u.startsWith("s") => 1000.0
+          case Some(u) if u.startsWith("m") => 60000.0
+          case _ => 3600000.0
+        }
+        scala.util.Try(java.lang.Double.parseDouble(number) * factor).toOption
+          .filter(v => !v.isNaN).map(v => math.max(Long.MinValue / 2, math.min(Long.MaxValue / 2, math.round(v))))
+      case _ => None
+    }
+
+    /** A whole number of rows (200, 1e3 and 200.0 read as whole numbers; 2.5 is refused). */
+    private[streamdoctor] def parseCount(text: String): Option[Long] =
+      scala.util.Try(java.lang.Long.parseLong(text.replace("_", ""))).toOption.orElse(
+        scala.util.Try(new java.math.BigDecimal(text)).toOption.filter(d => d.stripTrailingZeros().scale() <= 0)
+          .map(d => if (d.compareTo(java.math.BigDecimal.valueOf(Long.MaxValue)) > 0) Long.MaxValue
+                    else if (d.compareTo(java.math.BigDecimal.valueOf(Long.MinValue)) < 0) Long.MinValue
+                    else d.longValue()))
+  }
 
   private val listeners = java.util.Collections.newSetFromMap(new java.util.WeakHashMap[StreamDoctorListener, java.lang.Boolean]())
   private lazy val hook: Unit =
